@@ -1,0 +1,64 @@
+import { type Static, type TSchema, Type } from 'typebox';
+
+/** RFC 9457/7807 problem document: the body of every error response. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'Stable problem type URN, e.g. urn:causa:problem:validation-failed' }),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String(),
+    instance: Type.Optional(Type.String({ description: 'The request path' })),
+    requestId: Type.Optional(Type.String()),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          location: Type.String({ description: 'Where: body, query or params plus a JSON pointer' }),
+          message: Type.String(),
+        }),
+      ),
+    ),
+  },
+  { $id: 'Problem', title: 'Problem' },
+);
+export type Problem = Static<typeof ProblemSchema>;
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 UTC timestamp' });
+
+export const PaginationSchema = Type.Object(
+  {
+    cursor: Nullable(Type.String({ description: 'Opaque; pass back as query parameter `cursor` for the next page' })),
+    hasMore: Type.Boolean(),
+    total: Type.Integer({ minimum: 0, description: 'Count of items matching the current filters' }),
+  },
+  { $id: 'Pagination', title: 'Pagination' },
+);
+export type Pagination = Static<typeof PaginationSchema>;
+
+export const dataEnvelope = <T extends TSchema>(data: T) => Type.Object({ data });
+
+export const listEnvelope = <T extends TSchema>(item: T) =>
+  Type.Object({ data: Type.Array(item), pagination: PaginationSchema });
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Page size, 1 to 1000' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Opaque cursor from a previous page' })),
+};
+
+export const IdParam = (name: string, description: string) =>
+  Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64, description }) });
+
+/**
+ * Identity members a client may send in a body; the spec says they are ignored (identity comes from the
+ * credential and the path), so they are accepted, documented as ignored and never read.
+ */
+export const IgnoredIdentityFields = {
+  organisationId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the credential' })),
+  userId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the credential' })),
+  ownerId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the credential' })),
+};
+
+/** A request body: unknown members are refused (422) rather than silently dropped. */
+export const Body = <P extends Record<string, TSchema>>(properties: P, options: { description?: string } = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });

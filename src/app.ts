@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { registerAjvFormats } from '@fastify/type-provider-typebox';
+import { ApiKeySchema, CreatedApiKeySchema, MeSchema, UserSchema } from '../schemas/identity.js';
+import { PaginationSchema } from '../schemas/common.js';
+import { WorkspaceMemberSchema, WorkspaceSchema } from '../schemas/workspaces.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
+import type { Context } from './context.js';
+import { installAuth } from './http/auth.js';
+import { installIdempotency } from './http/idempotency.js';
+import { API_PREFIX, installOpenApi } from './http/openapi.js';
+import { installOperations } from './http/operations.js';
+import { installProblemHandling } from './http/problems.js';
+import { validatorCompiler } from './http/validation.js';
+import './http/types.js';
+import { meRoutes } from './me/routes.js';
+import { userRoutes } from './users/routes.js';
+import { workspaceRoutes } from './workspaces/routes.js';
+
+/** JSON bodies of the API are small; file uploads get their own limit on their own routes. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+registerAjvFormats();
+
+/**
+ * Builds the HTTP application over a context (never listens; server.ts does). Closing the app closes the
+ * context's stores, after in-flight requests have drained.
+ */
+export async function buildApp(context: Context, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: context.config.logLevel },
+    requestIdLogLabel: 'requestId',
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: false,
+    return503OnClosing: true,
+    ajv: undefined,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => context.close());
+
+  installProblemHandling(app);
+  await installOpenApi(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema]);
+  installAuth(app, context.apiKeys, context.limiter);
+  installIdempotency(app, context.idempotency);
+  installOperations(app, [
+    { name: 'metadataStore', check: () => context.meta.ping() },
+    { name: 'rateLimiter', check: () => context.limiter.ping() },
+  ]);
+
+  await app.register(
+    async (api) => {
+      meRoutes(api);
+      apiKeyRoutes(api, context.apiKeys);
+      userRoutes(api, context.users);
+      workspaceRoutes(api, context.workspaces);
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,109 @@
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+
+/** Typed service configuration, read once from the environment at start-up. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  clickhouseUrl: string | null;
+  redisUrl: string | null;
+  bootstrapApiKey: string | null;
+  /** 32 bytes; null means "generate or load one from the data dir" (embedded profile only). */
+  secretKey: Buffer | null;
+  workers: number;
+  logLevel: LogLevel;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** An API key value: `pk_` followed by URL-safe characters (generated keys carry 43). */
+export const API_KEY_PATTERN = /^pk_[A-Za-z0-9_-]{16,200}$/;
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    expectation: string,
+    value: string,
+  ) {
+    super(`Invalid environment variable ${variable}: expected ${expectation}, got ${JSON.stringify(value)}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `an integer from ${min} to ${max}`, raw);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `an integer from ${min} to ${max}`, raw);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = optional(env, name);
+  if (raw === undefined) return null;
+  const expectation = `a URL with scheme ${protocols.map((p) => `${p}//`).join(' or ')}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, expectation, redactUrl(raw));
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, expectation, redactUrl(raw));
+  return raw;
+}
+
+/** Never echo a password from a connection string into logs or error messages. */
+function redactUrl(raw: string): string {
+  return raw.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+}
+
+function secretKey(env: Env): Buffer | null {
+  const raw = optional(env, 'CAUSA_SECRET_KEY');
+  if (raw === undefined) return null;
+  const bytes = Buffer.from(raw, 'base64');
+  if (bytes.length !== 32 || bytes.toString('base64').replace(/=+$/, '') !== raw.replace(/=+$/, '')) {
+    throw new ConfigError('CAUSA_SECRET_KEY', '32 bytes encoded as base64 (openssl rand -base64 32)', '<hidden>');
+  }
+  return bytes;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`, logLevel);
+  }
+  const bootstrapApiKey = optional(env, 'CAUSA_BOOTSTRAP_API_KEY') ?? null;
+  if (bootstrapApiKey !== null && !API_KEY_PATTERN.test(bootstrapApiKey)) {
+    throw new ConfigError('CAUSA_BOOTSTRAP_API_KEY', 'pk_ followed by 16 to 200 characters of A-Z a-z 0-9 _ -', '<hidden>');
+  }
+  const host = optional(env, 'HOST') ?? '127.0.0.1';
+  if (/\s/.test(host)) throw new ConfigError('HOST', 'a host name or address', host);
+  const config: Config = {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host,
+    dataDir: resolve(optional(env, 'CAUSA_DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    clickhouseUrl: url(env, 'CLICKHOUSE_URL', ['http:', 'https:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    bootstrapApiKey,
+    secretKey: secretKey(env),
+    workers: integer(env, 'CAUSA_WORKERS', Math.max(1, cpus().length), 1, 256),
+    logLevel: logLevel as LogLevel,
+  };
+  // Processes of the scale-out profile must agree on one key (cursors, credentials), so none may invent its own.
+  if (config.databaseUrl !== null && config.secretKey === null) {
+    throw new ConfigError('CAUSA_SECRET_KEY', 'a value whenever DATABASE_URL is set (all processes must share it)', '');
+  }
+  return config;
+}

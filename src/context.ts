@@ -1,0 +1,67 @@
+import type { Config } from './config.js';
+import { ApiKeyRepo } from './api-keys/repo.js';
+import { ApiKeyService } from './api-keys/service.js';
+import { CursorCodec } from './http/cursor.js';
+import { IdempotencyRepo } from './http/idempotency-repo.js';
+import { deriveKey, resolveSecretKey } from './lib/secret-key.js';
+import { OrganisationRepo } from './organisations/repo.js';
+import { OrganisationService } from './organisations/service.js';
+import { createMemoryRateLimiter } from './store/limiter/memory.js';
+import type { RateLimiter } from './store/limiter/port.js';
+import { createRedisRateLimiter } from './store/limiter/redis.js';
+import { openMetaStore } from './store/meta/open.js';
+import type { MetaStore } from './store/meta/port.js';
+import { UserRepo } from './users/repo.js';
+import { UserService } from './users/service.js';
+import { WorkspaceAccess } from './workspaces/access.js';
+import { WorkspaceRepo } from './workspaces/repo.js';
+import { WorkspaceService } from './workspaces/service.js';
+
+/** The stores and services of one process, wired once; the HTTP app and the CLI both use it. */
+export interface Context {
+  config: Config;
+  meta: MetaStore;
+  limiter: RateLimiter;
+  cursors: CursorCodec;
+  organisations: OrganisationService;
+  apiKeys: ApiKeyService;
+  users: UserService;
+  workspaces: WorkspaceService;
+  workspaceAccess: WorkspaceAccess;
+  idempotency: IdempotencyRepo;
+  close(): Promise<void>;
+}
+
+export interface ContextOverrides {
+  meta?: MetaStore;
+  limiter?: RateLimiter;
+}
+
+export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<Context> {
+  const secret = resolveSecretKey(config.secretKey, config.dataDir);
+  const meta = overrides.meta ?? (await openMetaStore(config));
+  const limiter = overrides.limiter ?? (config.redisUrl !== null ? await createRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter());
+  const unique = meta.isUniqueViolation;
+  const cursors = new CursorCodec(deriveKey(secret, 'cursor'));
+  const apiKeyRepo = new ApiKeyRepo(meta.db);
+  const userRepo = new UserRepo(meta.db);
+  const workspaceRepo = new WorkspaceRepo(meta.db);
+  const workspaceAccess = new WorkspaceAccess(workspaceRepo);
+  const apiKeys = new ApiKeyService(apiKeyRepo, userRepo, workspaceRepo, cursors);
+  return {
+    config,
+    meta,
+    limiter,
+    cursors,
+    organisations: new OrganisationService(new OrganisationRepo(meta.db), apiKeyRepo, unique),
+    apiKeys,
+    users: new UserService(userRepo, cursors, unique),
+    workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
+    workspaceAccess,
+    idempotency: new IdempotencyRepo(meta.db, unique),
+    async close() {
+      await limiter.close();
+      await meta.close();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { type TSchema, Type } from 'typebox';
+import { ProblemSchema } from '../../schemas/common.js';
+import { PROBLEMS } from '../errors.js';
+import { PROBLEM_MEDIA_TYPE } from './problems.js';
+
+export const API_PREFIX = '/api/v1';
+export const API_VERSION = '1.0.0';
+
+/** A `$ref` to a schema registered with addSchema, typed as the schema itself for handler inference. */
+export const ref = <T extends TSchema>(schema: T): T =>
+  Type.Unsafe<never>({ $ref: `${(schema as { $id?: string }).$id}#` }) as unknown as T;
+
+const problemResponse = (status: number, description: string) => ({
+  description,
+  content: { [PROBLEM_MEDIA_TYPE]: { schema: ref(ProblemSchema) } },
+});
+
+const STATUS_TEXT: Record<number, string> = Object.fromEntries(
+  Object.values(PROBLEMS).map(({ status, title }) => [status, title]),
+);
+STATUS_TEXT[400] = 'Invalid request (query, path, cursor or header)';
+STATUS_TEXT[403] = 'Missing scope or permission, or workspace outside the credential scope';
+STATUS_TEXT[404] = 'Not found in the caller organisation or workspace';
+STATUS_TEXT[409] = 'Conflict (duplicate, stale version, or Idempotency-Key reuse)';
+
+/**
+ * Completes every route's OpenAPI description from its config, so no operation can forget its security or its
+ * problem responses: authenticated routes answer 401/403/429, all can answer 500, bodies add 413/415/422,
+ * POSTs add 409 (Idempotency-Key), path parameters add 404.
+ */
+function describeRoute(route: RouteOptions): void {
+  if (route.url.startsWith(`${API_PREFIX}/docs`)) route.config = { ...route.config, public: true };
+  const config = (route.config ?? {}) as { scope?: unknown; public?: boolean; problems?: number[] };
+  const schema = route.schema as Record<string, unknown> | undefined;
+  if (schema === undefined || schema.hide === true) return;
+  if (config.public !== true && !('scope' in config)) {
+    throw new Error(`route ${String(route.method)} ${route.url} must declare config.scope (null for none) or config.public`);
+  }
+  const statuses = new Set<number>([500, ...(config.problems ?? [])]);
+  if (config.public !== true) [400, 401, 403, 429].forEach((s) => statuses.add(s));
+  if (schema.querystring !== undefined) statuses.add(400);
+  if (schema.params !== undefined) [400, 404].forEach((s) => statuses.add(s));
+  if (schema.body !== undefined) [413, 415, 422].forEach((s) => statuses.add(s));
+  if (route.method === 'POST' && config.public !== true) [400, 409].forEach((s) => statuses.add(s));
+  const response = (schema.response ?? {}) as Record<string, unknown>;
+  for (const status of [...statuses].sort()) {
+    response[status] ??= problemResponse(status, STATUS_TEXT[status] ?? 'Error');
+  }
+  schema.response = response;
+  schema.security = config.public === true ? [] : [{ bearerAuth: [] }];
+  if (typeof config.scope === 'string') {
+    schema.description = `${(schema.description as string | undefined) ?? ''}\n\nRequired scope: \`${config.scope}\`.`.trim();
+  }
+}
+
+export async function installOpenApi(app: FastifyInstance, schemas: TSchema[]): Promise<void> {
+  app.addSchema(ProblemSchema);
+  for (const schema of schemas) app.addSchema(schema);
+  app.addHook('onRoute', describeRoute);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Causa API',
+        version: API_VERSION,
+        summary: 'Causal analytics: data, digital twins and simulations',
+        description:
+          'Multi-tenant causal analytics service. Every operation needs `Authorization: Bearer <API key>`. ' +
+          'Errors are RFC 9457 problem documents (`application/problem+json`). Every POST accepts an optional ' +
+          '`Idempotency-Key` header: the same key with the same request within 24 hours replays the first response; ' +
+          'with a different request it answers 409. Lists are paginated with opaque cursors.',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+        contact: { name: 'Causa', email: 'api@causa.invalid' },
+      },
+      servers: [{ url: 'http://127.0.0.1:8080', description: 'Embedded default (make run)' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (pk_...) or an OAuth access token' },
+        },
+      },
+      tags: [
+        { name: 'Identity', description: 'The caller, users and API keys' },
+        { name: 'Workspaces', description: 'Workspaces and their members' },
+        { name: 'Operations', description: 'Health, readiness and metrics (no credential)' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
+  });
+
+  await app.register(swaggerUi, {
+    routePrefix: `${API_PREFIX}/docs`,
+    // No call to the public validator service: the reference works fully offline.
+    uiConfig: { validatorUrl: null, deepLinking: true },
+    staticCSP: true,
+  });
+
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+}

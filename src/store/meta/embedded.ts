@@ -1,0 +1,26 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import Database from 'libsql';
+import { migrateToLatest } from './migrations.js';
+import type { MetaStore } from './port.js';
+import type { MetaDatabase } from './schema.js';
+
+/** Embedded metadata store: one SQLite file (through libsql) under the data directory. */
+export async function openEmbeddedMetaStore(file: string): Promise<MetaStore> {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const database = new Database(file);
+  // WAL lets the CLI and a running server share the file; busy_timeout makes a second writer wait, not fail.
+  database.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;');
+  const db = new Kysely<MetaDatabase>({ dialect: new SqliteDialect({ database: database as never }) });
+  await migrateToLatest(db);
+  return {
+    kind: 'sqlite',
+    db,
+    isUniqueViolation: (error) => /UNIQUE constraint failed|SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)/.test(String((error as Error)?.message ?? '') + String((error as { code?: string })?.code ?? '')),
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}

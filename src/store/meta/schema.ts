@@ -1,0 +1,81 @@
+/**
+ * Row types of the metadata store, shared by both adapters. Portable column types only: timestamps are ISO-8601
+ * text, booleans are 0/1 integers and JSON is text, so one migration set serves SQLite and PostgreSQL alike.
+ */
+export interface OrganisationsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  email: string | null;
+  role: 'admin' | 'member';
+  created_at: string;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  /** Lower-cased name: the uniqueness key within an organisation. */
+  name_key: string;
+  description: string | null;
+  is_org_library: number;
+  owner_user_id: string;
+  created_at: string;
+  updated_at: string;
+  /** Optimistic concurrency counter: every update must name the version it read. */
+  version: number;
+}
+
+export type MembershipLevel = 'read' | 'write' | 'full';
+
+export interface WorkspaceMembersTable {
+  workspace_id: string;
+  user_id: string;
+  level: MembershipLevel;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organisation_id: string;
+  user_id: string;
+  workspace_id: string | null;
+  name: string;
+  /** SHA-256 of the key value (hex); the value itself is never stored. */
+  key_hash: string;
+  /** First characters of the value, shown so people can tell keys apart. */
+  key_prefix: string;
+  scopes: string;
+  expires_at: string | null;
+  ip_allowlist: string;
+  rate_limit: number;
+  created_at: string;
+  created_by_key_id: string | null;
+  revoked_at: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  organisation_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  state: 'pending' | 'done';
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+export interface MetaDatabase {
+  organisations: OrganisationsTable;
+  users: UsersTable;
+  workspaces: WorkspacesTable;
+  workspace_members: WorkspaceMembersTable;
+  api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
