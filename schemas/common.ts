@@ -36,18 +36,25 @@ export const PaginationSchema = Type.Object(
 );
 export type Pagination = Static<typeof PaginationSchema>;
 
+/** A `$ref` to a schema registered with addSchema, typed as the schema itself so handlers keep inference. */
+export const ref = <T extends TSchema>(schema: T): T =>
+  Type.Unsafe<never>({ $ref: `${(schema as { $id?: string }).$id}#` }) as unknown as T;
+
 export const dataEnvelope = <T extends TSchema>(data: T) => Type.Object({ data });
 
 export const listEnvelope = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), pagination: PaginationSchema });
+  Type.Object({ data: Type.Array(item), pagination: ref(PaginationSchema) });
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Page size, 1 to 1000' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Opaque cursor from a previous page' })),
 };
 
-export const IdParam = (name: string, description: string) =>
-  Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64, description }) });
+const IdString = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+
+/** Path parameters: one id, named as in the route. */
+export const IdParam = <N extends string>(name: N, description: string) =>
+  Type.Object({ [name]: IdString(description) } as Record<N, ReturnType<typeof IdString>>);
 
 /**
  * Identity members a client may send in a body; the spec says they are ignored (identity comes from the

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import { ApiKeySchema, CreatedApiKeySchema, MeSchema, UserSchema } from '../schemas/identity.js';
 import { PaginationSchema } from '../schemas/common.js';
@@ -30,7 +30,7 @@ registerAjvFormats();
 export async function buildApp(context: Context, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: context.config.logLevel },
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -39,7 +39,6 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     return503OnClosing: true,
-    ajv: undefined,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.addHook('onRequest', async (request, reply) => {

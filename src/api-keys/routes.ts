@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope } from '../../schemas/common.js';
@@ -9,7 +10,8 @@ const ADMIN_ONLY = 'Organisation admins only.';
 const KeyParams = IdParam('id', 'API key id');
 
 export function apiKeyRoutes(app: FastifyInstance, keys: ApiKeyService): void {
-  app.post('/api-keys', {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.post('/api-keys', {
     config: { scope: null },
     schema: {
       operationId: 'createApiKey',
@@ -21,10 +23,10 @@ export function apiKeyRoutes(app: FastifyInstance, keys: ApiKeyService): void {
     },
   }, async (request, reply) => {
     reply.code(201);
-    return { data: await keys.create(request.principal, request.body as never) };
+    return { data: await keys.create(request.principal, request.body) };
   });
 
-  app.get('/api-keys', {
+  api.get('/api-keys', {
     config: { scope: null },
     schema: {
       operationId: 'listApiKeys',
@@ -39,11 +41,11 @@ export function apiKeyRoutes(app: FastifyInstance, keys: ApiKeyService): void {
       response: { 200: listEnvelope(ref(ApiKeySchema)) },
     },
   }, async (request) => {
-    const page = await keys.list(request.principal, request.query as never);
+    const page = await keys.list(request.principal, request.query);
     return { data: page.items, pagination: page.pagination };
   });
 
-  app.get('/api-keys/:id', {
+  api.get('/api-keys/:id', {
     config: { scope: null },
     schema: {
       operationId: 'getApiKey',
@@ -53,9 +55,9 @@ export function apiKeyRoutes(app: FastifyInstance, keys: ApiKeyService): void {
       params: KeyParams,
       response: { 200: dataEnvelope(ref(ApiKeySchema)) },
     },
-  }, async (request) => ({ data: await keys.get(request.principal, (request.params as { id: string }).id) }));
+  }, async (request) => ({ data: await keys.get(request.principal, request.params.id) }));
 
-  app.post('/api-keys/:id/revoke', {
+  api.post('/api-keys/:id/revoke', {
     config: { scope: null },
     schema: {
       operationId: 'revokeApiKey',
@@ -65,5 +67,5 @@ export function apiKeyRoutes(app: FastifyInstance, keys: ApiKeyService): void {
       params: KeyParams,
       response: { 200: dataEnvelope(ref(ApiKeySchema)) },
     },
-  }, async (request) => ({ data: await keys.revoke(request.principal, (request.params as { id: string }).id) }));
+  }, async (request) => ({ data: await keys.revoke(request.principal, request.params.id) }));
 }

@@ -2,20 +2,44 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { type TSchema, Type } from 'typebox';
-import { ProblemSchema } from '../../schemas/common.js';
+import { ProblemSchema, ref } from '../../schemas/common.js';
 import { PROBLEMS } from '../errors.js';
 import { PROBLEM_MEDIA_TYPE } from './problems.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_VERSION = '1.0.0';
 
-/** A `$ref` to a schema registered with addSchema, typed as the schema itself for handler inference. */
-export const ref = <T extends TSchema>(schema: T): T =>
-  Type.Unsafe<never>({ $ref: `${(schema as { $id?: string }).$id}#` }) as unknown as T;
+export { ref } from '../../schemas/common.js';
+
+const HEADERS_BY_STATUS: Record<number, Record<string, unknown>> = {
+  401: { 'WWW-Authenticate': { type: 'string', description: 'Bearer realm="causa"' } },
+  405: { Allow: { type: 'string', description: 'The methods the path accepts' } },
+  429: {
+    'Retry-After': { type: 'integer', description: 'Seconds until the rate window resets' },
+    'RateLimit-Limit': { type: 'integer', description: 'Requests per minute of this key' },
+    'RateLimit-Remaining': { type: 'integer', description: 'Requests left in this window' },
+    'RateLimit-Reset': { type: 'integer', description: 'Seconds until the window resets' },
+  },
+};
 
 const problemResponse = (status: number, description: string) => ({
   description,
+  ...(HEADERS_BY_STATUS[status] !== undefined && { headers: HEADERS_BY_STATUS[status] }),
   content: { [PROBLEM_MEDIA_TYPE]: { schema: ref(ProblemSchema) } },
+});
+
+const SUCCESS_TEXT: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };
+
+/** Documented on every POST: retries with the same key replay the first answer (Stripe semantics). */
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: 'Retry-safe POST: the same key with the same request within 24 h replays the first response; with a different request it answers 409.',
+    }),
+  ),
 });
 
 const STATUS_TEXT: Record<number, string> = Object.fromEntries(
@@ -45,9 +69,13 @@ function describeRoute(route: RouteOptions): void {
   if (schema.params !== undefined) [400, 404].forEach((s) => statuses.add(s));
   if (schema.body !== undefined) [413, 415, 422].forEach((s) => statuses.add(s));
   if (route.method === 'POST' && config.public !== true) [400, 409].forEach((s) => statuses.add(s));
-  const response = (schema.response ?? {}) as Record<string, unknown>;
+  if (route.method === 'POST' && config.public !== true && schema.headers === undefined) schema.headers = IdempotencyHeaders;
+  const response = (schema.response ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [status, success] of Object.entries(response)) {
+    if (SUCCESS_TEXT[status] !== undefined && success.description === undefined) success.description = SUCCESS_TEXT[status];
+  }
   for (const status of [...statuses].sort()) {
-    response[status] ??= problemResponse(status, STATUS_TEXT[status] ?? 'Error');
+    response[status] ??= problemResponse(status, STATUS_TEXT[status] ?? 'Error') as never;
   }
   schema.response = response;
   schema.security = config.public === true ? [] : [{ bearerAuth: [] }];

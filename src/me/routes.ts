@@ -1,10 +1,12 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { dataEnvelope } from '../../schemas/common.js';
 import { MeSchema } from '../../schemas/identity.js';
 import { ref } from '../http/openapi.js';
 
 export function meRoutes(app: FastifyInstance): void {
-  app.get('/me', {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.get('/me', {
     config: { scope: null },
     schema: {
       operationId: 'getMe',

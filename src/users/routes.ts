@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope } from '../../schemas/common.js';
@@ -6,7 +7,8 @@ import { ref } from '../http/openapi.js';
 import type { UserService } from './service.js';
 
 export function userRoutes(app: FastifyInstance, users: UserService): void {
-  app.post('/users', {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.post('/users', {
     config: { scope: null },
     schema: {
       operationId: 'createUser',
@@ -18,10 +20,10 @@ export function userRoutes(app: FastifyInstance, users: UserService): void {
     },
   }, async (request, reply) => {
     reply.code(201);
-    return { data: await users.create(request.principal, request.body as never) };
+    return { data: await users.create(request.principal, request.body) };
   });
 
-  app.get('/users', {
+  api.get('/users', {
     config: { scope: null },
     schema: {
       operationId: 'listUsers',
@@ -31,11 +33,11 @@ export function userRoutes(app: FastifyInstance, users: UserService): void {
       response: { 200: listEnvelope(ref(UserSchema)) },
     },
   }, async (request) => {
-    const page = await users.list(request.principal, request.query as never);
+    const page = await users.list(request.principal, request.query);
     return { data: page.items, pagination: page.pagination };
   });
 
-  app.get('/users/:id', {
+  api.get('/users/:id', {
     config: { scope: null },
     schema: {
       operationId: 'getUser',
@@ -44,5 +46,5 @@ export function userRoutes(app: FastifyInstance, users: UserService): void {
       params: IdParam('id', 'User id'),
       response: { 200: dataEnvelope(ref(UserSchema)) },
     },
-  }, async (request) => ({ data: await users.get(request.principal, (request.params as { id: string }).id) }));
+  }, async (request) => ({ data: await users.get(request.principal, request.params.id) }));
 }

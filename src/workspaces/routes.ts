@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope } from '../../schemas/common.js';
@@ -10,11 +11,10 @@ const MemberParams = Type.Object({
   wsId: Type.String({ minLength: 1, maxLength: 64, description: 'Workspace id' }),
   userId: Type.String({ minLength: 1, maxLength: 64, description: 'User id' }),
 });
-type WsId = { wsId: string };
-type MemberId = { wsId: string; userId: string };
 
 export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceService): void {
-  app.get('/workspaces', {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.get('/workspaces', {
     config: { scope: 'sources:read' },
     schema: {
       operationId: 'listWorkspaces',
@@ -24,7 +24,7 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
     },
   }, async (request) => ({ data: await workspaces.list(request.principal) }));
 
-  app.post('/workspaces', {
+  api.post('/workspaces', {
     config: { scope: 'sources:write', problems: [409] },
     schema: {
       operationId: 'createWorkspace',
@@ -36,10 +36,10 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
     },
   }, async (request, reply) => {
     reply.code(201);
-    return { data: await workspaces.create(request.principal, request.body as never) };
+    return { data: await workspaces.create(request.principal, request.body) };
   });
 
-  app.get('/workspaces/:wsId', {
+  api.get('/workspaces/:wsId', {
     config: { scope: 'sources:read' },
     schema: {
       operationId: 'getWorkspace',
@@ -48,9 +48,9 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       params: WsParams,
       response: { 200: dataEnvelope(ref(WorkspaceSchema)) },
     },
-  }, async (request) => ({ data: await workspaces.get(request.principal, (request.params as WsId).wsId) }));
+  }, async (request) => ({ data: await workspaces.get(request.principal, request.params.wsId) }));
 
-  app.patch('/workspaces/:wsId', {
+  api.patch('/workspaces/:wsId', {
     config: { scope: 'sources:write', problems: [409] },
     schema: {
       operationId: 'updateWorkspace',
@@ -60,9 +60,9 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       body: UpdateWorkspaceBody,
       response: { 200: dataEnvelope(ref(WorkspaceSchema)) },
     },
-  }, async (request) => ({ data: await workspaces.update(request.principal, (request.params as WsId).wsId, request.body as never) }));
+  }, async (request) => ({ data: await workspaces.update(request.principal, request.params.wsId, request.body) }));
 
-  app.delete('/workspaces/:wsId', {
+  api.delete('/workspaces/:wsId', {
     config: { scope: 'sources:delete' },
     schema: {
       operationId: 'deleteWorkspace',
@@ -73,11 +73,11 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
   }, async (request, reply) => {
-    await workspaces.delete(request.principal, (request.params as WsId).wsId);
-    return reply.code(204).send();
+    await workspaces.delete(request.principal, request.params.wsId);
+    return reply.code(204).send(null);
   });
 
-  app.get('/workspaces/:wsId/members', {
+  api.get('/workspaces/:wsId/members', {
     config: { scope: 'sources:read' },
     schema: {
       operationId: 'listWorkspaceMembers',
@@ -88,11 +88,11 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       response: { 200: listEnvelope(ref(WorkspaceMemberSchema)) },
     },
   }, async (request) => {
-    const page = await workspaces.listMembers(request.principal, (request.params as WsId).wsId, request.query as never);
+    const page = await workspaces.listMembers(request.principal, request.params.wsId, request.query);
     return { data: page.items, pagination: page.pagination };
   });
 
-  app.put('/workspaces/:wsId/members/:userId', {
+  api.put('/workspaces/:wsId/members/:userId', {
     config: { scope: 'sources:write' },
     schema: {
       operationId: 'putWorkspaceMember',
@@ -103,11 +103,11 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       response: { 200: dataEnvelope(ref(WorkspaceMemberSchema)) },
     },
   }, async (request) => {
-    const { wsId, userId } = request.params as MemberId;
-    return { data: await workspaces.putMember(request.principal, wsId, userId, (request.body as { level: 'read' | 'write' | 'full' }).level) };
+    const { wsId, userId } = request.params;
+    return { data: await workspaces.putMember(request.principal, wsId, userId, request.body.level) };
   });
 
-  app.delete('/workspaces/:wsId/members/:userId', {
+  api.delete('/workspaces/:wsId/members/:userId', {
     config: { scope: 'sources:write' },
     schema: {
       operationId: 'removeWorkspaceMember',
@@ -117,8 +117,8 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       response: { 204: Type.Null({ description: 'Removed' }) },
     },
   }, async (request, reply) => {
-    const { wsId, userId } = request.params as MemberId;
+    const { wsId, userId } = request.params;
     await workspaces.removeMember(request.principal, wsId, userId);
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 }
