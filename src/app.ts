@@ -47,9 +47,9 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   app.addHook('onClose', async () => context.close());
 
   installProblemHandling(app);
-  await installOpenApi(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
+  await installOpenApi(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema]);
   installOperations(app, [
     { name: 'metadataStore', check: () => context.meta.ping() },
     { name: 'rateLimiter', check: () => context.limiter.ping() },

@@ -23,7 +23,7 @@ export function installIdempotency(app: FastifyInstance, repo: IdempotencyRepo):
 
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || key === undefined || request.principal === null) return;
+    if (request.method !== 'POST' || key === undefined || !request.principal) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
       throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
@@ -73,7 +73,7 @@ export function installIdempotency(app: FastifyInstance, repo: IdempotencyRepo):
 
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotencyClaim;
-    if (claim === null) return payload;
+    if (!claim) return payload;
     request.idempotencyClaim = null;
     const storable = payload === undefined || payload === null || typeof payload === 'string';
     if (reply.statusCode >= 500 || !storable) {

@@ -123,7 +123,10 @@ export async function installOpenApi(app: FastifyInstance, schemas: TSchema[]): 
     routePrefix: `${API_PREFIX}/docs`,
     // No call to the public validator service: the reference works fully offline.
     uiConfig: { validatorUrl: null, deepLinking: true },
-    staticCSP: true,
+    // Same-origin only: the browser itself refuses any request to another host, so the reference is offline.
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; " +
+      "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'; connect-src 'self'",
   });
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { public: true } }, async () => app.swagger());

@@ -92,14 +92,17 @@ export function installProblemHandling(app: FastifyInstance): void {
     return sendProblem(request, reply, problem);
   });
 
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/, { parseAs: 'string' }, (_request, body, done) => {
-    const text = (body as string).trim();
+  // Only JSON is accepted by default; operations that take files register their own parsers.
+  app.removeAllContentTypeParsers();
+  const parseJson = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    const text = body.toString().trim();
     if (text === '') return done(null, undefined);
     try {
       done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
       done(new AppError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`), undefined);
     }
-  });
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser(/^application\/[\w.+-]+\+json\s*(;.*)?$/i, { parseAs: 'string' }, parseJson);
 }

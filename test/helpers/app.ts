@@ -48,9 +48,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 /** An app over a fresh in-memory SQLite store (or the given stores), closed when the test ends. */
-export async function buildTestApp(t: TestContext, overrides: ContextOverrides = {}, config = testConfig()): Promise<TestApp> {
+export async function buildTestApp(
+  t: TestContext,
+  overrides: ContextOverrides = {},
+  config = testConfig(),
+  beforeReady?: (app: FastifyInstance) => void,
+): Promise<TestApp> {
   const context = await createContext(config, { meta: overrides.meta ?? (await openEmbeddedMetaStore(':memory:')), ...overrides });
   const app = await buildApp(context, { logger: false });
+  beforeReady?.(app);
   await app.ready();
   t.after(() => app.close());
   const tenant = toTenant(await context.organisations.create('acme'));
