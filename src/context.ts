@@ -1,7 +1,7 @@
 import type { Config } from './config.js';
 import { ApiKeyRepo } from './api-keys/repo.js';
 import { ApiKeyService } from './api-keys/service.js';
-import { CursorCodec } from './http/cursor.js';
+import { CursorCodec } from './lib/cursor.js';
 import { IdempotencyRepo } from './http/idempotency-repo.js';
 import { deriveKey, resolveSecretKey } from './lib/secret-key.js';
 import { OrganisationRepo } from './organisations/repo.js';

@@ -1,6 +1,6 @@
 import type { MetaDb } from '../store/meta/port.js';
 import type { ApiKeysTable } from '../store/meta/schema.js';
-import type { PageRequest } from '../http/page.js';
+import type { PageRequest } from '../lib/page.js';
 
 export type ApiKeyRow = ApiKeysTable;
 

@@ -1,4 +1,4 @@
-import type { PageRequest } from '../http/page.js';
+import type { PageRequest } from '../lib/page.js';
 import type { MetaDb } from '../store/meta/port.js';
 import type { UsersTable } from '../store/meta/schema.js';
 

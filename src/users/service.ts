@@ -1,8 +1,8 @@
 import type { CreateUser, User } from '../../schemas/identity.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, notFound } from '../errors.js';
-import type { CursorCodec } from '../http/cursor.js';
-import { filterScope, type Page, pageRequest, toPage } from '../http/page.js';
+import type { CursorCodec } from '../lib/cursor.js';
+import { filterScope, type Page, pageRequest, toPage } from '../lib/page.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { UserRepo, UserRow } from './repo.js';
 

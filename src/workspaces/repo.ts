@@ -1,6 +1,6 @@
 import type { MetaDb } from '../store/meta/port.js';
 import type { MembershipLevel, WorkspaceMembersTable, WorkspacesTable } from '../store/meta/schema.js';
-import type { PageRequest } from '../http/page.js';
+import type { PageRequest } from '../lib/page.js';
 
 export type WorkspaceRow = WorkspacesTable;
 export type MemberRow = WorkspaceMembersTable;

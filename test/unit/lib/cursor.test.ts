@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../../../src/errors.js';
-import { CursorCodec } from '../../../src/http/cursor.js';
+import { CursorCodec } from '../../../src/lib/cursor.js';
 
 const codec = new CursorCodec(Buffer.alloc(32, 3));
 

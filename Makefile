@@ -1,0 +1,31 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
+.PHONY: run test build bench lint clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci
+	@touch $@
+
+dist/.built: node_modules/.installed $(shell find src schemas -name '*.ts') tsconfig.json
+	npm run build
+	@touch $@
+
+build: dist/.built
+
+## Serve the embedded default profile on HOST:PORT (default 127.0.0.1:8080), data in ./data.
+run: build
+	npm start
+
+## Build, then run every test (PostgreSQL and Redis adapters too when they are reachable).
+test: node_modules/.installed
+	bash scripts/test.sh
+
+## HTTP read benchmark against a bare fastify baseline; writes BENCHMARKS.md.
+bench: build
+	node dist/bench/http/reads.js
+
+## Import-boundary check (routes -> service -> repo/engine -> store/compute).
+lint: node_modules/.installed
+	npx depcruise src schemas --config .dependency-cruiser.cjs
+
+clean:
+	rm -rf dist coverage
