@@ -9,6 +9,10 @@ import { PROBLEM_MEDIA_TYPE } from './problems.js';
 export const API_PREFIX = '/api/v1';
 export const API_VERSION = '1.0.0';
 
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="32" viewBox="0 0 120 32">' +
+  '<text x="0" y="24" font-family="sans-serif" font-size="24" font-weight="700" fill="#fff">Causa</text></svg>';
+
 export { ref } from '../../schemas/common.js';
 
 const HEADERS_BY_STATUS: Record<number, Record<string, unknown>> = {
@@ -104,7 +108,7 @@ export async function installOpenApi(app: FastifyInstance, schemas: TSchema[]): 
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         contact: { name: 'Causa', email: 'api@causa.invalid' },
       },
-      servers: [{ url: 'http://127.0.0.1:8080', description: 'Embedded default (make run)' }],
+      servers: [{ url: '/', description: 'This server' }],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (pk_...) or an OAuth access token' },
@@ -126,7 +130,8 @@ export async function installOpenApi(app: FastifyInstance, schemas: TSchema[]): 
     // Same-origin only: the browser itself refuses any request to another host, so the reference is offline.
     staticCSP:
       "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; " +
-      "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'; connect-src 'self'",
+      "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; connect-src 'self'",
+    logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG), href: `${API_PREFIX}/docs`, target: '_self' },
   });
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
