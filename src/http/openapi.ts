@@ -60,6 +60,8 @@ STATUS_TEXT[409] = 'Conflict (duplicate, stale version, or Idempotency-Key reuse
  * POSTs add 409 (Idempotency-Key), path parameters add 404.
  */
 function describeRoute(route: RouteOptions): void {
+  // HEAD twins of GET routes share the GET's schema object: describe it once.
+  if (route.method === 'HEAD') return;
   if (route.url.startsWith(`${API_PREFIX}/docs`)) route.config = { ...route.config, public: true };
   const config = (route.config ?? {}) as { scope?: unknown; public?: boolean; problems?: number[] };
   const schema = route.schema as Record<string, unknown> | undefined;

@@ -28,6 +28,7 @@ export function userRoutes(app: FastifyInstance, users: UserService): void {
     schema: {
       operationId: 'listUsers',
       summary: 'List the users of the organisation',
+      description: 'Organisation admins with an organisation-wide credential only.',
       tags: ['Identity'],
       querystring: Type.Object(PageQuery, { additionalProperties: false }),
       response: { 200: listEnvelope(ref(UserSchema)) },
@@ -42,6 +43,7 @@ export function userRoutes(app: FastifyInstance, users: UserService): void {
     schema: {
       operationId: 'getUser',
       summary: 'Get a user of the organisation',
+      description: 'Organisation admins with an organisation-wide credential only.',
       tags: ['Identity'],
       params: IdParam('id', 'User id'),
       response: { 200: dataEnvelope(ref(UserSchema)) },

@@ -15,7 +15,14 @@ export const toUser = (row: UserRow): User => ({
   createdAt: row.created_at,
 });
 
-/** Users of an organisation; managed by its admins, readable by any member. */
+/** The directory of the organisation is for its admins (with an org-wide credential); a user sees itself via GET /me. */
+function requireOrgAdmin(principal: Principal): void {
+  if (!principal.isOrgAdmin || principal.workspaceId !== null) {
+    throw new AppError('forbidden', 'Only organisation admins with an organisation-wide credential manage users');
+  }
+}
+
+/** Users of an organisation, managed by its admins. */
 export class UserService {
   constructor(
     private readonly repo: UserRepo,
@@ -24,9 +31,7 @@ export class UserService {
   ) {}
 
   async create(principal: Principal, input: CreateUser): Promise<User> {
-    if (!principal.isOrgAdmin || principal.workspaceId !== null) {
-      throw new AppError('forbidden', 'Only organisation admins with an organisation-wide credential add users');
-    }
+    requireOrgAdmin(principal);
     const row: UserRow = {
       id: newId('usr'),
       organisation_id: principal.organisationId,
@@ -45,6 +50,7 @@ export class UserService {
   }
 
   async list(principal: Principal, query: { limit?: number; cursor?: string }): Promise<Page<User>> {
+    requireOrgAdmin(principal);
     const scope = filterScope({ list: 'users', org: principal.organisationId });
     const page = pageRequest(this.cursors, query, scope);
     const { rows, total } = await this.repo.list(principal.organisationId, page);
@@ -52,6 +58,7 @@ export class UserService {
   }
 
   async get(principal: Principal, id: string): Promise<User> {
+    requireOrgAdmin(principal);
     const row = await this.repo.find(principal.organisationId, id);
     if (row === undefined) throw notFound('User', id);
     return toUser(row);

@@ -113,11 +113,7 @@ export class WorkspaceService {
     if (userId === workspace.owner_user_id && level !== 'full') {
       throw new AppError('invalid_request', 'The owner of a workspace always keeps full permission');
     }
-    if ((await this.users.find(principal.organisationId, userId)) === undefined) {
-      throw new AppError('validation_failed', `User ${userId} is not a user of this organisation`, {
-        errors: [{ location: 'params/userId', message: 'unknown user' }],
-      });
-    }
+    if ((await this.users.find(principal.organisationId, userId)) === undefined) throw notFound('User', userId);
     const row: MemberRow = { workspace_id: id, user_id: userId, level, created_at: nowIso() };
     await this.repo.putMember(row);
     return toMember(row, workspace);

@@ -138,7 +138,8 @@ test('only organisation admins manage keys and users', async (t) => {
   assert.equal((await call({ method: 'GET', url: '/api/v1/api-keys', key })).status, 403);
   assert.equal((await call({ method: 'POST', url: '/api/v1/api-keys', key, body: { name: 'x', scopes: ['sources:read'] } })).status, 403);
   assert.equal((await call({ method: 'POST', url: '/api/v1/users', key, body: { name: 'Eve' } })).status, 403);
-  assert.equal((await call({ method: 'GET', url: `/api/v1/users/${member.id}`, key })).status, 200);
+  assert.equal((await call({ method: 'GET', url: `/api/v1/users/${member.id}`, key })).status, 403);
+  assert.equal((await call({ method: 'GET', url: '/api/v1/users', key })).status, 403);
   const duplicate = await call({ method: 'POST', url: '/api/v1/users', body: { name: 'Mia again', email: 'mia@example.com' } });
   assert.equal(duplicate.status, 409);
 });

@@ -10,10 +10,21 @@ import type { MetaDatabase } from './schema.js';
 export async function openEmbeddedMetaStore(file: string): Promise<MetaStore> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const database = new Database(file);
-  // WAL lets the CLI and a running server share the file; busy_timeout makes a second writer wait, not fail.
-  database.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;');
+  // busy_timeout first, so even the switch to WAL waits for another process instead of failing; WAL lets the CLI
+  // and a running server share the file.
+  database.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;');
   const db = new Kysely<MetaDatabase>({ dialect: new SqliteDialect({ database: database as never }) });
-  await migrateToLatest(db);
+  // Kysely takes no cross-process lock on SQLite: hold the write lock ourselves so two processes opening a new file
+  // at once migrate one after the other.
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    await migrateToLatest(db, { disableTransactions: true });
+    database.exec('COMMIT');
+  } catch (error) {
+    database.exec('ROLLBACK');
+    await db.destroy();
+    throw error;
+  }
   return {
     kind: 'sqlite',
     db,

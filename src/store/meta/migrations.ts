@@ -79,8 +79,8 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+export async function migrateToLatest(db: Kysely<any>, options: { disableTransactions?: boolean } = {}): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider, ...options }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error !== undefined || failed !== undefined) {
     throw new Error(`metadata migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
