@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import { ApiKeySchema, CreatedApiKeySchema, MeSchema, UserSchema } from '../schemas/identity.js';
@@ -8,7 +8,7 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
 import { installAuth } from './http/auth.js';
 import { installIdempotency } from './http/idempotency.js';
-import { API_PREFIX, installOpenApi } from './http/openapi.js';
+import { API_PREFIX, describeRoutes, installOpenApi } from './http/openapi.js';
 import { installOperations } from './http/operations.js';
 import { installProblemHandling } from './http/problems.js';
 import { validatorCompiler } from './http/validation.js';
@@ -21,6 +21,13 @@ import { workspaceRoutes } from './workspaces/routes.js';
 export const JSON_BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** Request ids: a random per-process prefix and a counter: unique across processes, cheaper than a UUID. */
+function requestIdGenerator(): () => string {
+  const prefix = randomBytes(6).toString('hex');
+  let counter = 0;
+  return () => `${prefix}-${(counter++).toString(36)}`;
+}
+
 registerAjvFormats();
 
 /**
@@ -28,28 +35,31 @@ registerAjvFormats();
  * context's stores, after in-flight requests have drained.
  */
 export async function buildApp(context: Context, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const nextRequestId = requestIdGenerator();
   const app = Fastify({
     logger: options.logger === false ? false : { level: context.config.logLevel },
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     return503OnClosing: true,
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   app.addHook('onClose', async () => context.close());
 
   installProblemHandling(app);
+  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
-  await installOpenApi(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema]);
+  await installOpenApi(app);
   installOperations(app, [
     { name: 'metadataStore', check: () => context.meta.ping() },
     { name: 'rateLimiter', check: () => context.limiter.ping() },

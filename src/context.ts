@@ -10,6 +10,9 @@ import { createMemoryRateLimiter } from './store/limiter/memory.js';
 import type { RateLimiter } from './store/limiter/port.js';
 import { createRedisRateLimiter } from './store/limiter/redis.js';
 import { openMetaStore } from './store/meta/open.js';
+import { createMemoryBus } from './store/bus/memory.js';
+import type { InvalidationBus } from './store/bus/port.js';
+import { createRedisBus } from './store/bus/redis.js';
 import type { MetaStore } from './store/meta/port.js';
 import { UserRepo } from './users/repo.js';
 import { UserService } from './users/service.js';
@@ -22,6 +25,7 @@ export interface Context {
   config: Config;
   meta: MetaStore;
   limiter: RateLimiter;
+  bus: InvalidationBus;
   cursors: CursorCodec;
   organisations: OrganisationService;
   apiKeys: ApiKeyService;
@@ -35,23 +39,26 @@ export interface Context {
 export interface ContextOverrides {
   meta?: MetaStore;
   limiter?: RateLimiter;
+  bus?: InvalidationBus;
 }
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<Context> {
   const secret = resolveSecretKey(config.secretKey, config.dataDir);
   const meta = overrides.meta ?? (await openMetaStore(config));
   const limiter = overrides.limiter ?? (config.redisUrl !== null ? await createRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter());
+  const bus = overrides.bus ?? (config.redisUrl !== null ? await createRedisBus(config.redisUrl) : createMemoryBus());
   const unique = meta.isUniqueViolation;
   const cursors = new CursorCodec(deriveKey(secret, 'cursor'));
   const apiKeyRepo = new ApiKeyRepo(meta.db);
   const userRepo = new UserRepo(meta.db);
   const workspaceRepo = new WorkspaceRepo(meta.db);
-  const workspaceAccess = new WorkspaceAccess(workspaceRepo);
-  const apiKeys = new ApiKeyService(apiKeyRepo, userRepo, workspaceRepo, cursors);
+  const workspaceAccess = new WorkspaceAccess(workspaceRepo, bus);
+  const apiKeys = new ApiKeyService(apiKeyRepo, userRepo, workspaceRepo, cursors, bus);
   return {
     config,
     meta,
     limiter,
+    bus,
     cursors,
     organisations: new OrganisationService(new OrganisationRepo(meta.db), apiKeyRepo, unique),
     apiKeys,
@@ -60,6 +67,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     workspaceAccess,
     idempotency: new IdempotencyRepo(meta.db, unique),
     async close() {
+      await bus.close();
       await limiter.close();
       await meta.close();
     },

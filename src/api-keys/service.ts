@@ -7,20 +7,24 @@ import { AppError, notFound } from '../errors.js';
 import type { CursorCodec } from '../lib/cursor.js';
 import { filterScope, type Page, pageRequest, toPage } from '../lib/page.js';
 import { newId, nowIso } from '../lib/ids.js';
+import { TtlCache } from '../lib/ttl-cache.js';
+import type { InvalidationBus } from '../store/bus/port.js';
 import type { UserRepo } from '../users/repo.js';
 import type { WorkspaceRepo } from '../workspaces/repo.js';
 import { displayPrefix, generateApiKeyValue, hashApiKey } from './api-key-value.js';
 import type { ApiKeyRepo, ApiKeyRow, CredentialRow } from './repo.js';
 
-/** How long a verified key is trusted from memory before the store is asked again (revocation in other processes). */
+/**
+ * How long a verified key is trusted from memory. Revocation reaches every process at once through the
+ * invalidation bus; the expiry only bounds the damage of a lost bus message.
+ */
 const CREDENTIAL_CACHE_MS = 5_000;
-const CREDENTIAL_CACHE_MAX = 10_000;
 
 interface CachedCredential {
   row: CredentialRow;
-  scopes: ReadonlySet<Scope>;
   allowlist: IpAllowlist;
-  loadedAt: number;
+  /** Immutable, so one object serves every request of the key. */
+  principal: Principal;
 }
 
 export function toApiKey(row: ApiKeyRow, now = Date.now()): ApiKey {
@@ -104,50 +108,63 @@ export function validateGrantInput(input: { scopes: string[]; expiresAt?: string
   }
 }
 
+function toCredential(row: CredentialRow): CachedCredential {
+  return {
+    row,
+    allowlist: parseIpAllowlist(row.ip_allowlist),
+    principal: Object.freeze({
+      authType: 'apiKey',
+      keyId: row.id,
+      userId: row.user_id,
+      organisationId: row.organisation_id,
+      workspaceId: row.workspace_id,
+      scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+      rateLimit: row.rate_limit,
+      isOrgAdmin: row.user_role === 'admin',
+    }),
+  };
+}
+
+/** The checks that depend on the moment and the caller's address run on every request, cached or not. */
+function admit({ row, allowlist, principal }: CachedCredential, address: string): Principal {
+  if (row.revoked_at !== null) throw new AppError('unauthenticated', 'The API key has been revoked');
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= Date.now()) {
+    throw new AppError('unauthenticated', 'The API key has expired');
+  }
+  if (!allowlist.matches(address)) throw new AppError('ip_not_allowed', `Requests from ${address} are not in this key's IP allowlist`);
+  return principal;
+}
+
 export class ApiKeyService {
-  private readonly cache = new Map<string, CachedCredential>();
+  /**
+   * Keyed by the presented value itself, so a cached request does no hashing (the store only ever sees the
+   * hash); a revocation names the hash, which every entry carries.
+   */
+  private readonly cache = new TtlCache<CachedCredential>(CREDENTIAL_CACHE_MS);
 
   constructor(
     private readonly repo: ApiKeyRepo,
     private readonly users: UserRepo,
     private readonly workspaces: WorkspaceRepo,
     private readonly cursors: CursorCodec,
-  ) {}
+    private readonly bus: InvalidationBus,
+  ) {
+    bus.subscribe('api-key', (hash) => this.cache.deleteWhere((credential) => credential.row.key_hash === hash));
+  }
 
-  /** Resolves a bearer key to a principal, or throws 401 (unknown, expired, revoked) / 403 (address not allowed). */
-  async authenticate(value: string, address: string): Promise<Principal> {
-    const hash = hashApiKey(value);
-    let cached = this.cache.get(hash);
-    if (cached === undefined || Date.now() - cached.loadedAt > CREDENTIAL_CACHE_MS) {
-      const row = await this.repo.findCredentialByHash(hash);
+  /**
+   * Resolves a bearer key to a principal, or throws 401 (unknown, expired, revoked) / 403 (address not allowed).
+   * Answers synchronously from the credential cache; only a miss waits for the store.
+   */
+  authenticate(value: string, address: string): Principal | Promise<Principal> {
+    const cached = this.cache.get(value);
+    if (cached !== undefined) return admit(cached, address);
+    return this.repo.findCredentialByHash(hashApiKey(value)).then((row) => {
       if (row === undefined) throw new AppError('unauthenticated', 'The API key is not valid');
-      cached = {
-        row,
-        scopes: new Set(JSON.parse(row.scopes) as Scope[]),
-        allowlist: parseIpAllowlist(row.ip_allowlist),
-        loadedAt: Date.now(),
-      };
-      if (this.cache.size >= CREDENTIAL_CACHE_MAX) this.cache.clear();
-      this.cache.set(hash, cached);
-    }
-    const { row } = cached;
-    if (row.revoked_at !== null) throw new AppError('unauthenticated', 'The API key has been revoked');
-    if (row.expires_at !== null && Date.parse(row.expires_at) <= Date.now()) {
-      throw new AppError('unauthenticated', 'The API key has expired');
-    }
-    if (!cached.allowlist.matches(address)) {
-      throw new AppError('ip_not_allowed', `Requests from ${address} are not in this key's IP allowlist`);
-    }
-    return {
-      authType: 'apiKey',
-      keyId: row.id,
-      userId: row.user_id,
-      organisationId: row.organisation_id,
-      workspaceId: row.workspace_id,
-      scopes: cached.scopes,
-      rateLimit: row.rate_limit,
-      isOrgAdmin: row.user_role === 'admin',
-    };
+      const loaded = toCredential(row);
+      this.cache.set(value, loaded);
+      return admit(loaded, address);
+    });
   }
 
   async create(principal: Principal, input: CreateApiKey): Promise<CreatedApiKey> {
@@ -214,13 +231,13 @@ export class ApiKeyService {
   async revoke(principal: Principal, id: string): Promise<ApiKey> {
     const row = await this.visibleKey(principal, id);
     await this.repo.revoke(principal.organisationId, id, nowIso());
-    this.cache.delete(row.key_hash);
+    await this.bus.publish('api-key', row.key_hash);
     return toApiKey((await this.repo.find(principal.organisationId, id))!);
   }
 
   async revokeForWorkspace(workspaceId: string): Promise<void> {
     const hashes = await this.repo.revokeForWorkspace(workspaceId, nowIso());
-    hashes.forEach((hash) => this.cache.delete(hash));
+    await Promise.all(hashes.map((hash) => this.bus.publish('api-key', hash)));
   }
 
   private async visibleKey(principal: Principal, id: string): Promise<ApiKeyRow> {

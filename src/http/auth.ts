@@ -1,58 +1,86 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ApiKeyService } from '../api-keys/service.js';
+import type { Principal } from '../auth/principal.js';
+import type { Scope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
-import type { RateLimiter, RateDecision } from '../store/limiter/port.js';
+import type { RateDecision, RateLimiter } from '../store/limiter/port.js';
 
 const RATE_WINDOW_MS = 60_000;
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 const UNAUTHENTICATED_HEADERS = { 'www-authenticate': 'Bearer realm="causa"' };
 
 /**
- * onRequest, in this order: credential (401), IP allowlist (403), per-key rate limit (429), route scope (403).
- * Runs before the body is read, so an anonymous caller never gets a body parsed.
+ * Gives every non-public route its own onRequest gate, in this order: credential (401), IP allowlist (403),
+ * per-key rate limit (429), the route's scope (403). It runs before the body is read, so an anonymous caller
+ * never gets a body parsed. The gate stays synchronous while the credential and the limiter answer from
+ * memory (the common case) and only goes asynchronous when a store must be asked.
  */
 export function installAuth(app: FastifyInstance, apiKeys: ApiKeyService, limiter: RateLimiter): void {
   app.decorateRequest('principal', null as never);
-  app.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config;
-    if (request.is404 || config.public === true) return;
-    const header = request.headers.authorization;
-    if (header === undefined) {
-      throw new AppError('unauthenticated', 'Send the header Authorization: Bearer <API key>', { headers: UNAUTHENTICATED_HEADERS });
-    }
-    const token = BEARER.exec(header)?.[1];
-    if (token === undefined || !token.startsWith('pk_')) {
-      throw new AppError('unauthenticated', 'The Authorization header must be Bearer <API key>', { headers: UNAUTHENTICATED_HEADERS });
-    }
-    const principal = await apiKeys.authenticate(token, request.ip).catch((error: unknown) => {
-      if (error instanceof AppError && error.status === 401) {
-        throw new AppError(error.code, error.detail, { headers: UNAUTHENTICATED_HEADERS });
-      }
-      throw error;
-    });
-    request.principal = principal;
-    if (principal.rateLimit !== null && principal.keyId !== null) {
-      const decision = await limiter.consume(principal.keyId, principal.rateLimit, RATE_WINDOW_MS);
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public === true) return;
+    const gate = makeGate(apiKeys, limiter, route.config?.scope ?? null);
+    route.onRequest = [...[route.onRequest ?? []].flat(), gate];
+  });
+}
+
+function makeGate(apiKeys: ApiKeyService, limiter: RateLimiter, scope: Scope | null): onRequestHookHandler {
+  return function gate(request, reply, done) {
+    const admit = (decision: RateDecision) => {
       setRateHeaders(reply, decision);
       if (!decision.allowed) {
         const retryAfter = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
-        throw new AppError('rate_limited', `This key allows ${decision.limit} requests per minute; retry in ${retryAfter} s`, {
-          headers: { 'retry-after': retryAfter },
-        });
+        return done(
+          new AppError('rate_limited', `This key allows ${decision.limit} requests per minute; retry in ${retryAfter} s`, {
+            headers: { 'retry-after': retryAfter },
+          }),
+        );
       }
+      if (scope !== null && !request.principal.scopes.has(scope)) {
+        return done(new AppError('missing_scope', `This operation needs the scope ${scope}`));
+      }
+      done();
+    };
+    const limit = (principal: Principal) => {
+      request.principal = principal;
+      if (principal.rateLimit === null || principal.keyId === null) return admit(UNLIMITED);
+      const decision = limiter.consume(principal.keyId, principal.rateLimit, RATE_WINDOW_MS);
+      if (decision instanceof Promise) decision.then(admit, done);
+      else admit(decision);
+    };
+    try {
+      const principal = apiKeys.authenticate(bearerToken(request), request.ip);
+      if (principal instanceof Promise) principal.then(limit, (error: unknown) => done(withChallenge(error)));
+      else limit(principal);
+    } catch (error) {
+      done(withChallenge(error));
     }
-    const scope = config.scope;
-    if (scope !== undefined && scope !== null && !principal.scopes.has(scope)) {
-      throw new AppError('missing_scope', `This operation needs the scope ${scope}`);
-    }
-  });
+  };
+}
+
+const UNLIMITED: RateDecision = { allowed: true, limit: Number.POSITIVE_INFINITY, remaining: Number.POSITIVE_INFINITY, resetMs: 0 };
+
+function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (header === undefined) throw new AppError('unauthenticated', 'Send the header Authorization: Bearer <API key>');
+  const token = BEARER.exec(header)?.[1];
+  if (token === undefined || !token.startsWith('pk_')) {
+    throw new AppError('unauthenticated', 'The Authorization header must be Bearer <API key>');
+  }
+  return token;
+}
+
+/** Every 401 carries the RFC 6750 challenge. */
+function withChallenge(error: unknown): Error {
+  if (error instanceof AppError && error.status === 401) return new AppError(error.code, error.detail, { headers: UNAUTHENTICATED_HEADERS });
+  return error as Error;
 }
 
 /** IETF draft-ietf-httpapi-ratelimit-headers (draft 7 field names, understood by most clients). */
 function setRateHeaders(reply: FastifyReply, decision: RateDecision): void {
-  const reset = Math.max(0, Math.ceil(decision.resetMs / 1000));
+  if (decision === UNLIMITED) return;
   reply.header('ratelimit-limit', decision.limit);
   reply.header('ratelimit-remaining', decision.remaining);
-  reply.header('ratelimit-reset', reset);
+  reply.header('ratelimit-reset', Math.max(0, Math.ceil(decision.resetMs / 1000)));
   reply.header('ratelimit-policy', `${decision.limit};w=${RATE_WINDOW_MS / 1000}`);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { AppError } from '../errors.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { IdempotencyRepo, IdempotencyRow } from './idempotency-repo.js';
@@ -21,9 +21,9 @@ export function installIdempotency(app: FastifyInstance, repo: IdempotencyRepo):
   let lastSweep = 0;
   app.decorateRequest('idempotencyClaim', null);
 
-  app.addHook('preHandler', async (request, reply) => {
+  const claimKey: preHandlerAsyncHookHandler = async function (request, reply) {
     const key = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || key === undefined || !request.principal) return;
+    if (key === undefined || !request.principal) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
       throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
@@ -69,9 +69,9 @@ export function installIdempotency(app: FastifyInstance, repo: IdempotencyRepo):
       return reply.serializer((payload: unknown) => payload as string).send(existing.response_body ?? '');
     }
     throw new AppError('idempotency_in_progress', 'The Idempotency-Key is contended; retry shortly');
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const rememberResponse: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
     const claim = request.idempotencyClaim;
     if (!claim) return payload;
     request.idempotencyClaim = null;
@@ -87,5 +87,12 @@ export function installIdempotency(app: FastifyInstance, repo: IdempotencyRepo):
     }
     await repo.complete(claim.organisationId, claim.key, reply.statusCode, headers, (payload as string | null) ?? '');
     return payload;
+  };
+
+  // Only authenticated POST routes carry the hooks: reads never pay for them.
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'POST' || route.config?.public === true) return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), claimKey];
+    route.onSend = [...[route.onSend ?? []].flat(), rememberResponse as never];
   });
 }

@@ -90,11 +90,14 @@ function describeRoute(route: RouteOptions): void {
   }
 }
 
-export async function installOpenApi(app: FastifyInstance, schemas: TSchema[]): Promise<void> {
+/** Shared schemas and the route describer; must run before any other onRoute hook and any route. */
+export function describeRoutes(app: FastifyInstance, schemas: TSchema[]): void {
   app.addSchema(ProblemSchema);
   for (const schema of schemas) app.addSchema(schema);
   app.addHook('onRoute', describeRoute);
+}
 
+export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { Type } from 'typebox';
 import { AppError } from '../errors.js';
+import { LatencyHistogram } from './latency-histogram.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -15,17 +16,14 @@ export interface ReadinessCheck {
 export function installOperations(app: FastifyInstance, checks: ReadinessCheck[]): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const latency = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route template, method and status',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
-    latency.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  const latency = new LatencyHistogram(
+    'http_request_duration_seconds',
+    'HTTP request latency by route template, method and status',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  app.addHook('onResponse', (request, reply, done) => {
+    latency.observe(request.method, request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched'), reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   const Status = Type.Object({ status: Type.String() });
@@ -61,6 +59,6 @@ export function installOperations(app: FastifyInstance, checks: ReadinessCheck[]
     },
   }, async (_request, reply) => {
     reply.type(registry.contentType);
-    return registry.metrics();
+    return `${await registry.metrics()}\n${latency.render()}`;
   });
 }

@@ -20,11 +20,20 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   if (httpPart === 'body') {
     return (value) => (compiled.Check(value) ? { value } : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never });
   }
+  // Path parameters and headers that are plain strings without defaults need no conversion: check them as they are.
+  if (!needsConversion(schema)) {
+    return (value) => (compiled.Check(value) ? { value } : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never });
+  }
   return (value) => {
     const converted = Value.Default(schema, Value.Convert(schema, value));
     return compiled.Check(converted) ? { value: converted } : { error: toFieldErrors(compiled.Errors(converted) as TypeBoxError[]) as never };
   };
 };
+
+function needsConversion(schema: TSchema): boolean {
+  const properties = Object.values((schema as { properties?: Record<string, { type?: string; default?: unknown }> }).properties ?? {});
+  return properties.length === 0 || properties.some((property) => property.type !== 'string' || property.default !== undefined);
+}
 
 /** Readable, de-duplicated errors; the noise TypeBox adds for each additionalProperties hit is folded in. */
 function toFieldErrors(errors: TypeBoxError[]): Array<FieldError & { instancePath: string; message: string }> {

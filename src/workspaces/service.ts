@@ -74,7 +74,7 @@ export class WorkspaceService {
    */
   async update(principal: Principal, id: string, input: { name?: string; description?: string | null }): Promise<Workspace> {
     for (let attempt = 1; ; attempt++) {
-      const current = await this.access.require(principal, id, 'write');
+      const current = await this.access.require(principal, id, 'write', { fresh: true });
       const changes = {
         ...(input.name !== undefined && { name: input.name.trim(), name_key: nameKey(input.name) }),
         ...(input.description !== undefined && { description: input.description }),
@@ -82,6 +82,7 @@ export class WorkspaceService {
       };
       try {
         await this.repo.update(principal.organisationId, id, current.version, changes);
+        await this.access.invalidate(id);
         return toWorkspace({ ...current, ...changes });
       } catch (error) {
         if (error instanceof StaleVersionError && attempt < UPDATE_ATTEMPTS) continue;
@@ -92,11 +93,12 @@ export class WorkspaceService {
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    const workspace = await this.access.require(principal, id, 'full');
+    const workspace = await this.access.require(principal, id, 'full', { fresh: true });
     if (workspace.is_org_library === 1) {
       throw new AppError('invalid_request', 'The organisation library workspace cannot be deleted');
     }
     if (!(await this.repo.delete(principal.organisationId, id))) throw notFound('Workspace', id);
+    await this.access.invalidate(id);
     await this.apiKeys.revokeForWorkspace(id);
   }
 
@@ -116,6 +118,7 @@ export class WorkspaceService {
     if ((await this.users.find(principal.organisationId, userId)) === undefined) throw notFound('User', userId);
     const row: MemberRow = { workspace_id: id, user_id: userId, level, created_at: nowIso() };
     await this.repo.putMember(row);
+    await this.access.invalidate(id);
     return toMember(row, workspace);
   }
 
@@ -123,6 +126,7 @@ export class WorkspaceService {
     const workspace = await this.access.require(principal, id, 'full');
     if (userId === workspace.owner_user_id) throw new AppError('invalid_request', 'The owner of a workspace cannot be removed');
     if (!(await this.repo.removeMember(id, userId))) throw notFound('Member', userId);
+    await this.access.invalidate(id);
   }
 
   private duplicateName(error: unknown, name: string): unknown {

@@ -5,7 +5,7 @@ export function createMemoryRateLimiter(): RateLimiter {
   const counters = new Map<string, { windowStart: number; count: number }>();
   return {
     kind: 'memory',
-    async consume(key, limit, windowMs) {
+    consume(key, limit, windowMs) {
       const now = Date.now();
       const windowStart = now - (now % windowMs);
       let counter = counters.get(key);

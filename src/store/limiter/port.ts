@@ -13,7 +13,8 @@ export interface RateDecision {
  */
 export interface RateLimiter {
   readonly kind: 'memory' | 'redis';
-  consume(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /** Synchronous when the count lives in this process, so the request gate need not yield. */
+  consume(key: string, limit: number, windowMs: number): RateDecision | Promise<RateDecision>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

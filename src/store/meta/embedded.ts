@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import Database from 'libsql';
 import { migrateToLatest } from './migrations.js';
+import { withStatementCache } from './statement-cache.js';
 import type { MetaStore } from './port.js';
 import type { MetaDatabase } from './schema.js';
 
@@ -13,7 +14,7 @@ export async function openEmbeddedMetaStore(file: string): Promise<MetaStore> {
   // busy_timeout first, so even the switch to WAL waits for another process instead of failing; WAL lets the CLI
   // and a running server share the file.
   database.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;');
-  const db = new Kysely<MetaDatabase>({ dialect: new SqliteDialect({ database: database as never }) });
+  const db = new Kysely<MetaDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(database) as never }) });
   // Kysely takes no cross-process lock on SQLite: hold the write lock ourselves so two processes opening a new file
   // at once migrate one after the other.
   database.exec('BEGIN IMMEDIATE');

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { newId } from '../../src/lib/ids.js';
+import { createRedisBus } from '../../src/store/bus/redis.js';
+import { createRedisRateLimiter } from '../../src/store/limiter/redis.js';
+import { openPostgresMetaStore } from '../../src/store/meta/postgres.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { requireScaleOut } from '../helpers/scale-out.js';
+
+/** Two API processes of the scale-out profile: one PostgreSQL, one Redis (limiter and invalidation bus). */
+async function twoProcesses(t: Parameters<typeof buildTestApp>[0]): Promise<[TestApp, TestApp] | undefined> {
+  const databaseUrl = requireScaleOut(t, 'TEST_DATABASE_URL');
+  const redisUrl = requireScaleOut(t, 'TEST_REDIS_URL');
+  if (databaseUrl === undefined || redisUrl === undefined) return undefined;
+  const prefix = `causa:test:${newId('run')}:`;
+  const open = async () =>
+    buildTestApp(t, {
+      meta: await openPostgresMetaStore(databaseUrl, 4),
+      limiter: await createRedisRateLimiter(redisUrl, `${prefix}rl:`),
+      bus: await createRedisBus(redisUrl, `${prefix}bus:`),
+    });
+  const a = await open();
+  const b = await open();
+  // b acts for a's tenant: the same organisation reached through another process.
+  return [a, { ...b, tenant: a.tenant, call: (options) => b.call({ key: a.tenant.key, ...options }) }];
+}
+
+const eventually = async (check: () => Promise<boolean>) => {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail('the other process did not see the change within 1 s (cache TTL is 5 s)');
+};
+
+test('on PostgreSQL, a key revoked in one process is refused by another at once', async (t) => {
+  const processes = await twoProcesses(t);
+  if (processes === undefined) return;
+  const [a, b] = processes;
+  const { id, key } = (await a.call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'shared', scopes: ['sources:read'] } })).body.data;
+  assert.equal((await b.call({ method: 'GET', url: '/api/v1/me', key })).status, 200, 'b has the key cached now');
+  assert.equal((await a.call({ method: 'POST', url: `/api/v1/api-keys/${id}/revoke` })).status, 200);
+  await eventually(async () => (await b.call({ method: 'GET', url: '/api/v1/me', key })).status === 401);
+});
+
+test('on PostgreSQL, workspace changes and deletions reach the other process at once', async (t) => {
+  const processes = await twoProcesses(t);
+  if (processes === undefined) return;
+  const [a, b] = processes;
+  const ws = (await a.call({ method: 'POST', url: '/api/v1/workspaces', body: { name: 'Shared' } })).body.data.id;
+  assert.equal((await b.call({ method: 'GET', url: `/api/v1/workspaces/${ws}` })).body.data.name, 'Shared');
+  await a.call({ method: 'PATCH', url: `/api/v1/workspaces/${ws}`, body: { name: 'Renamed' } });
+  await eventually(async () => (await b.call({ method: 'GET', url: `/api/v1/workspaces/${ws}` })).body.data?.name === 'Renamed');
+
+  const member = (await a.call({ method: 'POST', url: '/api/v1/users', body: { name: 'Mo' } })).body.data;
+  const key = (await a.call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'mo', forUserId: member.id, scopes: ['sources:read'] } })).body.data.key;
+  assert.equal((await b.call({ method: 'GET', url: `/api/v1/workspaces/${ws}`, key })).status, 403, 'no membership yet (and b caches that)');
+  await a.call({ method: 'PUT', url: `/api/v1/workspaces/${ws}/members/${member.id}`, body: { level: 'read' } });
+  await eventually(async () => (await b.call({ method: 'GET', url: `/api/v1/workspaces/${ws}`, key })).status === 200);
+
+  assert.equal((await a.call({ method: 'DELETE', url: `/api/v1/workspaces/${ws}` })).status, 204);
+  await eventually(async () => (await b.call({ method: 'GET', url: `/api/v1/workspaces/${ws}` })).status === 404);
+});
+
+test('on PostgreSQL, the same Idempotency-Key sent to two processes creates one workspace', async (t) => {
+  const processes = await twoProcesses(t);
+  if (processes === undefined) return;
+  const [a, b] = processes;
+  const headers = { 'idempotency-key': newId('idem') };
+  const first = await a.call({ method: 'POST', url: '/api/v1/workspaces', body: { name: 'Once across processes' }, headers });
+  const second = await b.call({ method: 'POST', url: '/api/v1/workspaces', body: { name: 'Once across processes' }, headers });
+  assert.equal(first.status, 201);
+  assert.deepEqual(second.body, first.body);
+  assert.equal(second.headers['idempotent-replayed'], 'true');
+});
