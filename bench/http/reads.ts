@@ -506,13 +506,15 @@ function render(run: {
     '',
     goals,
     '',
-    `What runs: Causa as built by \`buildApp\` over \`createContext\` with the embedded SQLite store on a temp file and the ` +
-      `in-memory rate limiter, ${logging}. Both Causa routes authenticate a bearer API key (SHA-256, credential cache ` +
-      'of 5 s), check the IP allowlist, count the request against the key\'s per-minute limit (1,000,000/min for the bench ' +
-      'keys, so nothing is refused) and set the RateLimit headers, check the route scope, add x-request-id, record the ' +
-      'Prometheus latency histogram and serialize through the response schema. `/workspaces/{id}` also validates the path ' +
-      'parameter and reads the workspace row from SQLite through Kysely on every request (the bench key belongs to the ' +
-      'organisation admin, so no membership query).',
+    `What runs: Causa as built by \`buildApp\` over \`createContext\` with the embedded SQLite store on a temp file, the ` +
+      `in-memory rate limiter and the in-process invalidation bus, ${logging}. Both Causa routes pass the route gate ` +
+      '(bearer API key from the credential cache, IP allowlist, the key\'s per-minute limit of 1,000,000 so nothing is ' +
+      'refused, RateLimit headers, route scope), get an x-request-id, are recorded in the latency histogram and are ' +
+      'serialized through their response schema. `/workspaces/{id}` also validates its path parameter and passes the ' +
+      'workspace access gate (workspace row from the access cache, refreshed from SQLite every 5 s or on invalidation; ' +
+      'the bench key belongs to the organisation admin, so no membership lookup). The "bytes of `/me`" row is a bare ' +
+      'fastify route sending the same body and headers as Causa\'s `/me`: the cost of the response on the wire alone, ' +
+      'so the gap between it and Causa is what authentication, limits, validation and metrics cost.',
     '',
   ].join('\n');
   return { table, section };

@@ -61,7 +61,7 @@ export function apiKeyRoutes(app: FastifyInstance, keys: ApiKeyService): void {
     config: { scope: null },
     schema: {
       operationId: 'revokeApiKey',
-      summary: 'Revoke an API key; it stops working at once (other processes within 5 s)',
+      summary: 'Revoke an API key; it stops working at once, in every process',
       description: `${ADMIN_ONLY} Idempotent: revoking a revoked key keeps its first revokedAt.`,
       tags: ['Identity'],
       params: KeyParams,
