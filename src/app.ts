@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import { ApiKeySchema, CreatedApiKeySchema, MeSchema, UserSchema } from '../schemas/identity.js';
 import { PaginationSchema } from '../schemas/common.js';
@@ -11,6 +11,7 @@ import { installIdempotency } from './http/idempotency.js';
 import { API_PREFIX, describeRoutes, installOpenApi } from './http/openapi.js';
 import { installOperations } from './http/operations.js';
 import { installProblemHandling } from './http/problems.js';
+import { OneLinePerRequest } from './http/request-log.js';
 import { validatorCompiler } from './http/validation.js';
 import './http/types.js';
 import { meRoutes } from './me/routes.js';
@@ -38,7 +39,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   const nextRequestId = requestIdGenerator();
   const app = Fastify({
     logger: options.logger === false ? false : { level: context.config.logLevel },
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new OneLinePerRequest(),
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

@@ -44,6 +44,7 @@ function describeProfile(config: Config) {
   return {
     metadata: config.databaseUrl !== null ? 'postgres' : 'sqlite',
     rateLimiter: config.redisUrl !== null ? 'redis' : 'memory',
+    invalidationBus: config.redisUrl !== null ? 'redis' : 'memory',
     dataDir: config.dataDir,
   };
 }
