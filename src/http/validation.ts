@@ -2,7 +2,6 @@ import type { FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
-import type { FieldError } from '../errors.js';
 
 interface TypeBoxError {
   keyword: string;
@@ -35,10 +34,10 @@ function needsConversion(schema: TSchema): boolean {
   return properties.length === 0 || properties.some((property) => property.type !== 'string' || property.default !== undefined);
 }
 
-/** Readable, de-duplicated errors; the noise TypeBox adds for each additionalProperties hit is folded in. */
-function toFieldErrors(errors: TypeBoxError[]): Array<FieldError & { instancePath: string; message: string }> {
+/** Readable, de-duplicated errors (the HTTP layer prefixes the request part to the pointer); the noise TypeBox adds for each additionalProperties hit is folded in. */
+function toFieldErrors(errors: TypeBoxError[]): Array<{ instancePath: string; message: string }> {
   const seen = new Set<string>();
-  const out: Array<FieldError & { instancePath: string; message: string }> = [];
+  const out: Array<{ instancePath: string; message: string }> = [];
   for (const error of errors) {
     if (error.keyword === 'boolean') continue;
     let message = error.message;
@@ -53,7 +52,7 @@ function toFieldErrors(errors: TypeBoxError[]): Array<FieldError & { instancePat
     const key = `${error.instancePath}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ location: error.instancePath, instancePath: error.instancePath, message });
+    out.push({ instancePath: error.instancePath, message });
   }
   return out;
 }
