@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench lint clean
+.PHONY: run test build bench lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -26,6 +26,11 @@ bench: build
 ## Import-boundary check (routes -> service -> repo/engine -> store/compute).
 lint: node_modules/.installed
 	npx depcruise src schemas --config .dependency-cruiser.cjs
+
+## After changing dependencies: refresh the lock, then stub the native chdb platforms this registry lacks.
+lock:
+	npm install --no-audit --no-fund
+	node scripts/lock-platform-stubs.mjs
 
 clean:
 	rm -rf dist coverage
