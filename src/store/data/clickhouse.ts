@@ -1,0 +1,116 @@
+import type { Readable } from 'node:stream';
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
+import {
+  type ColumnSpec,
+  type DataStore,
+  type QueryOptions,
+  type SqlBuilder,
+  type TableRef,
+  databaseOf,
+  qualifiedTable,
+  quoteColumn,
+  tenantSql,
+} from './port.js';
+
+/** Statements a read may start with; anything else is a builder bug and never reaches the engine. */
+const READ = /^\s*(SELECT|WITH|DESCRIBE|SHOW|EXPLAIN)\b/i;
+
+/**
+ * ClickHouse suggests similar names in some errors ("Maybe you meant org_x.src_y?"), which could name another
+ * tenant's table: such hints are cut before an error leaves the adapter.
+ */
+export class DataStoreError extends Error {
+  constructor(cause: unknown) {
+    super(String((cause as Error)?.message ?? cause).replace(/\s*Maybe you meant[^?]*\?\.?/g, ''));
+    this.name = 'DataStoreError';
+  }
+}
+
+const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (error) {
+    throw new DataStoreError(error);
+  }
+};
+
+/**
+ * The one adapter code path: everything goes through @clickhouse/client, whose connection is either chDB in
+ * this process or a ClickHouse server over HTTP.
+ */
+export function createClickHouseDataStore(client: ClickHouseClient, kind: DataStore['kind']): DataStore {
+  // Per-query settings stick to chDB's single session (found by experiment), so every query states every
+  // setting it relies on, including "no time limit".
+  const settings = (options: QueryOptions = {}): ClickHouseSettings => ({
+    max_execution_time: options.timeoutMs === undefined ? 0 : Math.max(1, Math.ceil(options.timeoutMs / 1000)),
+  });
+  const readSql = (organisationId: string, build: SqlBuilder): string => {
+    const sql = build(tenantSql(organisationId));
+    if (!READ.test(sql)) throw new DataStoreError(new Error('only reads may be run as queries'));
+    return sql;
+  };
+  const run = (organisationId: string, build: SqlBuilder, params: Record<string, unknown>, options: QueryOptions) => {
+    const query = readSql(organisationId, build);
+    return guarded(() =>
+      client.query({
+        query,
+        query_params: params,
+        format: 'JSONEachRow',
+        clickhouse_settings: settings(options),
+        ...(options.signal !== undefined && { abort_signal: options.signal }),
+      }),
+    );
+  };
+
+  return {
+    kind,
+    async ensureTenant(organisationId) {
+      await guarded(() => client.command({ query: `CREATE DATABASE IF NOT EXISTS ${databaseOf(organisationId)}` }));
+    },
+    async createTable(table: TableRef, columns: ColumnSpec[], orderBy: string[]) {
+      const definitions = columns.map((c) => `${quoteColumn(c.name)} ${c.type}`).join(', ');
+      const order = orderBy.length === 0 ? 'tuple()' : `(${orderBy.map(quoteColumn).join(', ')})`;
+      const query = `CREATE TABLE ${qualifiedTable(table)} (${definitions}) ENGINE = MergeTree ORDER BY ${order}`;
+      await guarded(() => client.command({ query }));
+    },
+    async dropTable(table) {
+      const query = `DROP TABLE IF EXISTS ${qualifiedTable(table)}`;
+      await guarded(() => client.command({ query }));
+    },
+    async insert(table, rows) {
+      if (rows.length === 0) return 0;
+      const target = qualifiedTable(table);
+      await guarded(() => client.insert({ table: target, values: rows, format: 'JSONEachRow' }));
+      return rows.length;
+    },
+    async query<Row>(organisationId: string, build: SqlBuilder, params: Record<string, unknown> = {}, options: QueryOptions = {}) {
+      const result = await run(organisationId, build, params, options);
+      return guarded(() => result.json<Row>());
+    },
+    async stream(organisationId, build, params = {}, options = {}) {
+      const result = await run(organisationId, build, params, options);
+      return (async function* rows() {
+        for await (const batch of result.stream<Record<string, unknown>>()) {
+          for (const row of batch) yield row.json<Record<string, unknown>>();
+        }
+      })();
+    },
+    async export(organisationId, build, format, params = {}, options = {}): Promise<Readable> {
+      const query = `${readSql(organisationId, build)}\nFORMAT ${format}`;
+      const result = await guarded(() =>
+        client.exec({
+          query,
+          query_params: params,
+          clickhouse_settings: settings(options),
+          ...(options.signal !== undefined && { abort_signal: options.signal }),
+        }),
+      );
+      return result.stream;
+    },
+    ping: async () => {
+      const result = await client.ping();
+      if (!result.success) throw result.error;
+    },
+    close: () => client.close(),
+  };
+}
