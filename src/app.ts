@@ -4,6 +4,7 @@ import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import { ApiKeySchema, CreatedApiKeySchema, MeSchema, UserSchema } from '../schemas/identity.js';
 import { PaginationSchema } from '../schemas/common.js';
 import { WorkspaceMemberSchema, WorkspaceSchema } from '../schemas/workspaces.js';
+import { OrgSourceSchema, SchemaEntrySchema, SourceSchema } from '../schemas/sources.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
 import { installAuth } from './http/auth.js';
@@ -15,6 +16,7 @@ import { OneLinePerRequest } from './http/request-log.js';
 import { validatorCompiler } from './http/validation.js';
 import './http/types.js';
 import { meRoutes } from './me/routes.js';
+import { sourceRoutes } from './sources/routes.js';
 import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
@@ -57,7 +59,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   app.addHook('onClose', async () => context.close());
 
   installProblemHandling(app);
-  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema]);
+  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, SourceSchema, OrgSourceSchema]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
   await installOpenApi(app);
@@ -72,6 +74,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
       apiKeyRoutes(api, context.apiKeys);
       userRoutes(api, context.users);
       workspaceRoutes(api, context.workspaces);
+      sourceRoutes(api, context.sources);
     },
     { prefix: API_PREFIX },
   );

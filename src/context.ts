@@ -14,6 +14,8 @@ import { createMemoryBus } from './store/bus/memory.js';
 import type { InvalidationBus } from './store/bus/port.js';
 import { createRedisBus } from './store/bus/redis.js';
 import type { MetaStore } from './store/meta/port.js';
+import { SourceRepo } from './sources/repo.js';
+import { SourceService } from './sources/service.js';
 import { UserRepo } from './users/repo.js';
 import { UserService } from './users/service.js';
 import { WorkspaceAccess } from './workspaces/access.js';
@@ -32,6 +34,7 @@ export interface Context {
   users: UserService;
   workspaces: WorkspaceService;
   workspaceAccess: WorkspaceAccess;
+  sources: SourceService;
   idempotency: IdempotencyRepo;
   close(): Promise<void>;
 }
@@ -65,6 +68,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     users: new UserService(userRepo, cursors, unique),
     workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
     workspaceAccess,
+    sources: new SourceService(new SourceRepo(meta.db), workspaceRepo, workspaceAccess, cursors),
     idempotency: new IdempotencyRepo(meta.db, unique),
     async close() {
       await bus.close();

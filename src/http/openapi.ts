@@ -122,6 +122,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'Identity', description: 'The caller, users and API keys' },
         { name: 'Workspaces', description: 'Workspaces and their members' },
+        { name: 'Sources', description: 'Organisation sources and their links to workspaces' },
         { name: 'Operations', description: 'Health, readiness and metrics (no credential)' },
       ],
     },

@@ -13,7 +13,7 @@ const AWKWARD = ["it's", 'back\\slash', 'new\nline', 'émoji 🚀', '`tick`', "'
 
 /** One suite, every data store adapter (hono's common.case.test.ts pattern). */
 function describeDataStoreConformance(name: string, open: (() => DataStore) | undefined) {
-  describe(`data store: ${name}`, { skip: open === undefined ? 'TEST_CLICKHOUSE_URL not set' : false }, () => {
+  describe(`data store: ${name}`, { skip: open === undefined ? 'TEST_CLICKHOUSE_URL (or CLICKHOUSE_URL) not set' : false }, () => {
     let store: DataStore;
     const orgA = newId('org');
     const orgB = newId('org');
@@ -126,7 +126,7 @@ function describeDataStoreConformance(name: string, open: (() => DataStore) | un
 const dir = mkdtempSync(join(tmpdir(), 'causa-chdb-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 describeDataStoreConformance('chDB (embedded)', () => openChdbDataStore(dir));
-const serverUrl = process.env.TEST_CLICKHOUSE_URL;
+const serverUrl = process.env.TEST_CLICKHOUSE_URL || process.env.CLICKHOUSE_URL;
 describeDataStoreConformance(
   'ClickHouse server',
   serverUrl ? () => createClickHouseDataStore(createClient({ url: serverUrl }), 'clickhouse') : undefined,

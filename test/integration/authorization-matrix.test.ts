@@ -19,7 +19,8 @@ const UNRELATED_SCOPE: Scope = 'jobs:read';
 // ---------------------------------------------------------------------------------------------------------------
 
 interface Sample {
-  body?: unknown;
+  /** A body, or a function of the ids in play when the body names a resource. */
+  body?: unknown | ((ids: Ids) => unknown);
 }
 
 const SAMPLES: Record<string, Sample> = {
@@ -39,6 +40,13 @@ const SAMPLES: Record<string, Sample> = {
   listWorkspaceMembers: {},
   putWorkspaceMember: { body: { level: 'write' } },
   removeWorkspaceMember: {},
+  listOrganisationSources: {},
+  getSource: {},
+  linkSource: { body: (ids: Ids) => ({ workspaceId: ids.workspace }) },
+  unlinkSource: {},
+  listWorkspaceSources: {},
+  createSource: { body: { name: 'Matrix sample source', dataFormat: 'Tabular' } },
+  deleteSource: {},
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -99,7 +107,7 @@ function requiredScope(label: string, description = ''): Scope | null {
 // Ids: which resource a path parameter names, and sets of ids to put in paths.
 // ---------------------------------------------------------------------------------------------------------------
 
-type IdKind = 'workspace' | 'user' | 'key';
+type IdKind = 'workspace' | 'user' | 'key' | 'source';
 type Ids = Record<IdKind, string>;
 
 function idKind(template: string, name: string): IdKind {
@@ -107,10 +115,16 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'userId') return 'user';
   if (name === 'id' && template.startsWith(`${API}/api-keys/`)) return 'key';
   if (name === 'id' && template.startsWith(`${API}/users/`)) return 'user';
+  if (name === 'id' && (template.startsWith(`${API}/sources/`) || template.includes('/sources/{id}'))) return 'source';
   throw new Error(`The matrix does not know what {${name}} of ${template} names: teach idKind`);
 }
 
-const NONEXISTENT: Ids = { workspace: 'ws_00000000000000000000000000', user: 'usr_00000000000000000000000000', key: 'key_00000000000000000000000000' };
+const NONEXISTENT: Ids = {
+  workspace: 'ws_00000000000000000000000000',
+  user: 'usr_00000000000000000000000000',
+  key: 'key_00000000000000000000000000',
+  source: 'src_00000000000000000000000000',
+};
 
 const urlOf = (operation: Operation, ids: Ids) =>
   operation.template.replace(/\{(\w+)\}/g, (_, name: string) => ids[idKind(operation.template, name)]);
@@ -125,7 +139,8 @@ type Credential = Pick<CallOptions, 'key' | 'headers' | 'remoteAddress'>;
 function send(world: TestApp, operation: Operation, ids: Ids, credential: Credential): Promise<Response> {
   const sample = SAMPLES[operation.id];
   assert.ok(sample, `${operation.label} (${operation.id}) has no sample request in SAMPLES`);
-  return world.call({ method: operation.method as CallOptions['method'], url: urlOf(operation, ids), body: sample.body, ...credential });
+  const body = typeof sample.body === 'function' ? (sample.body as (ids: Ids) => unknown)(ids) : sample.body;
+  return world.call({ method: operation.method as CallOptions['method'], url: urlOf(operation, ids), body, ...credential });
 }
 
 function assertProblem(response: Response, status: number, type: string | null, context: string): void {
@@ -176,6 +191,12 @@ async function createWorkspace(world: TestApp, key: string, name = `Matrix works
   return response.body.data.id;
 }
 
+async function createSource(world: TestApp, key: string, workspaceId: string): Promise<string> {
+  const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/sources`, key, body: { name: 'Matrix source' } });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body.data.id;
+}
+
 async function createMember(world: TestApp, key: string, name: string): Promise<string> {
   const response = await world.call({ method: 'POST', url: `${API}/users`, key, body: { name, role: 'member' } });
   assert.equal(response.status, 201, JSON.stringify(response.body));
@@ -193,7 +214,7 @@ async function freshTargets(world: TestApp, admin: string): Promise<Ids> {
   const user = await createMember(world, admin, `Member of ${workspace}`);
   await grant(world, admin, workspace, user, 'read');
   const { id: key } = await createKey(world, { name: 'spare', scopes: [UNRELATED_SCOPE] });
-  return { workspace, user, key };
+  return { workspace, user, key, source: await createSource(world, admin, workspace) };
 }
 
 /** Keys that differ in one property from a valid admin key, plus the ids the matrix points them at. */
@@ -202,11 +223,11 @@ interface Matrix {
   operations: Operation[];
   /** Org-wide admin key with every scope and a high rate limit. */
   admin: string;
-  /** The tenant's targets: workspace A, a member user with read on A, a spare key. */
+  /** The tenant's targets: workspace A, a member user with read on A, a spare key, a source linked to A. */
   ids: Ids;
   /** Workspace B: same organisation, outside the pinned key. */
   workspaceB: string;
-  /** The other organisation's workspace, user and key. */
+  /** The other organisation's workspace, user, key and source. */
   otherIds: Ids;
   keys: { pinnedToA: string; expired: string; revoked: string; onlyFromTenNet: string };
   keyWithout(scope: Scope): Promise<string>;
@@ -246,9 +267,14 @@ async function buildMatrix(t: TestContext): Promise<Matrix> {
     world,
     operations: authenticatedOperations(world.app),
     admin,
-    ids: { workspace: workspaceA, user: member, key: spare.id },
+    ids: { workspace: workspaceA, user: member, key: spare.id, source: await createSource(world, admin, workspaceA) },
     workspaceB,
-    otherIds: { workspace: world.other.libraryWorkspaceId, user: world.other.userId, key: otherKeyId },
+    otherIds: {
+      workspace: world.other.libraryWorkspaceId,
+      user: world.other.userId,
+      key: otherKeyId,
+      source: await createSource(world, world.other.key, world.other.libraryWorkspaceId),
+    },
     keys: {
       pinnedToA: (await createKey(world, { name: 'pinned to A', workspaceId: workspaceA })).key,
       expired: expired.key,

@@ -75,7 +75,42 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_at').execute();
     },
   },
+  '0002_sources': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('sources')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+        .addColumn('workspace_id', 'text')
+        .addColumn('parent_source_id', 'text')
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('name_key', 'text', (c) => c.notNull())
+        .addColumn('data_source', 'text', (c) => c.notNull())
+        .addColumn('data_format', 'text', (c) => c.notNull())
+        .addColumn('virtual', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('document_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('total_size', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_saved', 'text', (c) => c.notNull())
+        .addColumn('details', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema.createIndex('sources_org_created').on('sources').columns(['organisation_id', 'created_at', 'id']).execute();
+      await db.schema.createIndex('sources_org_parent').on('sources').columns(['organisation_id', 'parent_source_id']).execute();
+      await db.schema
+        .createTable('source_links')
+        .addColumn('source_id', 'text', (c) => c.notNull().references('sources.id').onDelete('cascade'))
+        .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('source_links_pk', ['source_id', 'workspace_id'])
+        .execute();
+      await db.schema.createIndex('source_links_workspace').on('source_links').columns(['workspace_id', 'source_id']).execute();
+    },
+  },
 };
+
+/** Names of the migration set, in order. */
+export const MIGRATION_NAMES = Object.keys(migrations).sort();
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

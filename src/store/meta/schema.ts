@@ -71,6 +71,33 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface SourcesTable {
+  id: string;
+  organisation_id: string;
+  /** The workspace it was created in (it may be linked to others). */
+  workspace_id: string | null;
+  parent_source_id: string | null;
+  name: string;
+  /** Lower-cased name: search and name ordering. */
+  name_key: string;
+  data_source: string;
+  data_format: 'Tabular' | 'Folder';
+  virtual: number;
+  document_count: number;
+  total_size: number;
+  created_at: string;
+  last_saved: string;
+  /** The rest of the spec's source record (schema entries, column metadata, batch ranges, ...) as JSON. */
+  details: string;
+  version: number;
+}
+
+export interface SourceLinksTable {
+  source_id: string;
+  workspace_id: string;
+  created_at: string;
+}
+
 export interface MetaDatabase {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -78,4 +105,6 @@ export interface MetaDatabase {
   workspace_members: WorkspaceMembersTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
+  sources: SourcesTable;
+  source_links: SourceLinksTable;
 }

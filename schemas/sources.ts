@@ -1,0 +1,91 @@
+import { type Static, Type } from 'typebox';
+import { Body, IgnoredIdentityFields, Nullable, Timestamp, ref } from './common.js';
+
+export const DataFormatSchema = Type.Union([Type.Literal('Tabular'), Type.Literal('Folder')]);
+
+/** Schema entry (spec, Source): one column as the service understands it. */
+export const SchemaEntrySchema = Type.Object(
+  {
+    field: Type.String(),
+    type: Type.String(),
+    subtype: Nullable(Type.String()),
+    availableTypes: Type.Array(Type.String()),
+    isIndex: Type.Boolean(),
+    categories: Nullable(Type.Array(Type.String())),
+    aliases: Type.Array(Type.String()),
+    description: Nullable(Type.String()),
+    displayWidth: Nullable(Type.Number()),
+    originalFormat: Nullable(Type.String()),
+    displayFormat: Nullable(Type.String()),
+    unit: Nullable(Type.String()),
+    unitModifier: Nullable(Type.String()),
+    dateOrderAssumed: Nullable(Type.Boolean()),
+  },
+  { $id: 'SchemaEntry', title: 'SchemaEntry' },
+);
+
+export const BatchRangeSchema = Type.Object({
+  hash: Type.String({ description: 'sha256 of the uploaded bytes' }),
+  fileName: Nullable(Type.String()),
+  uploadedAt: Timestamp,
+  rowStart: Type.Integer(),
+  rowEnd: Type.Integer(),
+});
+
+export const SourceSchema = Type.Object(
+  {
+    id: Type.String(),
+    workspaceId: Nullable(Type.String({ description: 'The workspace it was created in' })),
+    organisationId: Type.String(),
+    name: Type.String(),
+    parentSourceId: Nullable(Type.String()),
+    dataSource: Type.String({ description: 'Where the data comes from: upload, inline, connector:<type>, extraction' }),
+    dataFormat: DataFormatSchema,
+    description: Nullable(Type.String()),
+    richDescription: Nullable(Type.Object({ markdown: Type.String(), widgets: Type.Array(Type.Unknown()) })),
+    schemaEntries: Type.Array(ref(SchemaEntrySchema)),
+    ontologyMode: Type.Union([Type.Literal('auto'), Type.Literal('manual')]),
+    documentCount: Type.Integer({ description: 'Rows of a tabular source, files of a folder' }),
+    columnMetadata: Type.Record(Type.String(), Type.Unknown()),
+    extension: Nullable(Type.String()),
+    totalSize: Type.Integer({ description: 'Bytes received' }),
+    createdAt: Timestamp,
+    lastSaved: Timestamp,
+    virtual: Type.Boolean(),
+    ontologyStatus: Nullable(Type.String()),
+    ontologyError: Nullable(Type.String()),
+    extractionStatus: Nullable(Type.String()),
+    extractionError: Nullable(Type.String()),
+    pageCount: Nullable(Type.Integer()),
+    derivedFromDatasetIds: Type.Array(Type.String()),
+    derivedVia: Nullable(Type.String()),
+    extractionRecipe: Nullable(Type.Unknown()),
+    pendingAnnotationCount: Type.Integer(),
+    ontologyExcludedFields: Type.Array(Type.Object({ field: Type.String(), reason: Type.String(), source: Type.String() })),
+    batchRanges: Type.Array(BatchRangeSchema),
+    currentVersionId: Nullable(Type.String()),
+    latestVersionOrdinal: Type.Integer(),
+  },
+  { $id: 'Source', title: 'Source' },
+);
+export type Source = Static<typeof SourceSchema>;
+
+export const OrgSourceSchema = Type.Object(
+  { ...SourceSchema.properties, linkedWorkspaceIds: Type.Array(Type.String()) },
+  { $id: 'OrgSource', title: 'OrgSource' },
+);
+export type OrgSource = Static<typeof OrgSourceSchema>;
+
+export const CreateSourceBody = Body({
+  name: Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' }),
+  dataFormat: Type.Optional(DataFormatSchema),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  parentSourceId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
+  ...IgnoredIdentityFields,
+});
+export type CreateSource = Static<typeof CreateSourceBody>;
+
+export const LinkSourceBody = Body({ workspaceId: Type.String({ minLength: 1, maxLength: 64, description: 'The workspace to link the source to' }) });
+
+export const SOURCE_SORT_KEYS = ['createdAt', 'name', 'lastSaved', 'totalSize', 'documentCount'] as const;

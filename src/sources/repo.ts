@@ -1,0 +1,103 @@
+import { sql } from 'kysely';
+import type { PageRequest } from '../lib/page.js';
+import type { MetaDb } from '../store/meta/port.js';
+import type { SourcesTable } from '../store/meta/schema.js';
+
+export type SourceRow = SourcesTable;
+
+/** Sort keys of the organisation list, mapped to columns (names sort case-insensitively). */
+export const SORT_COLUMNS = {
+  createdAt: 'created_at',
+  name: 'name_key',
+  lastSaved: 'last_saved',
+  totalSize: 'total_size',
+  documentCount: 'document_count',
+} as const;
+export type SortKey = keyof typeof SORT_COLUMNS;
+
+export interface SourceFilter {
+  organisationId: string;
+  /** Only sources linked to one of these workspaces; null = every source of the organisation. */
+  visibleIn: string[] | null;
+  /** undefined = top-level only, 'all' = any depth, an id = the children of that source. */
+  parentId?: string;
+  format?: 'Tabular' | 'Folder';
+  search?: string;
+  excludeVirtual?: boolean;
+}
+
+export interface SourceOrder {
+  key: SortKey;
+  direction: 'asc' | 'desc';
+}
+
+export class SourceRepo {
+  constructor(private readonly db: MetaDb) {}
+
+  async insert(row: SourceRow, linkedTo: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx.insertInto('sources').values(row).execute();
+      await tx.insertInto('source_links').values({ source_id: row.id, workspace_id: linkedTo, created_at: row.created_at }).execute();
+    });
+  }
+
+  find(organisationId: string, id: string): Promise<SourceRow | undefined> {
+    return this.db.selectFrom('sources').selectAll().where('organisation_id', '=', organisationId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async linkedWorkspaceIds(sourceId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('source_links').select('workspace_id').where('source_id', '=', sourceId).orderBy('workspace_id').execute();
+    return rows.map((row) => row.workspace_id);
+  }
+
+  /** Keyset page over (sort column, id); the total counts the same filtered set. */
+  async list(filter: SourceFilter, order: SourceOrder, page: PageRequest): Promise<{ rows: SourceRow[]; total: number }> {
+    let query = this.db.selectFrom('sources').where('organisation_id', '=', filter.organisationId);
+    if (filter.visibleIn !== null) {
+      const visible = filter.visibleIn;
+      if (visible.length === 0) return { rows: [], total: 0 };
+      query = query.where('id', 'in', (eb) => eb.selectFrom('source_links').select('source_id').where('workspace_id', 'in', visible));
+    }
+    if (filter.parentId === undefined) query = query.where('parent_source_id', 'is', null);
+    else if (filter.parentId !== 'all') query = query.where('parent_source_id', '=', filter.parentId);
+    if (filter.format !== undefined) query = query.where('data_format', '=', filter.format);
+    if (filter.excludeVirtual === true) query = query.where('virtual', '=', 0);
+    if (filter.search !== undefined && filter.search !== '') {
+      const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where(sql<boolean>`name_key like ${pattern} escape '\\'`);
+    }
+    const { total } = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    const column = SORT_COLUMNS[order.key];
+    let rows = query.selectAll();
+    if (page.after !== null) {
+      const [value, id] = page.after as [string | number, string];
+      const comparison = order.direction === 'asc' ? '>' : '<';
+      rows = rows.where((eb) => eb(eb.refTuple(column, 'id'), comparison, eb.tuple(value, id)));
+    }
+    const result = await rows.orderBy(column, order.direction).orderBy('id', order.direction).limit(page.limit + 1).execute();
+    return { rows: result, total: Number(total) };
+  }
+
+  async hasChildren(organisationId: string, id: string): Promise<boolean> {
+    const child = await this.db.selectFrom('sources').select('id').where('organisation_id', '=', organisationId).where('parent_source_id', '=', id).limit(1).executeTakeFirst();
+    return child !== undefined;
+  }
+
+  async delete(organisationId: string, id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('sources').where('organisation_id', '=', organisationId).where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+
+  async link(sourceId: string, workspaceId: string, at: string): Promise<void> {
+    await this.db
+      .insertInto('source_links')
+      .values({ source_id: sourceId, workspace_id: workspaceId, created_at: at })
+      .onConflict((oc) => oc.columns(['source_id', 'workspace_id']).doNothing())
+      .execute();
+  }
+
+  async unlink(sourceId: string, workspaceId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('source_links').where('source_id', '=', sourceId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+}

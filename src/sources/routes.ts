@@ -1,0 +1,129 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { CreateSourceBody, DataFormatSchema, LinkSourceBody, OrgSourceSchema, SOURCE_SORT_KEYS, SourceSchema } from '../../schemas/sources.js';
+import type { SourceService } from './service.js';
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+const WsParams = IdParam('wsId', 'Workspace id');
+const WsSourceParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Source id') });
+const LinkParams = Type.Object({ id: Id('Source id'), wsId: Id('Workspace id') });
+
+export function sourceRoutes(app: FastifyInstance, sources: SourceService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.get('/sources', {
+    config: { scope: 'sources:read' },
+    schema: {
+      operationId: 'listOrganisationSources',
+      summary: 'List the sources of the organisation, including unlinked ones',
+      description:
+        'Organisation admins with an org-wide credential see every source; others see the sources linked to workspaces they can read. ' +
+        '`parentId`: omit for top-level sources, a source id for its children, `all` to flatten the tree. `search` matches names case-insensitively.',
+      tags: ['Sources'],
+      querystring: Type.Object(
+        {
+          ...PageQuery,
+          parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          format: Type.Optional(DataFormatSchema),
+          search: Type.Optional(Type.String({ maxLength: 200 })),
+          sortBy: Type.Optional(Type.Union(SOURCE_SORT_KEYS.map((key) => Type.Literal(key)), { default: 'createdAt' })),
+          sortDir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
+        },
+        { additionalProperties: false },
+      ),
+      response: { 200: listEnvelope(ref(SourceSchema)) },
+    },
+  }, async (request) => {
+    const page = await sources.listForOrganisation(request.principal, request.query);
+    return { data: page.items, pagination: page.pagination };
+  });
+
+  api.get('/sources/:id', {
+    config: { scope: 'sources:read' },
+    schema: {
+      operationId: 'getSource',
+      summary: 'Get a source with the workspaces it is linked to',
+      tags: ['Sources'],
+      params: IdParam('id', 'Source id'),
+      response: { 200: dataEnvelope(ref(OrgSourceSchema)) },
+    },
+  }, async (request) => ({ data: await sources.get(request.principal, request.params.id) }));
+
+  api.post('/sources/:id/links', {
+    config: { scope: 'sources:write' },
+    schema: {
+      operationId: 'linkSource',
+      summary: 'Link a source to another workspace of the organisation (write permission there); idempotent',
+      tags: ['Sources'],
+      params: IdParam('id', 'Source id'),
+      body: LinkSourceBody,
+      response: { 200: dataEnvelope(ref(OrgSourceSchema)) },
+    },
+  }, async (request) => ({ data: await sources.link(request.principal, request.params.id, request.body.workspaceId) }));
+
+  api.delete('/sources/:id/links/:wsId', {
+    config: { scope: 'sources:write' },
+    schema: {
+      operationId: 'unlinkSource',
+      summary: 'Remove a source from a workspace (full permission there); the source itself stays',
+      tags: ['Sources'],
+      params: LinkParams,
+      response: { 204: Type.Null({ description: 'Unlinked' }) },
+    },
+  }, async (request, reply) => {
+    await sources.unlink(request.principal, request.params.id, request.params.wsId);
+    return reply.code(204).send(null);
+  });
+
+  api.get('/workspaces/:wsId/sources', {
+    config: { scope: 'sources:read' },
+    schema: {
+      operationId: 'listWorkspaceSources',
+      summary: 'List the sources linked to a workspace (virtual sources excluded)',
+      description: '`parentId` narrows to the sources derived from that source.',
+      tags: ['Sources'],
+      params: WsParams,
+      querystring: Type.Object(
+        { ...PageQuery, parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), format: Type.Optional(DataFormatSchema) },
+        { additionalProperties: false },
+      ),
+      response: { 200: listEnvelope(ref(SourceSchema)) },
+    },
+  }, async (request) => {
+    const page = await sources.listForWorkspace(request.principal, request.params.wsId, request.query);
+    return { data: page.items, pagination: page.pagination };
+  });
+
+  api.post('/workspaces/:wsId/sources', {
+    config: { scope: 'sources:write' },
+    schema: {
+      operationId: 'createSource',
+      summary: 'Create an empty source (metadata only) linked to the workspace',
+      description: 'Data arrives later by upload, from-data or connector import (not built yet).',
+      tags: ['Sources'],
+      params: WsParams,
+      body: CreateSourceBody,
+      response: { 201: dataEnvelope(ref(SourceSchema)) },
+    },
+  }, async (request, reply) => {
+    reply.code(201);
+    return { data: await sources.create(request.principal, request.params.wsId, request.body) };
+  });
+
+  api.delete('/workspaces/:wsId/sources/:id', {
+    config: { scope: 'sources:delete', problems: [409] },
+    schema: {
+      operationId: 'deleteSource',
+      summary: 'Delete a source (full permission on every workspace it is linked to)',
+      description: 'A source with derived sources answers 409 until they are deleted.',
+      tags: ['Sources'],
+      params: WsSourceParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
+  }, async (request, reply) => {
+    await sources.delete(request.principal, request.params.wsId, request.params.id);
+    return reply.code(204).send(null);
+  });
+}

@@ -1,0 +1,201 @@
+import type { CreateSource, OrgSource, Source } from '../../schemas/sources.js';
+import type { Principal } from '../auth/principal.js';
+import { AppError, notFound } from '../errors.js';
+import type { CursorCodec } from '../lib/cursor.js';
+import { newId, nowIso } from '../lib/ids.js';
+import { filterScope, type Page, pageRequest, toPage } from '../lib/page.js';
+import type { WorkspaceAccess } from '../workspaces/access.js';
+import type { WorkspaceRepo } from '../workspaces/repo.js';
+import type { SourceFilter, SourceOrder, SourceRepo, SourceRow, SortKey } from './repo.js';
+import { SORT_COLUMNS } from './repo.js';
+
+/** The members of a source record kept in the `details` JSON column. */
+type SourceDetails = Omit<Source, 'id' | 'workspaceId' | 'organisationId' | 'name' | 'parentSourceId' | 'dataSource' | 'dataFormat' | 'virtual' | 'documentCount' | 'totalSize' | 'createdAt' | 'lastSaved'>;
+
+const emptyDetails = (description: string | null): SourceDetails => ({
+  description,
+  richDescription: null,
+  schemaEntries: [],
+  ontologyMode: 'auto',
+  columnMetadata: {},
+  extension: null,
+  ontologyStatus: null,
+  ontologyError: null,
+  extractionStatus: null,
+  extractionError: null,
+  pageCount: null,
+  derivedFromDatasetIds: [],
+  derivedVia: null,
+  extractionRecipe: null,
+  pendingAnnotationCount: 0,
+  ontologyExcludedFields: [],
+  batchRanges: [],
+  currentVersionId: null,
+  latestVersionOrdinal: 0,
+});
+
+export function toSource(row: SourceRow): Source {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    organisationId: row.organisation_id,
+    name: row.name,
+    parentSourceId: row.parent_source_id,
+    dataSource: row.data_source,
+    dataFormat: row.data_format,
+    virtual: row.virtual === 1,
+    documentCount: row.document_count,
+    totalSize: row.total_size,
+    createdAt: row.created_at,
+    lastSaved: row.last_saved,
+    ...(JSON.parse(row.details) as SourceDetails),
+  };
+}
+
+export interface OrgListQuery {
+  limit?: number;
+  cursor?: string;
+  parentId?: string;
+  format?: 'Tabular' | 'Folder';
+  search?: string;
+  sortBy?: SortKey;
+  sortDir?: 'asc' | 'desc';
+}
+
+/**
+ * Sources belong to the organisation; a workspace sees one through a link. Who sees what: an organisation admin
+ * with an org-wide credential sees every source, anyone else the sources linked to workspaces they can read.
+ */
+export class SourceService {
+  constructor(
+    private readonly repo: SourceRepo,
+    private readonly workspaces: WorkspaceRepo,
+    private readonly access: WorkspaceAccess,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  async create(principal: Principal, workspaceId: string, input: CreateSource): Promise<Source> {
+    await this.access.require(principal, workspaceId, 'write');
+    const parentId = input.parentSourceId ?? null;
+    if (parentId !== null && !(await this.isVisible(principal, parentId))) {
+      throw new AppError('validation_failed', `Source ${parentId} is not a source you can see`, {
+        errors: [{ location: 'body/parentSourceId', message: 'unknown source' }],
+      });
+    }
+    const now = nowIso();
+    const row: SourceRow = {
+      id: newId('src'),
+      organisation_id: principal.organisationId,
+      workspace_id: workspaceId,
+      parent_source_id: parentId,
+      name: input.name.trim(),
+      name_key: input.name.trim().toLowerCase(),
+      data_source: 'upload',
+      data_format: input.dataFormat ?? 'Tabular',
+      virtual: 0,
+      document_count: 0,
+      total_size: 0,
+      created_at: now,
+      last_saved: now,
+      details: JSON.stringify(emptyDetails(input.description ?? null)),
+      version: 1,
+    };
+    await this.repo.insert(row, workspaceId);
+    return toSource(row);
+  }
+
+  async listForOrganisation(principal: Principal, query: OrgListQuery): Promise<Page<Source>> {
+    const order: SourceOrder = { key: query.sortBy ?? 'createdAt', direction: query.sortDir ?? 'desc' };
+    const filter: SourceFilter = {
+      organisationId: principal.organisationId,
+      visibleIn: await this.visibleWorkspaces(principal),
+      ...(query.parentId !== undefined && { parentId: query.parentId }),
+      ...(query.format !== undefined && { format: query.format }),
+      ...(query.search !== undefined && { search: query.search }),
+    };
+    return this.page(filter, order, query, { list: 'sources', ...filter, visibleIn: null, order });
+  }
+
+  async listForWorkspace(principal: Principal, workspaceId: string, query: { limit?: number; cursor?: string; parentId?: string; format?: 'Tabular' | 'Folder' }): Promise<Page<Source>> {
+    await this.access.require(principal, workspaceId, 'read');
+    const filter: SourceFilter = {
+      organisationId: principal.organisationId,
+      visibleIn: [workspaceId],
+      parentId: query.parentId ?? 'all',
+      excludeVirtual: true,
+      ...(query.format !== undefined && { format: query.format }),
+    };
+    const order: SourceOrder = { key: 'createdAt', direction: 'desc' };
+    return this.page(filter, order, query, { list: 'workspace-sources', ...filter, order });
+  }
+
+  async get(principal: Principal, id: string): Promise<OrgSource> {
+    const row = await this.visibleSource(principal, id);
+    return { ...toSource(row), linkedWorkspaceIds: await this.repo.linkedWorkspaceIds(id) };
+  }
+
+  /** Deleting a source removes it from every workspace, so it needs full permission on each one it is linked to. */
+  async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
+    await this.access.require(principal, workspaceId, 'full');
+    const row = await this.repo.find(principal.organisationId, id);
+    const linked = row === undefined ? [] : await this.repo.linkedWorkspaceIds(id);
+    if (row === undefined || !linked.includes(workspaceId)) throw notFound('Source', id);
+    for (const other of linked) await this.access.require(principal, other, 'full');
+    if (await this.repo.hasChildren(principal.organisationId, id)) {
+      throw new AppError('conflict', `Source ${id} has derived sources; delete them first`);
+    }
+    await this.repo.delete(principal.organisationId, id);
+  }
+
+  async link(principal: Principal, id: string, workspaceId: string): Promise<OrgSource> {
+    await this.visibleSource(principal, id);
+    await this.access.require(principal, workspaceId, 'write');
+    await this.repo.link(id, workspaceId, nowIso());
+    return this.get(principal, id);
+  }
+
+  async unlink(principal: Principal, id: string, workspaceId: string): Promise<void> {
+    await this.visibleSource(principal, id);
+    await this.access.require(principal, workspaceId, 'full');
+    if (!(await this.repo.unlink(id, workspaceId))) throw notFound('Link to workspace', workspaceId);
+  }
+
+  private async page(filter: SourceFilter, order: SourceOrder, query: { limit?: number; cursor?: string }, scopeOf: Record<string, unknown>): Promise<Page<Source>> {
+    const scope = filterScope({ ...scopeOf, order: `${order.key}:${order.direction}` });
+    const page = pageRequest(this.cursors, query, scope);
+    const { rows, total } = await this.repo.list(filter, order, page);
+    const column = SORT_COLUMNS[order.key];
+    return toPage(this.cursors, rows, page, total, scope, (row) => [row[column], row.id], toSource);
+  }
+
+  /** Workspace ids whose sources the principal may see; null = all of the organisation. */
+  private async visibleWorkspaces(principal: Principal): Promise<string[] | null> {
+    if (principal.workspaceId !== null) {
+      return (await this.access.levelOf(principal, principal.workspaceId)) === undefined ? [] : [principal.workspaceId];
+    }
+    if (principal.isOrgAdmin) return null;
+    return (await this.workspaces.listVisible(principal.organisationId, principal.userId)).map((w) => w.id);
+  }
+
+  private async isVisible(principal: Principal, id: string): Promise<boolean> {
+    return this.visibleSource(principal, id).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof AppError) return false;
+        throw error;
+      },
+    );
+  }
+
+  /** 404 outside the organisation; 403 inside it when no workspace the caller can read links it. */
+  private async visibleSource(principal: Principal, id: string): Promise<SourceRow> {
+    const row = await this.repo.find(principal.organisationId, id);
+    if (row === undefined) throw notFound('Source', id);
+    const visible = await this.visibleWorkspaces(principal);
+    if (visible !== null) {
+      const linked = await this.repo.linkedWorkspaceIds(id);
+      if (!linked.some((w) => visible.includes(w))) throw new AppError('forbidden', `No workspace you can read links source ${id}`);
+    }
+    return row;
+  }
+}
