@@ -1,0 +1,62 @@
+/**
+ * Number recognisers for text cells: plain and thousands-grouped integers and decimals, decimal commas,
+ * percentages and currency amounts. Each answers the parsed value and what it saw, or null.
+ */
+export interface ParsedNumber {
+  value: number;
+  integer: boolean;
+  /** Grouping seen: 1,234 / 1 234 / 1.234,5 (decimal comma). */
+  grouping: 'none' | 'comma' | 'space' | 'dot';
+  decimalComma: boolean;
+  /** '%' or an ISO 4217 code. */
+  unit: string | null;
+}
+
+const CURRENCY_SYMBOLS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', CHF: 'CHF' };
+const ISO_CODES = /^(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|SEK|NOK|DKK|KRW|BRL|MXN)$/;
+
+const PLAIN = /^[+-]?(\d+)(\.\d+)?([eE][+-]?\d+)?$/;
+const LEADING_DOT = /^[+-]?\.\d+([eE][+-]?\d+)?$/;
+const COMMA_GROUPED = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/;
+const SPACE_GROUPED = /^[+-]?\d{1,3}([ \u00a0\u202f]\d{3})+([.,]\d+)?$/;
+const DOT_GROUPED_DECIMAL_COMMA = /^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$/;
+const DECIMAL_COMMA = /^[+-]?\d+,\d+$/;
+
+/** Strips accounting parentheses (negative), a currency symbol or code (either side) or a trailing percent sign. */
+function splitUnit(text: string): { body: string; unit: string | null } {
+  let body = text.trim();
+  const parenthesised = /^\((.*)\)$/.exec(body);
+  if (parenthesised !== null) body = parenthesised[1]!.trim();
+  const sign = parenthesised !== null ? '-' : '';
+  if (body.endsWith('%')) return { body: sign + body.slice(0, -1).trim(), unit: '%' };
+  for (const [symbol, code] of Object.entries(CURRENCY_SYMBOLS)) {
+    if (body.startsWith(symbol)) return { body: sign + body.slice(symbol.length).trim(), unit: code };
+    if (body.endsWith(symbol)) return { body: sign + body.slice(0, -symbol.length).trim(), unit: code };
+    if (body.startsWith(`-${symbol}`)) return { body: `-${body.slice(symbol.length + 1).trim()}`, unit: code };
+  }
+  const code = /^([A-Z]{3})\s*(.+)$/.exec(body) ?? /^(.+?)\s*([A-Z]{3})$/.exec(body);
+  if (code !== null) {
+    const [iso, amount] = ISO_CODES.test(code[1]!) ? [code[1]!, code[2]!] : [code[2]!, code[1]!];
+    if (ISO_CODES.test(iso)) return { body: sign + amount.trim(), unit: iso };
+  }
+  return { body: sign + body, unit: null };
+}
+
+/** The number in canonical form ("-1234.5") with how it was written, or null. */
+function normalise(body: string): { text: string; grouping: ParsedNumber['grouping']; decimalComma: boolean } | null {
+  if (PLAIN.test(body) || LEADING_DOT.test(body)) return { text: body, grouping: 'none', decimalComma: false };
+  if (COMMA_GROUPED.test(body)) return { text: body.replaceAll(',', ''), grouping: 'comma', decimalComma: false };
+  if (SPACE_GROUPED.test(body)) return { text: body.replace(/[ \u00a0\u202f]/g, '').replace(',', '.'), grouping: 'space', decimalComma: body.includes(',') };
+  if (DOT_GROUPED_DECIMAL_COMMA.test(body)) return { text: body.replaceAll('.', '').replace(',', '.'), grouping: 'dot', decimalComma: body.includes(',') };
+  if (DECIMAL_COMMA.test(body)) return { text: body.replace(',', '.'), grouping: 'none', decimalComma: true };
+  return null;
+}
+
+export function parseNumber(text: string): ParsedNumber | null {
+  const { body, unit } = splitUnit(text);
+  const number = body === '' ? null : normalise(body);
+  if (number === null) return null;
+  const value = Number(number.text);
+  if (!Number.isFinite(value)) return null;
+  return { value, integer: /^[+-]?\d+$/.test(number.text), grouping: number.grouping, decimalComma: number.decimalComma, unit };
+}
