@@ -73,3 +73,28 @@ test('on PostgreSQL, the same Idempotency-Key sent to two processes creates one 
   assert.deepEqual(second.body, first.body);
   assert.equal(second.headers['idempotent-replayed'], 'true');
 });
+
+test('on PostgreSQL, source lists search, sort and page like on SQLite', async (t) => {
+  const processes = await twoProcesses(t);
+  if (processes === undefined) return;
+  const [a, b] = processes;
+  const ws = (await a.call({ method: 'POST', url: '/api/v1/workspaces', body: { name: `Sources ${newId('n')}` } })).body.data.id;
+  for (const name of ['beta_1', 'Alpha 100%', 'gamma', 'alpha 2']) {
+    assert.equal((await a.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/sources`, body: { name } })).status, 201);
+  }
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const url: string = `/api/v1/workspaces/${ws}/sources?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await b.call({ method: 'GET', url });
+    seen.push(...res.body.data.map((s: { name: string }) => s.name));
+    cursor = res.body.pagination.cursor;
+  } while (cursor !== null);
+  assert.deepEqual(seen, ['alpha 2', 'gamma', 'Alpha 100%', 'beta_1'], 'newest first across pages');
+  const byName = await b.call({ method: 'GET', url: `/api/v1/sources?search=ALPHA&sortBy=name&sortDir=asc&limit=1` });
+  assert.equal(byName.body.pagination.total, 2);
+  const next = await b.call({ method: 'GET', url: `/api/v1/sources?search=ALPHA&sortBy=name&sortDir=asc&limit=1&cursor=${encodeURIComponent(byName.body.pagination.cursor)}` });
+  assert.deepEqual([byName.body.data[0].name, next.body.data[0].name], ['Alpha 100%', 'alpha 2']);
+  const literal = await b.call({ method: 'GET', url: `/api/v1/sources?search=${encodeURIComponent('_')}` });
+  assert.deepEqual(literal.body.data.map((s: { name: string }) => s.name), ['beta_1']);
+});
