@@ -130,8 +130,8 @@ export class SourceService {
   }
 
   async get(principal: Principal, id: string): Promise<OrgSource> {
-    const row = await this.visibleSource(principal, id);
-    return { ...toSource(row), linkedWorkspaceIds: await this.repo.linkedWorkspaceIds(id) };
+    const { row, linked } = await this.visibleSource(principal, id);
+    return { ...toSource(row), linkedWorkspaceIds: linked };
   }
 
   /** Deleting a source removes it from every workspace, so it needs full permission on each one it is linked to. */
@@ -188,14 +188,14 @@ export class SourceService {
   }
 
   /** 404 outside the organisation; 403 inside it when no workspace the caller can read links it. */
-  private async visibleSource(principal: Principal, id: string): Promise<SourceRow> {
+  private async visibleSource(principal: Principal, id: string): Promise<{ row: SourceRow; linked: string[] }> {
     const row = await this.repo.find(principal.organisationId, id);
     if (row === undefined) throw notFound('Source', id);
+    const linked = await this.repo.linkedWorkspaceIds(id);
     const visible = await this.visibleWorkspaces(principal);
-    if (visible !== null) {
-      const linked = await this.repo.linkedWorkspaceIds(id);
-      if (!linked.some((w) => visible.includes(w))) throw new AppError('forbidden', `No workspace you can read links source ${id}`);
+    if (visible !== null && !linked.some((w) => visible.includes(w))) {
+      throw new AppError('forbidden', `No workspace you can read links source ${id}`);
     }
-    return row;
+    return { row, linked };
   }
 }
