@@ -86,6 +86,20 @@ export const CreateSourceBody = Body({
 });
 export type CreateSource = Static<typeof CreateSourceBody>;
 
+/** Inline rows (POST .../sources/from-data); bounded by the JSON body limit. */
+export const FromDataBody = Body({
+  name: Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' }),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  rows: Type.Array(Type.Record(Type.String({ minLength: 1, maxLength: 300 }), Type.Unknown()), {
+    minItems: 1,
+    maxItems: 100_000,
+    description: 'Records keyed by column; columns are the union of the keys, in order of first appearance',
+  }),
+  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
+  ...IgnoredIdentityFields,
+});
+export type FromData = Static<typeof FromDataBody>;
+
 export const LinkSourceBody = Body({ workspaceId: Type.String({ minLength: 1, maxLength: 64, description: 'The workspace to link the source to' }) });
 
 export const SOURCE_SORT_KEYS = ['createdAt', 'name', 'lastSaved', 'totalSize', 'documentCount'] as const;

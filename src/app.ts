@@ -66,6 +66,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   installOperations(app, [
     { name: 'metadataStore', check: () => context.meta.ping() },
     { name: 'rateLimiter', check: () => context.limiter.ping() },
+    { name: 'dataStore', check: () => context.data().ping() },
   ]);
 
   await app.register(

@@ -10,6 +10,8 @@ import { createMemoryRateLimiter } from './store/limiter/memory.js';
 import type { RateLimiter } from './store/limiter/port.js';
 import { createRedisRateLimiter } from './store/limiter/redis.js';
 import { openMetaStore } from './store/meta/open.js';
+import { openDataStore } from './store/data/open.js';
+import type { DataStore } from './store/data/port.js';
 import { createMemoryBus } from './store/bus/memory.js';
 import type { InvalidationBus } from './store/bus/port.js';
 import { createRedisBus } from './store/bus/redis.js';
@@ -28,6 +30,8 @@ export interface Context {
   meta: MetaStore;
   limiter: RateLimiter;
   bus: InvalidationBus;
+  /** The data store, opened on first use (the CLI never needs it). */
+  data(): DataStore;
   cursors: CursorCodec;
   organisations: OrganisationService;
   apiKeys: ApiKeyService;
@@ -41,6 +45,7 @@ export interface Context {
 
 export interface ContextOverrides {
   meta?: MetaStore;
+  data?: DataStore;
   limiter?: RateLimiter;
   bus?: InvalidationBus;
 }
@@ -51,6 +56,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const limiter = overrides.limiter ?? (config.redisUrl !== null ? await createRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter());
   const bus = overrides.bus ?? (config.redisUrl !== null ? await createRedisBus(config.redisUrl) : createMemoryBus());
   const unique = meta.isUniqueViolation;
+  let dataStore: DataStore | undefined = overrides.data;
+  const data = () => (dataStore ??= openDataStore(config));
   const cursors = new CursorCodec(deriveKey(secret, 'cursor'));
   const apiKeyRepo = new ApiKeyRepo(meta.db);
   const userRepo = new UserRepo(meta.db);
@@ -62,15 +69,17 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     meta,
     limiter,
     bus,
+    data,
     cursors,
     organisations: new OrganisationService(new OrganisationRepo(meta.db), apiKeyRepo, unique),
     apiKeys,
     users: new UserService(userRepo, cursors, unique),
     workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
     workspaceAccess,
-    sources: new SourceService(new SourceRepo(meta.db), workspaceRepo, workspaceAccess, cursors),
+    sources: new SourceService(new SourceRepo(meta.db), workspaceRepo, workspaceAccess, cursors, data),
     idempotency: new IdempotencyRepo(meta.db, unique),
     async close() {
+      await dataStore?.close();
       await bus.close();
       await limiter.close();
       await meta.close();

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
-import { CreateSourceBody, DataFormatSchema, LinkSourceBody, OrgSourceSchema, SOURCE_SORT_KEYS, SourceSchema } from '../../schemas/sources.js';
+import { CreateSourceBody, DataFormatSchema, FromDataBody, LinkSourceBody, OrgSourceSchema, SOURCE_SORT_KEYS, SourceSchema } from '../../schemas/sources.js';
 import type { SourceService } from './service.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
@@ -110,6 +110,25 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
   }, async (request, reply) => {
     reply.code(201);
     return { data: await sources.create(request.principal, request.params.wsId, request.body) };
+  });
+
+  api.post('/workspaces/:wsId/sources/from-data', {
+    config: { scope: 'sources:write' },
+    schema: {
+      operationId: 'createSourceFromData',
+      summary: 'Create a tabular source from inline records',
+      description:
+        'Columns are the union of the record keys; their schema is inferred from the values (numbers with grouping, ' +
+        'percent and currency units, booleans, dates and datetimes with format detection, JSON arrays and objects, ' +
+        'categorical vs free text, identifiers). The records become the first batch and version of the source.',
+      tags: ['Sources'],
+      params: WsParams,
+      body: FromDataBody,
+      response: { 201: dataEnvelope(ref(SourceSchema)) },
+    },
+  }, async (request, reply) => {
+    reply.code(201);
+    return { data: await sources.createFromData(request.principal, request.params.wsId, request.body) };
   });
 
   api.delete('/workspaces/:wsId/sources/:id', {

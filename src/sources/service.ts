@@ -1,10 +1,12 @@
-import type { CreateSource, OrgSource, Source } from '../../schemas/sources.js';
+import type { CreateSource, FromData, OrgSource, Source } from '../../schemas/sources.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, notFound } from '../errors.js';
 import type { CursorCodec } from '../lib/cursor.js';
 import { newId, nowIso } from '../lib/ids.js';
 import { filterScope, type Page, pageRequest, toPage } from '../lib/page.js';
+import type { DataStore } from '../store/data/port.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
+import { ROW_COLUMN, fieldsOf, ingestRecords } from './from-data.js';
 import type { WorkspaceRepo } from '../workspaces/repo.js';
 import type { SourceFilter, SourceOrder, SourceRepo, SourceRow, SortKey } from './repo.js';
 import { SORT_COLUMNS } from './repo.js';
@@ -72,7 +74,53 @@ export class SourceService {
     private readonly workspaces: WorkspaceRepo,
     private readonly access: WorkspaceAccess,
     private readonly cursors: CursorCodec,
+    /** Opened on first use: processes that never touch rows (the CLI) never load the data engine. */
+    private readonly data: () => DataStore,
   ) {}
+
+  /** A tabular source from inline records: schema inferred, rows stored as its first batch and version. */
+  async createFromData(principal: Principal, workspaceId: string, input: FromData): Promise<Source> {
+    await this.access.require(principal, workspaceId, 'write');
+    if (fieldsOf(input.rows).includes(ROW_COLUMN)) {
+      throw new AppError('validation_failed', `The column name ${ROW_COLUMN} is reserved`, { errors: [{ location: 'body/rows', message: `reserved column ${ROW_COLUMN}` }] });
+    }
+    const id = newId('src');
+    const table = { organisationId: principal.organisationId, tableId: id };
+    const batch = await ingestRecords(this.data(), table, input.rows);
+    const now = nowIso();
+    const details: SourceDetails = {
+      ...emptyDetails(input.description ?? null),
+      schemaEntries: batch.columns,
+      extension: 'json',
+      batchRanges: [{ hash: batch.hash, fileName: null, uploadedAt: now, rowStart: 0, rowEnd: batch.rowCount - 1 }],
+      currentVersionId: newId('ver'),
+      latestVersionOrdinal: 1,
+    };
+    const row: SourceRow = {
+      id,
+      organisation_id: principal.organisationId,
+      workspace_id: workspaceId,
+      parent_source_id: null,
+      name: input.name.trim(),
+      name_key: input.name.trim().toLowerCase(),
+      data_source: 'inline',
+      data_format: 'Tabular',
+      virtual: 0,
+      document_count: batch.rowCount,
+      total_size: batch.bytes,
+      created_at: now,
+      last_saved: now,
+      details: JSON.stringify(details),
+      version: 1,
+    };
+    try {
+      await this.repo.insert(row, workspaceId);
+    } catch (error) {
+      await this.data().dropTable(table).catch(() => undefined);
+      throw error;
+    }
+    return toSource(row);
+  }
 
   async create(principal: Principal, workspaceId: string, input: CreateSource): Promise<Source> {
     await this.access.require(principal, workspaceId, 'write');
@@ -145,6 +193,7 @@ export class SourceService {
       throw new AppError('conflict', `Source ${id} has derived sources; delete them first`);
     }
     await this.repo.delete(principal.organisationId, id);
+    if (row.document_count > 0) await this.data().dropTable({ organisationId: principal.organisationId, tableId: id });
   }
 
   async link(principal: Principal, id: string, workspaceId: string): Promise<OrgSource> {

@@ -3,6 +3,11 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Context, type ContextOverrides, createContext } from '../../src/context.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openChdbDataStore } from '../../src/store/data/open.js';
+import type { DataStore } from '../../src/store/data/port.js';
 import { openEmbeddedMetaStore } from '../../src/store/meta/embedded.js';
 import { assertMatchesOpenApi } from './openapi-validator.js';
 
@@ -39,6 +44,22 @@ export interface Response {
   raw: LightMyRequestResponse;
 }
 
+let sharedData: DataStore | undefined;
+
+/**
+ * chDB allows one data directory per process (DESIGN.md), so every app of a test process shares one embedded
+ * data store; organisations keep their data apart. Apps "closing" it leave it open for the next test.
+ */
+export function sharedDataStore(): DataStore {
+  if (sharedData === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'causa-test-data-'));
+    const store = openChdbDataStore(dir);
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    sharedData = { ...store, close: async () => undefined };
+  }
+  return sharedData;
+}
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig({ CAUSA_DATA_DIR: '/tmp/causa-test-unused', LOG_LEVEL: 'silent' }),
@@ -54,7 +75,11 @@ export async function buildTestApp(
   config = testConfig(),
   beforeReady?: (app: FastifyInstance) => void,
 ): Promise<TestApp> {
-  const context = await createContext(config, { meta: overrides.meta ?? (await openEmbeddedMetaStore(':memory:')), ...overrides });
+  const context = await createContext(config, {
+    meta: overrides.meta ?? (await openEmbeddedMetaStore(':memory:')),
+    data: overrides.data ?? sharedDataStore(),
+    ...overrides,
+  });
   const app = await buildApp(context, { logger: false });
   beforeReady?.(app);
   await app.ready();

@@ -46,6 +46,7 @@ const SAMPLES: Record<string, Sample> = {
   unlinkSource: {},
   listWorkspaceSources: {},
   createSource: { body: { name: 'Matrix sample source', dataFormat: 'Tabular' } },
+  createSourceFromData: { body: { name: 'Matrix inline source', rows: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] } },
   deleteSource: {},
 };
 

@@ -7,7 +7,7 @@ test('healthz and readyz answer without a credential when the stores are reachab
   assert.deepEqual((await call({ method: 'GET', url: '/healthz', key: null })).body, { status: 'ok' });
   const ready = await call({ method: 'GET', url: '/readyz', key: null });
   assert.equal(ready.status, 200);
-  assert.deepEqual(ready.body.checks, { metadataStore: 'ok', rateLimiter: 'ok' });
+  assert.deepEqual(ready.body.checks, { metadataStore: 'ok', rateLimiter: 'ok', dataStore: 'ok' });
 });
 
 test('readyz answers 503 naming the store that is down', async (t) => {

@@ -1,0 +1,72 @@
+import { DATE_FORMATS, readDate } from './dates.js';
+import type { InferredColumn } from './infer-schema.js';
+import { isNullCell } from './infer-schema.js';
+import { parseNumber } from './numbers.js';
+
+/** How each inferred column type is stored in the data engine (all nullable: cells may be empty). */
+export function storageType(column: InferredColumn): string {
+  switch (column.type) {
+    case 'integer':
+      return 'Nullable(Int64)';
+    case 'decimal':
+      return 'Nullable(Float64)';
+    case 'boolean':
+      return 'Nullable(Bool)';
+    case 'date':
+      return 'Nullable(Date32)';
+    case 'datetime':
+      return "Nullable(DateTime64(3, 'UTC'))";
+    case 'categorical':
+      return 'LowCardinality(Nullable(String))';
+    case 'array':
+      return column.subtype === 'integer' || column.subtype === 'decimal' ? 'Array(Nullable(Float64))'
+        : column.subtype === 'boolean' ? 'Array(Nullable(Bool))'
+        : column.subtype === 'text' ? 'Array(Nullable(String))'
+        : 'Nullable(String)';
+    default:
+      return 'Nullable(String)';
+  }
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** A cell's text as the stored value of its column (JSONEachRow), or null when it is empty or does not convert. */
+export function convertCell(column: InferredColumn, cell: string | null): unknown {
+  if (isNullCell(cell)) return column.type === 'array' && storageType(column).startsWith('Array') ? [] : null;
+  const text = cell!.trim();
+  switch (column.type) {
+    case 'integer':
+    case 'decimal':
+      return parseNumber(text)?.value ?? null;
+    case 'boolean':
+      return ['true', 'yes', 'y', 't', '1'].includes(text.toLowerCase());
+    case 'date': {
+      const format = DATE_FORMATS.find((f) => f.name === column.originalFormat);
+      const parts = format === undefined ? null : readDate(format, text);
+      return parts === null ? null : `${pad(parts.year, 4)}-${pad(parts.month)}-${pad(parts.day)}`;
+    }
+    case 'datetime':
+      return toUtcDateTime(column, text);
+    case 'array':
+      return storageType(column).startsWith('Array') ? (JSON.parse(text) as unknown[]) : text;
+    default:
+      return text;
+  }
+}
+
+/** Datetime cells become UTC "YYYY-MM-DD HH:MM:SS.mmm"; a stated zone offset is applied, none means UTC. */
+function toUtcDateTime(column: InferredColumn, text: string): string | null {
+  const format = DATE_FORMATS.find((f) => f.name === column.originalFormat);
+  const groups = format?.pattern.exec(text)?.groups;
+  const parts = format === undefined ? null : readDate(format, text);
+  if (groups === undefined || parts === null) return null;
+  const fraction = Number(`0.${groups.fraction ?? '0'}`);
+  let ms = Date.UTC(parts.year, parts.month - 1, parts.day, Number(groups.hour ?? 0), Number(groups.minute ?? 0), Number(groups.second ?? 0)) + Math.round(fraction * 1000);
+  const zone = groups.zone;
+  if (zone !== undefined && zone !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  }
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}

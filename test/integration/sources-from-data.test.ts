@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ROW_COLUMN } from '../../src/sources/from-data.js';
+import { buildTestApp } from '../helpers/app.js';
+
+const API = '/api/v1';
+
+const ROWS = [
+  { order_id: 'A-1', placed: '2024-01-05', revenue: '1,200.50', margin: '12%', paid: 'yes', region: 'north', tags: ['x', 'y'], at: '2024-01-05T10:00:00+02:00' },
+  { order_id: 'A-2', placed: '2024-02-29', revenue: 99, margin: '7.5%', paid: 'no', region: 'south', tags: [], at: '2024-01-06T00:00:00Z' },
+  { order_id: 'A-3', placed: null, revenue: '12', margin: '-3%', paid: 'yes', region: 'north', tags: ['z'], at: null },
+  { order_id: 'A-4', placed: '2023-12-31', revenue: '', margin: '0%', paid: 'n', region: 'north', tags: ['x'], at: '2024-01-07T23:59:59.5Z' },
+];
+
+test('inline records become a tabular source with an inferred schema, one batch and a first version', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const res = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'Orders', description: 'inline', rows: ROWS } });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const source = res.body.data;
+  assert.equal(source.dataSource, 'inline');
+  assert.equal(source.documentCount, 4);
+  assert.ok(source.totalSize > 0);
+  assert.equal(source.latestVersionOrdinal, 1);
+  assert.match(source.currentVersionId, /^ver_/);
+  assert.equal(source.batchRanges.length, 1);
+  assert.deepEqual([source.batchRanges[0].rowStart, source.batchRanges[0].rowEnd], [0, 3]);
+  assert.match(source.batchRanges[0].hash, /^[0-9a-f]{64}$/);
+  const types = Object.fromEntries(source.schemaEntries.map((e: { field: string; type: string }) => [e.field, e.type]));
+  assert.deepEqual(types, { order_id: 'text', placed: 'date', revenue: 'decimal', margin: 'decimal', paid: 'boolean', region: 'categorical', tags: 'array', at: 'datetime' });
+  const byField = Object.fromEntries(source.schemaEntries.map((e: { field: string }) => [e.field, e]));
+  assert.equal(byField.order_id.isIndex, true);
+  assert.equal(byField.margin.unit, '%');
+
+  // The rows are stored converted, in order, in the organisation's own database.
+  const rows = await app.context.data().query<Record<string, unknown>>(
+    app.tenant.organisationId,
+    (sql) => `SELECT * FROM ${sql.table(source.id)} ORDER BY ${sql.column(ROW_COLUMN)}`,
+  );
+  assert.deepEqual(rows.map((r) => r.order_id), ['A-1', 'A-2', 'A-3', 'A-4']);
+  assert.deepEqual(rows.map((r) => r.revenue), [1200.5, 99, 12, null]);
+  assert.deepEqual(rows.map((r) => r.margin), [12, 7.5, -3, 0]);
+  assert.deepEqual(rows.map((r) => r.paid), [true, false, true, false]);
+  assert.deepEqual(rows.map((r) => r.placed), ['2024-01-05', '2024-02-29', null, '2023-12-31']);
+  assert.deepEqual(rows.map((r) => r.tags), [['x', 'y'], [], ['z'], ['x']]);
+  assert.deepEqual(rows.map((r) => r.at), ['2024-01-05 08:00:00.000', '2024-01-06 00:00:00.000', null, '2024-01-07 23:59:59.500']);
+
+  // Another organisation cannot reach the rows, and deleting the source drops them.
+  await assert.rejects(app.context.data().query(app.other.organisationId, (sql) => `SELECT * FROM ${sql.table(source.id)}`));
+  assert.equal((await app.call({ method: 'DELETE', url: `${API}/workspaces/${ws}/sources/${source.id}` })).status, 204);
+  await assert.rejects(app.context.data().query(app.tenant.organisationId, (sql) => `SELECT * FROM ${sql.table(source.id)}`));
+});
+
+test('bad inline records answer 422 and store nothing', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  for (const [body, pattern] of [
+    [{ name: 'x', rows: [] }, /rows/],
+    [{ name: 'x', rows: [1, 2] }, /rows/],
+    [{ name: 'x', rows: [{ [ROW_COLUMN]: 1 }] }, new RegExp(ROW_COLUMN)],
+    [{ rows: [{ a: 1 }] }, /name/],
+  ] as const) {
+    const res = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body });
+    assert.equal(res.status, 422, JSON.stringify(body));
+    assert.match(JSON.stringify(res.body), pattern);
+  }
+  assert.equal((await app.call({ method: 'GET', url: `${API}/sources?parentId=all` })).body.pagination.total, 0);
+});
