@@ -111,10 +111,11 @@ test('deleting a workspace revokes the keys pinned to it', async (t) => {
 
 test('an expired key answers 401 naming the expiry', async (t) => {
   const { call } = await buildTestApp(t);
-  const soon = new Date(Date.now() + 300).toISOString();
+  // Expiry is checked against the clock on every request, cached credential or not.
+  const soon = new Date(Date.now() + 1500).toISOString();
   const key = (await call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'short', scopes: ['sources:read'], expiresAt: soon } })).body.data.key;
   assert.equal((await call({ method: 'GET', url: '/api/v1/me', key })).status, 200);
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  await new Promise((resolve) => setTimeout(resolve, Date.parse(soon) - Date.now() + 50));
   const res = await call({ method: 'GET', url: '/api/v1/me', key });
   assert.equal(res.status, 401);
   assert.match(res.body.detail, /expired/);

@@ -99,15 +99,18 @@ test('a 5xx answer is not remembered: the retry runs again', async (t) => {
 
 test('a retry while the first request still runs answers 409 in-progress', async (t) => {
   let release: () => void = () => undefined;
+  let entered: () => void = () => undefined;
+  const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
   const { call } = await buildTestApp(t, {}, testConfig(), (app) => {
     app.post('/api/v1/test-slow', { config: { scope: null }, schema: { hide: true } }, async () => {
+      entered(); // the key is claimed before the handler runs
       await new Promise<void>((resolve) => (release = resolve));
       return { data: 'done' };
     });
   });
   const headers = { 'idempotency-key': 'slow' };
   const first = call({ method: 'POST', url: '/api/v1/test-slow', body: {}, headers });
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await handlerEntered;
   const second = await call({ method: 'POST', url: '/api/v1/test-slow', body: {}, headers });
   assert.equal(second.status, 409);
   assert.equal(second.body.type, 'urn:causa:problem:idempotency-in-progress');

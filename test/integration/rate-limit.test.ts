@@ -9,9 +9,16 @@ import { openEmbeddedMetaStore } from '../../src/store/meta/embedded.js';
 import { buildTestApp } from '../helpers/app.js';
 import { requireScaleOut } from '../helpers/scale-out.js';
 
+/** Fixed windows start on the minute: start counting with seconds to spare, so no window boundary falls inside a case. */
+async function awayFromWindowEdge(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
 test('a key over its per-minute limit answers 429 with Retry-After and RateLimit headers', async (t) => {
   const { call } = await buildTestApp(t);
   const key = (await call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'slow', scopes: ['sources:read'], rateLimit: 3 } })).body.data.key;
+  await awayFromWindowEdge();
   for (let i = 0; i < 3; i++) {
     const ok = await call({ method: 'GET', url: '/api/v1/me', key });
     assert.equal(ok.status, 200);
@@ -42,6 +49,7 @@ test('with Redis, processes share one budget per key', async (t) => {
   const first = await buildTestApp(t, { meta: await openEmbeddedMetaStore(file), limiter: await createRedisRateLimiter(redisUrl, prefix) });
   const second = await buildTestApp(t, { meta: await openEmbeddedMetaStore(file), limiter: await createRedisRateLimiter(redisUrl, prefix) });
   const key = (await first.call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'shared', scopes: ['sources:read'], rateLimit: 4 } })).body.data.key;
+  await awayFromWindowEdge();
   const statuses = [];
   for (const app of [first, second, first, second, first, second]) statuses.push((await app.call({ method: 'GET', url: '/api/v1/me', key })).status);
   assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
