@@ -24,6 +24,48 @@ export const SchemaEntrySchema = Type.Object(
   { $id: 'SchemaEntry', title: 'SchemaEntry' },
 );
 
+const OptionalNumber = Type.Optional(Nullable(Type.Number()));
+const Counts = Type.Record(Type.String(), Type.Number());
+
+/** Column metadata (spec, Source): statistics computed by the data engine; members depend on the column type. */
+export const ColumnMetadataSchema = Type.Object(
+  {
+    dtype: Type.String({ description: 'Storage type in the data engine' }),
+    categoryOccurences: Type.Optional(Counts),
+    distribution: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'Histogram: "from-to" -> count' })),
+    rangeFrom: Type.Optional(Nullable(Type.Union([Type.Number(), Type.String()]))),
+    rangeTo: Type.Optional(Nullable(Type.Union([Type.Number(), Type.String()]))),
+    mean: OptionalNumber,
+    stringPattern: Type.Optional(Nullable(Type.String({ description: 'Most common shape: letters as A, digits as 9' }))),
+    jsonObjectFraction: OptionalNumber,
+    cardinality: Type.Number(),
+    nullFraction: Type.Number(),
+    processing: Nullable(Type.String()),
+    metadataStatus: Type.String(),
+    elementType: Type.Optional(Nullable(Type.String())),
+    minSize: OptionalNumber,
+    maxSize: OptionalNumber,
+    avgSize: OptionalNumber,
+    medianSize: OptionalNumber,
+    p95Size: OptionalNumber,
+    nullCount: OptionalNumber,
+    emptyCount: OptionalNumber,
+    totalElementCount: OptionalNumber,
+    sizeDistribution: Type.Optional(
+      Type.Object({ empty: Nullable(Type.Number()), oneToThree: Nullable(Type.Number()), fourToTen: Nullable(Type.Number()), elevenToFifty: Nullable(Type.Number()), fiftyPlus: Nullable(Type.Number()) }),
+    ),
+    uniqueElementCount: OptionalNumber,
+    avgUniquePerRow: OptionalNumber,
+    elementOccurences: Type.Optional(Counts),
+    elementMin: OptionalNumber,
+    elementMax: OptionalNumber,
+    elementMean: OptionalNumber,
+    elementSum: OptionalNumber,
+    elementStddev: OptionalNumber,
+  },
+  { $id: 'ColumnMetadata', title: 'ColumnMetadata' },
+);
+
 export const BatchRangeSchema = Type.Object({
   hash: Type.String({ description: 'sha256 of the uploaded bytes' }),
   fileName: Nullable(Type.String()),
@@ -46,7 +88,7 @@ export const SourceSchema = Type.Object(
     schemaEntries: Type.Array(ref(SchemaEntrySchema)),
     ontologyMode: Type.Union([Type.Literal('auto'), Type.Literal('manual')]),
     documentCount: Type.Integer({ description: 'Rows of a tabular source, files of a folder' }),
-    columnMetadata: Type.Record(Type.String(), Type.Unknown()),
+    columnMetadata: Type.Record(Type.String(), ref(ColumnMetadataSchema)),
     extension: Nullable(Type.String()),
     totalSize: Type.Integer({ description: 'Bytes received' }),
     createdAt: Timestamp,

@@ -7,6 +7,7 @@ import { filterScope, type Page, pageRequest, toPage } from '../lib/page.js';
 import type { DataStore } from '../store/data/port.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import { ROW_COLUMN, fieldsOf, ingestRecords } from './from-data.js';
+import { computeColumnMetadata } from './statistics.js';
 import type { WorkspaceRepo } from '../workspaces/repo.js';
 import type { SourceFilter, SourceOrder, SourceRepo, SourceRow, SortKey } from './repo.js';
 import { SORT_COLUMNS } from './repo.js';
@@ -87,10 +88,15 @@ export class SourceService {
     const id = newId('src');
     const table = { organisationId: principal.organisationId, tableId: id };
     const batch = await ingestRecords(this.data(), table, input.rows);
+    const columnMetadata = await computeColumnMetadata(this.data(), table, batch.columns).catch(async (error: unknown) => {
+      await this.data().dropTable(table).catch(() => undefined);
+      throw error;
+    });
     const now = nowIso();
     const details: SourceDetails = {
       ...emptyDetails(input.description ?? null),
       schemaEntries: batch.columns,
+      columnMetadata,
       extension: 'json',
       batchRanges: [{ hash: batch.hash, fileName: null, uploadedAt: now, rowStart: 0, rowEnd: batch.rowCount - 1 }],
       currentVersionId: newId('ver'),

@@ -66,3 +66,51 @@ test('bad inline records answer 422 and store nothing', async (t) => {
   }
   assert.equal((await app.call({ method: 'GET', url: `${API}/sources?parentId=all` })).body.pagination.total, 0);
 });
+
+test('column statistics are computed by the data engine and match values computed here', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const amounts = [3, 7, null, 7, 10, 1.5, 20, null];
+  const regions = ['north', 'south', 'north', 'east', 'north', 'south', 'north', 'east'];
+  const lists = [[1, 2], [], [5], [2, 2, 9], [1, 2, 3, 4], [], [7], [1]];
+  const rows = amounts.map((amount, i) => ({ amount, region: regions[i], list: lists[i], day: `2024-01-${String(i + 10)}`, code: `AB-${1000 + i}` }));
+  const source = (await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'Stats', rows } })).body.data;
+  const meta = source.columnMetadata;
+
+  const present = amounts.filter((a): a is number => a !== null);
+  assert.equal(meta.amount.nullFraction, 2 / 8);
+  assert.equal(meta.amount.rangeFrom, Math.min(...present));
+  assert.equal(meta.amount.rangeTo, Math.max(...present));
+  assert.ok(Math.abs(meta.amount.mean - present.reduce((a, b) => a + b, 0) / present.length) < 1e-9);
+  assert.equal(meta.amount.cardinality, new Set(present).size);
+  assert.equal(Object.values(meta.amount.distribution as Record<string, number>).reduce((a, b) => a + b, 0), present.length);
+  assert.equal(meta.amount.metadataStatus, 'complete');
+
+  const counts: Record<string, number> = {};
+  for (const region of regions) counts[region] = (counts[region] ?? 0) + 1;
+  assert.deepEqual(meta.region.categoryOccurences, counts);
+  assert.equal(meta.region.cardinality, 3);
+  assert.equal(meta.code.stringPattern, 'AA-9999');
+  assert.equal(meta.code.jsonObjectFraction, 0);
+  assert.deepEqual([meta.day.rangeFrom, meta.day.rangeTo], ['2024-01-10', '2024-01-17']);
+
+  const sizes = lists.map((l) => l.length).sort((a, b) => a - b);
+  const elements = lists.flat();
+  assert.equal(meta.list.elementType, 'integer');
+  assert.equal(meta.list.minSize, 0);
+  assert.equal(meta.list.maxSize, 4);
+  assert.equal(meta.list.avgSize, elements.length / lists.length);
+  assert.equal(meta.list.emptyCount, 2);
+  assert.equal(meta.list.totalElementCount, elements.length);
+  assert.deepEqual(meta.list.sizeDistribution, { empty: 2, oneToThree: 5, fourToTen: 1, elevenToFifty: 0, fiftyPlus: 0 });
+  assert.equal(meta.list.uniqueElementCount, new Set(elements).size);
+  assert.equal(meta.list.elementMin, Math.min(...elements));
+  assert.equal(meta.list.elementMax, Math.max(...elements));
+  assert.equal(meta.list.elementSum, elements.reduce((a, b) => a + b, 0));
+  const mean = elements.reduce((a, b) => a + b, 0) / elements.length;
+  assert.ok(Math.abs(meta.list.elementMean - mean) < 1e-9);
+  assert.ok(Math.abs(meta.list.elementStddev - Math.sqrt(elements.reduce((a, b) => a + (b - mean) ** 2, 0) / elements.length)) < 1e-9);
+  assert.equal(meta.list.elementOccurences['2'], 4);
+  assert.equal(meta.list.avgUniquePerRow, lists.map((l) => new Set(l).size).reduce((a, b) => a + b, 0) / lists.length);
+  assert.equal(meta.list.medianSize, sizes[Math.floor(0.5 * sizes.length)]);
+});
