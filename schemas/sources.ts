@@ -145,3 +145,9 @@ export type FromData = Static<typeof FromDataBody>;
 export const LinkSourceBody = Body({ workspaceId: Type.String({ minLength: 1, maxLength: 64, description: 'The workspace to link the source to' }) });
 
 export const SOURCE_SORT_KEYS = ['createdAt', 'name', 'lastSaved', 'totalSize', 'documentCount'] as const;
+
+export const UploadResultSchema = Type.Object({
+  source: ref(SourceSchema),
+  batch: BatchRangeSchema,
+  duplicate: Type.Boolean({ description: 'True when the same bytes had been uploaded before: nothing was added' }),
+});

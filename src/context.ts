@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Config } from './config.js';
 import { ApiKeyRepo } from './api-keys/repo.js';
 import { ApiKeyService } from './api-keys/service.js';
@@ -76,7 +77,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     users: new UserService(userRepo, cursors, unique),
     workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
     workspaceAccess,
-    sources: new SourceService(new SourceRepo(meta.db), workspaceRepo, workspaceAccess, cursors, data),
+    sources: new SourceService(new SourceRepo(meta.db), workspaceRepo, workspaceAccess, cursors, data, join(config.dataDir, 'uploads')),
     idempotency: new IdempotencyRepo(meta.db, unique),
     async close() {
       await dataStore?.close();

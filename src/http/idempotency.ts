@@ -91,7 +91,8 @@ export function installIdempotency(app: FastifyInstance, repo: IdempotencyRepo):
 
   // Only authenticated POST routes carry the hooks: reads never pay for them.
   app.addHook('onRoute', (route) => {
-    if (route.method !== 'POST' || route.config?.public === true) return;
+    // Uploads carry their own identity (the sha256 of the bytes) and are never replayed from memory.
+    if (route.method !== 'POST' || route.config?.public === true || route.config?.rawBody === true) return;
     route.preHandler = [...[route.preHandler ?? []].flat(), claimKey];
     route.onSend = [...[route.onSend ?? []].flat(), rememberResponse as never];
   });

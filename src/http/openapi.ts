@@ -63,7 +63,7 @@ function describeRoute(route: RouteOptions): void {
   // HEAD twins of GET routes share the GET's schema object: describe it once.
   if (route.method === 'HEAD') return;
   if (route.url.startsWith(`${API_PREFIX}/docs`)) route.config = { ...route.config, public: true };
-  const config = (route.config ?? {}) as { scope?: unknown; public?: boolean; problems?: number[] };
+  const config = (route.config ?? {}) as { scope?: unknown; public?: boolean; rawBody?: boolean; problems?: number[] };
   const schema = route.schema as Record<string, unknown> | undefined;
   if (schema === undefined || schema.hide === true) return;
   if (config.public !== true && !('scope' in config)) {
@@ -75,7 +75,7 @@ function describeRoute(route: RouteOptions): void {
   if (schema.params !== undefined) [400, 404].forEach((s) => statuses.add(s));
   if (schema.body !== undefined) [413, 415, 422].forEach((s) => statuses.add(s));
   if (route.method === 'POST' && config.public !== true) [400, 409].forEach((s) => statuses.add(s));
-  if (route.method === 'POST' && config.public !== true && schema.headers === undefined) schema.headers = IdempotencyHeaders;
+  if (route.method === 'POST' && config.public !== true && config.rawBody !== true && schema.headers === undefined) schema.headers = IdempotencyHeaders;
   const response = (schema.response ?? {}) as Record<string, Record<string, unknown>>;
   for (const [status, success] of Object.entries(response)) {
     if (SUCCESS_TEXT[status] !== undefined && success.description === undefined) success.description = SUCCESS_TEXT[status];

@@ -7,6 +7,8 @@ declare module 'fastify' {
     scope?: Scope | null;
     /** No credential at all: health, metrics, docs. */
     public?: boolean;
+    /** The handler reads the raw body stream itself (file uploads): no body parsing, no Idempotency-Key replay. */
+    rawBody?: boolean;
     /** Extra problem statuses this operation can answer, beyond the ones every operation can. */
     problems?: number[];
   }

@@ -15,6 +15,8 @@ interface TypeBoxError {
  * fail); query strings and path parameters are converted from text and given their defaults first.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+  // A file body (format binary) is a stream the handler reads; there is nothing to validate up front.
+  if (httpPart === 'body' && (schema as { format?: string }).format === 'binary') return (value) => ({ value });
   const compiled = Compile(schema);
   if (httpPart === 'body') {
     return (value) => (compiled.Check(value) ? { value } : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never });

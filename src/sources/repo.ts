@@ -31,6 +31,9 @@ export interface SourceOrder {
   direction: 'asc' | 'desc';
 }
 
+/** An update named a version that is no longer current. */
+export class StaleSourceError extends Error {}
+
 export class SourceRepo {
   constructor(private readonly db: MetaDb) {}
 
@@ -76,6 +79,18 @@ export class SourceRepo {
     }
     const result = await rows.orderBy(column, order.direction).orderBy('id', order.direction).limit(page.limit + 1).execute();
     return { rows: result, total: Number(total) };
+  }
+
+  /** Stores what an ingested batch changed, only if the row is still at `expectedVersion` (optimistic concurrency). */
+  async updateIngested(row: SourceRow, expectedVersion: number): Promise<void> {
+    const result = await this.db
+      .updateTable('sources')
+      .set({ document_count: row.document_count, total_size: row.total_size, last_saved: row.last_saved, details: row.details, version: expectedVersion + 1 })
+      .where('organisation_id', '=', row.organisation_id)
+      .where('id', '=', row.id)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new StaleSourceError(`source ${row.id} changed`);
   }
 
   async hasChildren(organisationId: string, id: string): Promise<boolean> {

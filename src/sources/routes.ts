@@ -2,7 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
-import { CreateSourceBody, DataFormatSchema, FromDataBody, LinkSourceBody, OrgSourceSchema, SOURCE_SORT_KEYS, SourceSchema } from '../../schemas/sources.js';
+import { CreateSourceBody, DataFormatSchema, FromDataBody, LinkSourceBody, OrgSourceSchema, SOURCE_SORT_KEYS, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
+import type { Readable } from 'node:stream';
+import { UPLOAD_FORMATS } from './readers.js';
 import type { SourceService } from './service.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
@@ -129,6 +131,36 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
   }, async (request, reply) => {
     reply.code(201);
     return { data: await sources.createFromData(request.principal, request.params.wsId, request.body) };
+  });
+
+  // Uploads read the raw body as a stream: their own scope, with no body parser but a pass-through.
+  void app.register(async (files) => {
+    files.removeAllContentTypeParsers();
+    files.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    const binary = { schema: Type.String({ format: 'binary' }) };
+    files.withTypeProvider<TypeBoxTypeProvider>().post('/workspaces/:wsId/sources/:id/upload', {
+      config: { scope: 'sources:write', rawBody: true, problems: [409] },
+      schema: {
+        operationId: 'uploadSourceFile',
+        summary: 'Append a file to a tabular source as one batch and a new version',
+        description:
+          'The body is the file itself, streamed (CSV or TSV with a header line, or NDJSON), up to 10 GiB. The first batch ' +
+          'decides the schema; later files must have exactly the same columns (422 otherwise). A malformed file or a value ' +
+          'that does not fit its column answers 422 naming the line, and nothing of the file is stored. The same bytes ' +
+          'uploaded again add nothing: 200 with the batch they made (201 for a new batch). JSON-array, Parquet and ' +
+          'multipart uploads are not built yet (415).',
+        tags: ['Sources'],
+        params: WsSourceParams,
+        querystring: Type.Object({ fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false }),
+        body: { content: Object.fromEntries(Object.keys(UPLOAD_FORMATS).map((type) => [type, binary])) } as never,
+        response: { 200: dataEnvelope(UploadResultSchema), 201: dataEnvelope(UploadResultSchema) },
+      },
+    }, async (request, reply) => {
+      const mediaType = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const result = await sources.upload(request.principal, request.params.wsId, request.params.id, request.body as Readable, mediaType, request.query.fileName ?? null);
+      reply.code(result.duplicate ? 200 : 201);
+      return { data: result };
+    });
   });
 
   api.delete('/workspaces/:wsId/sources/:id', {

@@ -6,7 +6,15 @@ import { newId, nowIso } from '../lib/ids.js';
 import { filterScope, type Page, pageRequest, toPage } from '../lib/page.js';
 import type { DataStore } from '../store/data/port.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
-import { ROW_COLUMN, fieldsOf, ingestRecords } from './from-data.js';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { canonicalJson } from '../lib/canonical-json.js';
+import { KeyedMutex } from '../lib/keyed-mutex.js';
+import type { InferredColumn } from './inference/infer-schema.js';
+import { type BatchRow, ROW_COLUMN, fieldsOf, ingestBatch, toCell } from './ingest.js';
+import { UPLOAD_FORMATS, openTable } from './readers.js';
+import { receiveFile } from './receive.js';
+import { StaleSourceError } from './repo.js';
 import { computeColumnMetadata } from './statistics.js';
 import type { WorkspaceRepo } from '../workspaces/repo.js';
 import type { SourceFilter, SourceOrder, SourceRepo, SourceRow, SortKey } from './repo.js';
@@ -69,7 +77,15 @@ export interface OrgListQuery {
  * Sources belong to the organisation; a workspace sees one through a link. Who sees what: an organisation admin
  * with an org-wide credential sees every source, anyone else the sources linked to workspaces they can read.
  */
+export interface UploadResult {
+  source: Source;
+  batch: Source['batchRanges'][number];
+  duplicate: boolean;
+}
+
 export class SourceService {
+  private readonly uploads = new KeyedMutex();
+
   constructor(
     private readonly repo: SourceRepo,
     private readonly workspaces: WorkspaceRepo,
@@ -77,55 +93,55 @@ export class SourceService {
     private readonly cursors: CursorCodec,
     /** Opened on first use: processes that never touch rows (the CLI) never load the data engine. */
     private readonly data: () => DataStore,
+    private readonly uploadDirectory: string,
   ) {}
 
   /** A tabular source from inline records: schema inferred, rows stored as its first batch and version. */
   async createFromData(principal: Principal, workspaceId: string, input: FromData): Promise<Source> {
     await this.access.require(principal, workspaceId, 'write');
-    if (fieldsOf(input.rows).includes(ROW_COLUMN)) {
-      throw new AppError('validation_failed', `The column name ${ROW_COLUMN} is reserved`, { errors: [{ location: 'body/rows', message: `reserved column ${ROW_COLUMN}` }] });
-    }
     const id = newId('src');
-    const table = { organisationId: principal.organisationId, tableId: id };
-    const batch = await ingestRecords(this.data(), table, input.rows);
-    const columnMetadata = await computeColumnMetadata(this.data(), table, batch.columns).catch(async (error: unknown) => {
-      await this.data().dropTable(table).catch(() => undefined);
-      throw error;
-    });
     const now = nowIso();
-    const details: SourceDetails = {
-      ...emptyDetails(input.description ?? null),
-      schemaEntries: batch.columns,
-      columnMetadata,
-      extension: 'json',
-      batchRanges: [{ hash: batch.hash, fileName: null, uploadedAt: now, rowStart: 0, rowEnd: batch.rowCount - 1 }],
-      currentVersionId: newId('ver'),
-      latestVersionOrdinal: 1,
-    };
     const row: SourceRow = {
-      id,
-      organisation_id: principal.organisationId,
-      workspace_id: workspaceId,
-      parent_source_id: null,
-      name: input.name.trim(),
-      name_key: input.name.trim().toLowerCase(),
+      ...(await this.emptySourceRow(principal, workspaceId, id, input.name, input.description ?? null, now)),
       data_source: 'inline',
-      data_format: 'Tabular',
-      virtual: 0,
-      document_count: batch.rowCount,
-      total_size: batch.bytes,
-      created_at: now,
-      last_saved: now,
-      details: JSON.stringify(details),
-      version: 1,
     };
-    try {
-      await this.repo.insert(row, workspaceId);
-    } catch (error) {
-      await this.data().dropTable(table).catch(() => undefined);
-      throw error;
+    const text = canonicalJson(input.rows);
+    const fields = fieldsOf(input.rows);
+    const records = (async function* records() {
+      for (const [i, record] of input.rows.entries()) yield { line: i + 1, cells: fields.map((field) => toCell(record[field])) };
+    })();
+    const ingested = await this.ingest(row, fields, records, { hash: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), fileName: null }, 'json');
+    await this.store(row, () => this.repo.insert(ingested, workspaceId));
+    return toSource(ingested);
+  }
+
+  /**
+   * Appends a file to a tabular source as one batch and a new version. The same bytes again add nothing and
+   * answer the batch they made. Uploads to one source run one at a time in this process.
+   */
+  async upload(principal: Principal, workspaceId: string, id: string, body: Readable, mediaType: string, fileName: string | null): Promise<UploadResult> {
+    await this.access.require(principal, workspaceId, 'write');
+    const format = UPLOAD_FORMATS[mediaType as keyof typeof UPLOAD_FORMATS];
+    if (format === undefined) {
+      throw new AppError('unsupported_media_type', `Upload a file as one of: ${Object.keys(UPLOAD_FORMATS).join(', ')}`);
     }
-    return toSource(row);
+    const source = await this.linkedSource(principal, workspaceId, id);
+    if (source.data_format !== 'Tabular') throw new AppError('invalid_request', 'Files are uploaded into tabular sources; folder extraction is not built yet');
+    const file = await receiveFile(body, this.uploadDirectory);
+    try {
+      return await this.uploads.run(id, async () => {
+        const current = (await this.repo.find(principal.organisationId, id)) ?? source;
+        const known = toSource(current).batchRanges.find((batch) => batch.hash === file.hash);
+        if (known !== undefined) return { source: toSource(current), batch: known, duplicate: true };
+        const reader = await openTable(file.path, format);
+        const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format);
+        await this.store(updated, () => this.repo.updateIngested(updated, current.version));
+        const result = toSource(updated);
+        return { source: result, batch: result.batchRanges.at(-1)!, duplicate: false };
+      });
+    } finally {
+      await file.discard();
+    }
   }
 
   async create(principal: Principal, workspaceId: string, input: CreateSource): Promise<Source> {
@@ -213,6 +229,79 @@ export class SourceService {
     await this.visibleSource(principal, id);
     await this.access.require(principal, workspaceId, 'full');
     if (!(await this.repo.unlink(id, workspaceId))) throw notFound('Link to workspace', workspaceId);
+  }
+
+  /** A new source row with empty details. */
+  private async emptySourceRow(principal: Principal, workspaceId: string, id: string, name: string, description: string | null, now: string): Promise<SourceRow> {
+    return {
+      id,
+      organisation_id: principal.organisationId,
+      workspace_id: workspaceId,
+      parent_source_id: null,
+      name: name.trim(),
+      name_key: name.trim().toLowerCase(),
+      data_source: 'upload',
+      data_format: 'Tabular',
+      virtual: 0,
+      document_count: 0,
+      total_size: 0,
+      created_at: now,
+      last_saved: now,
+      details: JSON.stringify(emptyDetails(description)),
+      version: 1,
+    };
+  }
+
+  /**
+   * Writes one batch to the data store and answers the source row as it must be stored after it: schema (first
+   * batch), statistics over all rows, the batch range, a new version.
+   */
+  private async ingest(row: SourceRow, fields: string[], rows: AsyncIterable<BatchRow>, file: { hash: string; bytes: number; fileName: string | null }, extension: string): Promise<SourceRow> {
+    const details = JSON.parse(row.details) as SourceDetails;
+    const table = { organisationId: row.organisation_id, tableId: row.id };
+    const existing = details.schemaEntries.length === 0 ? null : (details.schemaEntries as InferredColumn[]);
+    const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count);
+    const columnMetadata = await computeColumnMetadata(this.data(), table, batch.columns);
+    const now = nowIso();
+    const next: SourceDetails = {
+      ...details,
+      schemaEntries: batch.columns,
+      columnMetadata,
+      extension: details.extension ?? extension,
+      batchRanges: [...details.batchRanges, { hash: file.hash, fileName: file.fileName, uploadedAt: now, rowStart: row.document_count, rowEnd: row.document_count + batch.rowCount - 1 }],
+      currentVersionId: newId('ver'),
+      latestVersionOrdinal: details.latestVersionOrdinal + 1,
+    };
+    return {
+      ...row,
+      document_count: row.document_count + batch.rowCount,
+      total_size: row.total_size + file.bytes,
+      last_saved: now,
+      details: JSON.stringify(next),
+    };
+  }
+
+  /**
+   * Stores the metadata of an ingested batch; if that fails, the batch's rows are taken out again so data and
+   * metadata never disagree (a first batch drops the table, a later one deletes its row range).
+   */
+  private async store(row: SourceRow, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      const table = { organisationId: row.organisation_id, tableId: row.id };
+      const batch = (JSON.parse(row.details) as SourceDetails).batchRanges.at(-1)!;
+      if (batch.rowStart === 0) await this.data().dropTable(table).catch(() => undefined);
+      else await this.data().deleteRowsFrom(table, ROW_COLUMN, batch.rowStart).catch(() => undefined);
+      if (error instanceof StaleSourceError) throw new AppError('conflict', `Source ${row.id} changed during the upload; retry`);
+      throw error;
+    }
+  }
+
+  private async linkedSource(principal: Principal, workspaceId: string, id: string): Promise<SourceRow> {
+    const row = await this.repo.find(principal.organisationId, id);
+    if (row === undefined || !(await this.repo.linkedWorkspaceIds(id)).includes(workspaceId)) throw notFound('Source', id);
+    return row;
   }
 
   private async page(filter: SourceFilter, order: SourceOrder, query: { limit?: number; cursor?: string }, scopeOf: Record<string, unknown>): Promise<Page<Source>> {

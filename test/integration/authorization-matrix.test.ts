@@ -21,6 +21,8 @@ const UNRELATED_SCOPE: Scope = 'jobs:read';
 interface Sample {
   /** A body, or a function of the ids in play when the body names a resource. */
   body?: unknown | ((ids: Ids) => unknown);
+  /** For file bodies: the media type the raw `body` text is sent as. */
+  contentType?: string;
 }
 
 const SAMPLES: Record<string, Sample> = {
@@ -46,6 +48,7 @@ const SAMPLES: Record<string, Sample> = {
   unlinkSource: {},
   listWorkspaceSources: {},
   createSource: { body: { name: 'Matrix sample source', dataFormat: 'Tabular' } },
+  uploadSourceFile: { body: 'a,b\n1,x\n2,y\n', contentType: 'text/csv' },
   createSourceFromData: { body: { name: 'Matrix inline source', rows: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] } },
   deleteSource: {},
 };
@@ -141,7 +144,8 @@ function send(world: TestApp, operation: Operation, ids: Ids, credential: Creden
   const sample = SAMPLES[operation.id];
   assert.ok(sample, `${operation.label} (${operation.id}) has no sample request in SAMPLES`);
   const body = typeof sample.body === 'function' ? (sample.body as (ids: Ids) => unknown)(ids) : sample.body;
-  return world.call({ method: operation.method as CallOptions['method'], url: urlOf(operation, ids), body, ...credential });
+  const headers = { ...(sample.contentType !== undefined && { 'content-type': sample.contentType }), ...credential.headers };
+  return world.call({ method: operation.method as CallOptions['method'], url: urlOf(operation, ids), body, ...credential, headers });
 }
 
 function assertProblem(response: Response, status: number, type: string | null, context: string): void {

@@ -38,8 +38,10 @@ export function convertCell(column: InferredColumn, cell: string | null): unknow
     case 'integer':
     case 'decimal':
       return parseNumber(text)?.value ?? null;
-    case 'boolean':
-      return ['true', 'yes', 'y', 't', '1'].includes(text.toLowerCase());
+    case 'boolean': {
+      const token = text.toLowerCase();
+      return ['true', 'yes', 'y', 't', '1'].includes(token) ? true : ['false', 'no', 'n', 'f', '0'].includes(token) ? false : null;
+    }
     case 'date': {
       const format = DATE_FORMATS.find((f) => f.name === column.originalFormat);
       const parts = format === undefined ? null : readDate(format, text);
@@ -48,7 +50,13 @@ export function convertCell(column: InferredColumn, cell: string | null): unknow
     case 'datetime':
       return toUtcDateTime(column, text);
     case 'array':
-      return storageType(column).startsWith('Array') ? (JSON.parse(text) as unknown[]) : text;
+      if (!storageType(column).startsWith('Array')) return text;
+      try {
+        const value: unknown = JSON.parse(text);
+        return Array.isArray(value) ? value : null;
+      } catch {
+        return null;
+      }
     default:
       return text;
   }

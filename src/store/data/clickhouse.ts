@@ -83,6 +83,15 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
       await guarded(() => client.insert({ table: target, values: rows, format: 'JSONEachRow' }));
       return rows.length;
     },
+    async appendFrom(from, to) {
+      if (from.organisationId !== to.organisationId) throw new DataStoreError(new Error('rows never move between organisations'));
+      const query = `INSERT INTO ${qualifiedTable(to)} SELECT * FROM ${qualifiedTable(from)}`;
+      await guarded(() => client.command({ query }));
+    },
+    async deleteRowsFrom(table, column, from) {
+      const query = `DELETE FROM ${qualifiedTable(table)} WHERE ${quoteColumn(column)} >= {from:UInt64}`;
+      await guarded(() => client.command({ query, query_params: { from } }));
+    },
     async query<Row>(organisationId: string, build: SqlBuilder, params: Record<string, unknown> = {}, options: QueryOptions = {}) {
       const result = await run(organisationId, build, params, options);
       return guarded(() => result.json<Row>());

@@ -14,6 +14,10 @@ export interface DataStore {
   dropTable(table: TableRef): Promise<void>;
   /** Inserts rows (objects keyed by column) in one batch; returns how many were sent. */
   insert(table: TableRef, rows: Array<Record<string, unknown>>): Promise<number>;
+  /** Moves every row of `from` into `to` (same columns) in one statement: how a staged batch is committed. */
+  appendFrom(from: TableRef, to: TableRef): Promise<void>;
+  /** Deletes the rows whose integer `column` is at least `from` (takes a failed batch back out). */
+  deleteRowsFrom(table: TableRef, column: string, from: number): Promise<void>;
   /** Runs a read built by `build` with bound `params`; the whole result in memory (small results only). */
   query<Row>(organisationId: string, build: SqlBuilder, params?: Record<string, unknown>, options?: QueryOptions): Promise<Row[]>;
   /** The same as a stream of rows, for results of any size. */

@@ -1,0 +1,121 @@
+import { newId } from '../lib/ids.js';
+import { AppError } from '../errors.js';
+import type { DataStore, TableRef } from '../store/data/port.js';
+import { convertCell, storageType } from './inference/convert.js';
+import { type InferredColumn, inferSchema, isNullCell } from './inference/infer-schema.js';
+
+/** The column holding each row's ordinal: stable order and keyset paging of records. */
+export const ROW_COLUMN = '_causa_row';
+/** Rows read before the schema of a first batch is decided. */
+export const SAMPLE_ROWS = 10_000;
+const INSERT_CHUNK = 10_000;
+
+/** One row of a file or request: its cells by the batch's fields, and where it came from (for errors). */
+export interface BatchRow {
+  line: number;
+  cells: Array<string | null>;
+}
+
+export interface IngestedBatch {
+  columns: InferredColumn[];
+  rowCount: number;
+}
+
+/** A JSON value as the text cell inference reads (objects and arrays as JSON text). */
+export function toCell(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+/** The columns of inline records: the union of their keys, in order of first appearance. */
+export function fieldsOf(rows: Array<Record<string, unknown>>): string[] {
+  const fields = new Set<string>();
+  for (const row of rows) for (const key of Object.keys(row)) fields.add(key);
+  return [...fields];
+}
+
+/**
+ * Ingests one batch atomically: rows are converted and written to a staging table, then moved into the source's
+ * table in one statement. A first batch (`existing` null) decides the schema from a sample and creates the table;
+ * a later one must have exactly the source's columns. Any failure leaves no row of the batch behind.
+ */
+export async function ingestBatch(
+  store: DataStore,
+  table: TableRef,
+  existing: InferredColumn[] | null,
+  fields: string[],
+  rows: AsyncIterable<BatchRow>,
+  rowStart: number,
+): Promise<IngestedBatch> {
+  if (fields.includes(ROW_COLUMN)) throw invalid(`The column name ${ROW_COLUMN} is reserved`);
+  const iterator = rows[Symbol.asyncIterator]();
+  const sample: BatchRow[] = [];
+  while (sample.length < SAMPLE_ROWS) {
+    const next = await iterator.next();
+    if (next.done === true) break;
+    sample.push(next.value);
+  }
+  if (sample.length === 0) throw invalid('The batch has no rows');
+  const columns = existing ?? inferSchema(fields, sample.map((row) => row.cells));
+  if (existing !== null) assertSameColumns(existing, fields);
+  const byField = new Map(columns.map((column) => [column.field, column]));
+  const ordered = fields.map((field) => byField.get(field)!);
+  const definitions = [{ name: ROW_COLUMN, type: 'UInt64' }, ...columns.map((column) => ({ name: column.field, type: storageType(column) }))];
+
+  await store.ensureTenant(table.organisationId);
+  if (existing === null) await store.createTable(table, definitions, [ROW_COLUMN]);
+  const staging: TableRef = { organisationId: table.organisationId, tableId: newId('stg') };
+  await store.createTable(staging, definitions, [ROW_COLUMN]);
+  let count = 0;
+  try {
+    let chunk: Array<Record<string, unknown>> = [];
+    const add = async (row: BatchRow) => {
+      chunk.push(toRecord(ordered, row, rowStart + count));
+      count += 1;
+      if (chunk.length >= INSERT_CHUNK) {
+        await store.insert(staging, chunk);
+        chunk = [];
+      }
+    };
+    for (const row of sample) await add(row);
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) await add(next.value);
+    await store.insert(staging, chunk);
+    await store.appendFrom(staging, table);
+  } catch (error) {
+    if (existing === null) await store.dropTable(table).catch(() => undefined);
+    throw error;
+  } finally {
+    await store.dropTable(staging).catch(() => undefined);
+  }
+  return { columns, rowCount: count };
+}
+
+/** Converts a row; a cell that is present but not of its column's type is refused, naming line and column. */
+function toRecord(columns: InferredColumn[], row: BatchRow, ordinal: number): Record<string, unknown> {
+  const record: Record<string, unknown> = { [ROW_COLUMN]: ordinal };
+  columns.forEach((column, i) => {
+    const cell = row.cells[i] ?? null;
+    const value = convertCell(column, cell);
+    if (value === null && !isNullCell(cell) && column.type !== 'text' && column.type !== 'categorical') {
+      throw invalid(`Line ${row.line}, column "${column.field}": ${JSON.stringify(cell)} is not ${column.type === 'integer' ? 'an' : 'a'} ${column.type}`);
+    }
+    record[column.field] = value;
+  });
+  return record;
+}
+
+function assertSameColumns(existing: InferredColumn[], fields: string[]): void {
+  const known = new Set(existing.map((column) => column.field));
+  const missing = [...known].filter((field) => !fields.includes(field));
+  const extra = fields.filter((field) => !known.has(field));
+  if (missing.length > 0 || extra.length > 0) {
+    throw invalid(
+      `The columns do not fit the source's schema:${missing.length > 0 ? ` missing ${missing.map((f) => `"${f}"`).join(', ')}` : ''}` +
+        `${extra.length > 0 ? ` unknown ${extra.map((f) => `"${f}"`).join(', ')}` : ''}`,
+    );
+  }
+}
+
+const invalid = (detail: string) => new AppError('validation_failed', detail);

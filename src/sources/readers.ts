@@ -1,0 +1,97 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parse } from 'csv-parse';
+import { AppError } from '../errors.js';
+import { type BatchRow, SAMPLE_ROWS, toCell } from './ingest.js';
+
+/** File formats an upload may carry, by media type. */
+export const UPLOAD_FORMATS = {
+  'text/csv': 'csv',
+  'text/tab-separated-values': 'tsv',
+  'application/x-ndjson': 'ndjson',
+} as const;
+export type UploadFormat = (typeof UPLOAD_FORMATS)[keyof typeof UPLOAD_FORMATS];
+
+/** A file read as a table: its columns and its rows, streamed. */
+export interface TableReader {
+  fields: string[];
+  rows: AsyncIterable<BatchRow>;
+}
+
+const malformed = (line: number | string, reason: string) => new AppError('validation_failed', `Malformed file at line ${line}: ${reason}`);
+
+/** CSV and TSV: the first record names the columns; every record must have as many cells. */
+async function readDelimited(path: string, delimiter: string): Promise<TableReader> {
+  const parser = createReadStream(path).pipe(parse({ delimiter, bom: true, info: true, skip_empty_lines: true, relax_quotes: false }));
+  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
+  const read = async () => {
+    try {
+      return await records.next();
+    } catch (error) {
+      throw malformed((error as { lines?: number }).lines ?? '?', (error as Error).message.replace(/^Invalid [^:]*: /, ''));
+    }
+  };
+  const header = await read();
+  if (header.done === true) throw new AppError('validation_failed', 'The file is empty');
+  const fields = header.value.record.map((field) => field.trim());
+  if (new Set(fields).size !== fields.length || fields.some((f) => f === '')) throw malformed(1, 'column names must be present and distinct');
+  return {
+    fields,
+    rows: (async function* rows() {
+      for (let next = await read(); next.done !== true; next = await read()) {
+        const { record, info } = next.value;
+        if (record.length !== fields.length) throw malformed(info.lines, `${record.length} cells where the header has ${fields.length}`);
+        yield { line: info.lines, cells: record };
+      }
+    })(),
+  };
+}
+
+/** NDJSON: one object per line; the columns are the keys of the first rows (a later unknown key is refused). */
+async function readNdjson(path: string): Promise<TableReader> {
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  let number = 0;
+  const nextObject = async (): Promise<{ line: number; value: Record<string, unknown> } | null> => {
+    for (let next = await lines.next(); next.done !== true; next = await lines.next()) {
+      number += 1;
+      if (next.value.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(next.value);
+      } catch (error) {
+        throw malformed(number, (error as Error).message);
+      }
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformed(number, 'each line must be a JSON object');
+      return { line: number, value: value as Record<string, unknown> };
+    }
+    return null;
+  };
+  const head: Array<{ line: number; value: Record<string, unknown> }> = [];
+  for (let object = await nextObject(); object !== null; object = head.length < SAMPLE_ROWS ? await nextObject() : null) head.push(object);
+  const keys = new Set<string>();
+  head.forEach(({ value }) => Object.keys(value).forEach((key) => keys.add(key)));
+  const fields = [...keys];
+  const toRow = ({ line, value }: { line: number; value: Record<string, unknown> }): BatchRow => {
+    const unknown = Object.keys(value).find((key) => !keys.has(key));
+    if (unknown !== undefined) throw new AppError('validation_failed', `Line ${line} has a column "${unknown}" that the first ${SAMPLE_ROWS} rows do not`);
+    return { line, cells: fields.map((field) => toCell(value[field])) };
+  };
+  return {
+    fields,
+    rows: (async function* rows() {
+      for (const object of head) yield toRow(object);
+      for (let object = await nextObject(); object !== null; object = await nextObject()) yield toRow(object);
+    })(),
+  };
+}
+
+export function openTable(path: string, format: UploadFormat): Promise<TableReader> {
+  switch (format) {
+    case 'csv':
+      return readDelimited(path, ',');
+    case 'tsv':
+      return readDelimited(path, '\t');
+    case 'ndjson':
+      return readNdjson(path);
+  }
+}

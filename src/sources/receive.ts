@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../errors.js';
+import { newId } from '../lib/ids.js';
+
+/** Largest file one upload may carry. */
+export const MAX_UPLOAD_BYTES = 10 * 1024 ** 3;
+
+export interface ReceivedFile {
+  path: string;
+  /** sha256 of the bytes, hex: the batch's identity (the same bytes never land twice). */
+  hash: string;
+  bytes: number;
+  discard(): Promise<void>;
+}
+
+/**
+ * Streams a request body to a temporary file while hashing and counting it: memory stays bounded whatever the
+ * file size, and the file can be read twice (sample, then all rows).
+ */
+export async function receiveFile(body: Readable, directory: string, maxBytes = MAX_UPLOAD_BYTES): Promise<ReceivedFile> {
+  await mkdir(directory, { recursive: true });
+  const path = join(directory, newId('upload'));
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) return done(new AppError('payload_too_large', `An upload may carry at most ${maxBytes} bytes`));
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  const discard = () => rm(path, { force: true });
+  try {
+    await pipeline(body, meter, createWriteStream(path));
+  } catch (error) {
+    await discard();
+    throw error;
+  }
+  return { path, hash: hash.digest('hex'), bytes, discard };
+}

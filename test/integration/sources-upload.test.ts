@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ROW_COLUMN } from '../../src/sources/ingest.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+const API = '/api/v1';
+
+async function emptySource(app: TestApp): Promise<{ ws: string; id: string }> {
+  const ws = app.tenant.libraryWorkspaceId;
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources`, body: { name: 'Uploads' } });
+  return { ws, id: created.body.data.id };
+}
+
+const upload = (app: TestApp, ws: string, id: string, body: string, type = 'text/csv', fileName = 'orders.csv') =>
+  app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload?fileName=${fileName}`, body, headers: { 'content-type': type } });
+
+const storedRows = (app: TestApp, id: string) =>
+  app.context.data().query<Record<string, unknown>>(app.tenant.organisationId, (sql) => `SELECT * FROM ${sql.table(id)} ORDER BY ${sql.column(ROW_COLUMN)}`);
+
+const CSV = 'id,amount,when,region\n1,"1,200.50",2024-01-05,north\n2,3.5,2024-01-06,south\n3,,2024-01-07,north\n';
+
+test('a CSV upload becomes the first batch: schema, typed rows, range, version; the same bytes again add nothing', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const first = await upload(app, ws, id, CSV);
+  assert.equal(first.status, 201, JSON.stringify(first.body));
+  assert.equal(first.body.data.duplicate, false);
+  assert.deepEqual({ ...first.body.data.batch, uploadedAt: undefined, hash: undefined }, { uploadedAt: undefined, hash: undefined, fileName: 'orders.csv', rowStart: 0, rowEnd: 2 });
+  const source = first.body.data.source;
+  assert.equal(source.documentCount, 3);
+  assert.equal(source.latestVersionOrdinal, 1);
+  assert.deepEqual(source.schemaEntries.map((e: { type: string }) => e.type), ['integer', 'decimal', 'date', 'text']);
+  assert.deepEqual((await storedRows(app, id)).map((r) => r.amount), [1200.5, 3.5, null]);
+
+  const again = await upload(app, ws, id, CSV, 'text/csv', 'copy.csv');
+  assert.equal(again.status, 200);
+  assert.equal(again.body.data.duplicate, true);
+  assert.deepEqual(again.body.data.batch, first.body.data.batch);
+  assert.equal((await storedRows(app, id)).length, 3);
+});
+
+test('a later batch appends after the last row, as a new version; its columns must fit', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  await upload(app, ws, id, CSV);
+  const second = await upload(app, ws, id, 'region,id,amount,when\neast,4,10,2024-02-01\n', 'text/csv', 'more.csv');
+  assert.equal(second.status, 201, JSON.stringify(second.body));
+  assert.deepEqual([second.body.data.batch.rowStart, second.body.data.batch.rowEnd], [3, 3]);
+  assert.equal(second.body.data.source.latestVersionOrdinal, 2);
+  assert.equal(second.body.data.source.batchRanges.length, 2);
+  assert.deepEqual((await storedRows(app, id)).map((r) => r.region), ['north', 'south', 'north', 'east']);
+
+  const misfit = await upload(app, ws, id, 'id,amount,colour\n5,1,red\n');
+  assert.equal(misfit.status, 422);
+  assert.match(misfit.body.detail, /missing "when", "region" unknown "colour"|missing/);
+  const wrongType = await upload(app, ws, id, 'id,amount,when,region\n5,lots,2024-02-02,west\n');
+  assert.equal(wrongType.status, 422);
+  assert.match(wrongType.body.detail, /Line 2, column "amount": "lots" is not a decimal/);
+  assert.equal((await storedRows(app, id)).length, 4, 'nothing of a refused file is stored');
+});
+
+test('a malformed file answers 422 naming the line, and stores nothing', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const ragged = await upload(app, ws, id, 'a,b\n1,2\n3,4,5\n');
+  assert.equal(ragged.status, 422);
+  assert.match(ragged.body.detail, /line 3/);
+  const quote = await upload(app, ws, id, 'a,b\n1,"2\n');
+  assert.equal(quote.status, 422);
+  const read = await app.call({ method: 'GET', url: `${API}/sources/${id}` });
+  assert.equal(read.body.data.documentCount, 0);
+  assert.deepEqual(read.body.data.batchRanges, []);
+  await assert.rejects(storedRows(app, id), 'no table was left behind');
+});
+
+test('TSV and NDJSON uploads, and an unsupported type answers 415', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  assert.equal((await upload(app, ws, id, 'a\tb\n1\tx\n2\ty\n', 'text/tab-separated-values')).status, 201);
+  const nd = await emptySource(app);
+  const ndjson = await upload(app, nd.ws, nd.id, '{"a":1,"tags":["x"]}\n\n{"a":2,"tags":[]}\n', 'application/x-ndjson');
+  assert.equal(ndjson.status, 201, JSON.stringify(ndjson.body));
+  assert.deepEqual((await storedRows(app, nd.id)).map((r) => r.tags), [['x'], []]);
+  const badLine = await emptySource(app);
+  const broken = await upload(app, badLine.ws, badLine.id, '{"a":1}\n{"a":\n', 'application/x-ndjson');
+  assert.equal(broken.status, 422);
+  assert.match(broken.body.detail, /line 2/);
+  assert.equal((await upload(app, ws, id, 'x', 'application/pdf')).status, 415);
+});
