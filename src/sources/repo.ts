@@ -81,6 +81,21 @@ export class SourceRepo {
     return { rows: result, total: Number(total) };
   }
 
+  /**
+   * Takes the source for one writer: bumps its version only if it is still `expectedVersion`. Whoever loses the
+   * race touches no data.
+   */
+  async claim(organisationId: string, id: string, expectedVersion: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('sources')
+      .set({ version: expectedVersion + 1 })
+      .where('organisation_id', '=', organisationId)
+      .where('id', '=', id)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   /** Stores what an ingested batch changed, only if the row is still at `expectedVersion` (optimistic concurrency). */
   async updateIngested(row: SourceRow, expectedVersion: number): Promise<void> {
     const result = await this.db

@@ -130,9 +130,15 @@ export class SourceService {
     const file = await receiveFile(body, this.uploadDirectory);
     try {
       return await this.uploads.run(id, async () => {
-        const current = (await this.repo.find(principal.organisationId, id)) ?? source;
-        const known = toSource(current).batchRanges.find((batch) => batch.hash === file.hash);
-        if (known !== undefined) return { source: toSource(current), batch: known, duplicate: true };
+        const read = (await this.repo.find(principal.organisationId, id)) ?? source;
+        const known = toSource(read).batchRanges.find((batch) => batch.hash === file.hash);
+        if (known !== undefined) return { source: toSource(read), batch: known, duplicate: true };
+        // Across processes: claim the source before touching its rows; the loser answers 409 having changed nothing.
+        if (!(await this.repo.claim(principal.organisationId, id, read.version))) {
+          throw new AppError('conflict', `Another upload to source ${id} is running; retry when it is done`);
+        }
+        const current = { ...read, version: read.version + 1 };
+        await this.clearUncommittedRows(current);
         const reader = await openTable(file.path, format);
         const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format);
         await this.store(updated, () => this.repo.updateIngested(updated, current.version));
@@ -296,6 +302,17 @@ export class SourceService {
       if (error instanceof StaleSourceError) throw new AppError('conflict', `Source ${row.id} changed during the upload; retry`);
       throw error;
     }
+  }
+
+  /**
+   * Rows a crashed upload committed to the data engine but never recorded: beyond the recorded row count (or the
+   * whole table of a source without a schema). Only called by the writer holding the claim.
+   */
+  private async clearUncommittedRows(row: SourceRow): Promise<void> {
+    const table = { organisationId: row.organisation_id, tableId: row.id };
+    const hasSchema = (JSON.parse(row.details) as SourceDetails).schemaEntries.length > 0;
+    if (!hasSchema) await this.data().dropTable(table);
+    else await this.data().deleteRowsFrom(table, ROW_COLUMN, row.document_count);
   }
 
   private async linkedSource(principal: Principal, workspaceId: string, id: string): Promise<SourceRow> {

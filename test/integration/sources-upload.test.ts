@@ -87,3 +87,17 @@ test('TSV and NDJSON uploads, and an unsupported type answers 415', async (t) =>
   assert.match(broken.body.detail, /line 2/);
   assert.equal((await upload(app, ws, id, 'x', 'application/pdf')).status, 415);
 });
+
+test('rows an interrupted upload left unrecorded are cleared before the next batch', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  await upload(app, ws, id, CSV);
+  // As if a process died after moving a batch in but before recording it.
+  await app.context.data().insert({ organisationId: app.tenant.organisationId, tableId: id }, [{ [ROW_COLUMN]: 3, id: 99, amount: 1, when: '2024-03-01', region: 'ghost' }]);
+  const next = await upload(app, ws, id, 'id,amount,when,region\n4,2,2024-03-02,west\n');
+  assert.equal(next.status, 201, JSON.stringify(next.body));
+  const rows = await storedRows(app, id);
+  assert.deepEqual(rows.map((r) => r.region), ['north', 'south', 'north', 'west']);
+  assert.deepEqual(rows.map((r) => Number(r[ROW_COLUMN])), [0, 1, 2, 3]);
+});
+
