@@ -45,6 +45,28 @@ const emptyDetails = (description: string | null): SourceDetails => ({
   latestVersionOrdinal: 0,
 });
 
+/** A new, empty source row (metadata only). */
+function newSourceRow(principal: Principal, workspaceId: string, fields: { name: string; description: string | null; dataFormat: 'Tabular' | 'Folder'; parentId: string | null; dataSource: string }): SourceRow {
+  const now = nowIso();
+  return {
+    id: newId('src'),
+    organisation_id: principal.organisationId,
+    workspace_id: workspaceId,
+    parent_source_id: fields.parentId,
+    name: fields.name.trim(),
+    name_key: fields.name.trim().toLowerCase(),
+    data_source: fields.dataSource,
+    data_format: fields.dataFormat,
+    virtual: 0,
+    document_count: 0,
+    total_size: 0,
+    created_at: now,
+    last_saved: now,
+    details: JSON.stringify(emptyDetails(fields.description)),
+    version: 1,
+  };
+}
+
 export function toSource(row: SourceRow): Source {
   return {
     id: row.id,
@@ -99,19 +121,14 @@ export class SourceService {
   /** A tabular source from inline records: schema inferred, rows stored as its first batch and version. */
   async createFromData(principal: Principal, workspaceId: string, input: FromData): Promise<Source> {
     await this.access.require(principal, workspaceId, 'write');
-    const id = newId('src');
-    const now = nowIso();
-    const row: SourceRow = {
-      ...(await this.emptySourceRow(principal, workspaceId, id, input.name, input.description ?? null, now)),
-      data_source: 'inline',
-    };
+    const row = newSourceRow(principal, workspaceId, { name: input.name, description: input.description ?? null, dataFormat: 'Tabular', parentId: null, dataSource: 'inline' });
     const text = canonicalJson(input.rows);
     const fields = fieldsOf(input.rows);
     const records = (async function* records() {
       for (const [i, record] of input.rows.entries()) yield { line: i + 1, cells: fields.map((field) => toCell(record[field])) };
     })();
     const ingested = await this.ingest(row, fields, records, { hash: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), fileName: null }, 'json');
-    await this.store(row, () => this.repo.insert(ingested, workspaceId));
+    await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
     return toSource(ingested);
   }
 
@@ -158,24 +175,7 @@ export class SourceService {
         errors: [{ location: 'body/parentSourceId', message: 'unknown source' }],
       });
     }
-    const now = nowIso();
-    const row: SourceRow = {
-      id: newId('src'),
-      organisation_id: principal.organisationId,
-      workspace_id: workspaceId,
-      parent_source_id: parentId,
-      name: input.name.trim(),
-      name_key: input.name.trim().toLowerCase(),
-      data_source: 'upload',
-      data_format: input.dataFormat ?? 'Tabular',
-      virtual: 0,
-      document_count: 0,
-      total_size: 0,
-      created_at: now,
-      last_saved: now,
-      details: JSON.stringify(emptyDetails(input.description ?? null)),
-      version: 1,
-    };
+    const row = newSourceRow(principal, workspaceId, { name: input.name, description: input.description ?? null, dataFormat: input.dataFormat ?? 'Tabular', parentId, dataSource: 'upload' });
     await this.repo.insert(row, workspaceId);
     return toSource(row);
   }
@@ -235,27 +235,6 @@ export class SourceService {
     await this.visibleSource(principal, id);
     await this.access.require(principal, workspaceId, 'full');
     if (!(await this.repo.unlink(id, workspaceId))) throw notFound('Link to workspace', workspaceId);
-  }
-
-  /** A new source row with empty details. */
-  private async emptySourceRow(principal: Principal, workspaceId: string, id: string, name: string, description: string | null, now: string): Promise<SourceRow> {
-    return {
-      id,
-      organisation_id: principal.organisationId,
-      workspace_id: workspaceId,
-      parent_source_id: null,
-      name: name.trim(),
-      name_key: name.trim().toLowerCase(),
-      data_source: 'upload',
-      data_format: 'Tabular',
-      virtual: 0,
-      document_count: 0,
-      total_size: 0,
-      created_at: now,
-      last_saved: now,
-      details: JSON.stringify(emptyDetails(description)),
-      version: 1,
-    };
   }
 
   /**
