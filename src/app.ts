@@ -5,6 +5,7 @@ import { ApiKeySchema, CreatedApiKeySchema, MeSchema, UserSchema } from '../sche
 import { PaginationSchema } from '../schemas/common.js';
 import { WorkspaceMemberSchema, WorkspaceSchema } from '../schemas/workspaces.js';
 import { ColumnMetadataSchema, OrgSourceSchema, SchemaEntrySchema, SourceSchema } from '../schemas/sources.js';
+import { DatasetSchema } from '../schemas/datasets.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
 import { installAuth } from './http/auth.js';
@@ -16,6 +17,7 @@ import { OneLinePerRequest } from './http/request-log.js';
 import { validatorCompiler } from './http/validation.js';
 import './http/types.js';
 import { meRoutes } from './me/routes.js';
+import { datasetRoutes } from './datasets/routes.js';
 import { sourceRoutes } from './sources/routes.js';
 import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
@@ -59,7 +61,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   app.addHook('onClose', async () => context.close());
 
   installProblemHandling(app);
-  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema]);
+  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, DatasetSchema]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
   await installOpenApi(app);
@@ -76,6 +78,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
       userRoutes(api, context.users);
       workspaceRoutes(api, context.workspaces);
       sourceRoutes(api, context.sources);
+      datasetRoutes(api, context.datasets);
     },
     { prefix: API_PREFIX },
   );

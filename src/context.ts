@@ -17,6 +17,8 @@ import { createMemoryBus } from './store/bus/memory.js';
 import type { InvalidationBus } from './store/bus/port.js';
 import { createRedisBus } from './store/bus/redis.js';
 import type { MetaStore } from './store/meta/port.js';
+import { DatasetRepo } from './datasets/repo.js';
+import { DatasetService } from './datasets/service.js';
 import { SourceRepo } from './sources/repo.js';
 import { SourceService } from './sources/service.js';
 import { UserRepo } from './users/repo.js';
@@ -40,6 +42,7 @@ export interface Context {
   workspaces: WorkspaceService;
   workspaceAccess: WorkspaceAccess;
   sources: SourceService;
+  datasets: DatasetService;
   idempotency: IdempotencyRepo;
   close(): Promise<void>;
 }
@@ -65,6 +68,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const workspaceRepo = new WorkspaceRepo(meta.db);
   const workspaceAccess = new WorkspaceAccess(workspaceRepo, bus);
   const apiKeys = new ApiKeyService(apiKeyRepo, userRepo, workspaceRepo, cursors, bus);
+  const sourceRepo = new SourceRepo(meta.db);
+  const datasetRepo = new DatasetRepo(meta.db);
   return {
     config,
     meta,
@@ -77,7 +82,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     users: new UserService(userRepo, cursors, unique),
     workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
     workspaceAccess,
-    sources: new SourceService(new SourceRepo(meta.db), workspaceRepo, workspaceAccess, cursors, data, join(config.dataDir, 'uploads')),
+    sources: new SourceService(sourceRepo, workspaceRepo, workspaceAccess, cursors, data, join(config.dataDir, 'uploads'), (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId)),
+    datasets: new DatasetService(datasetRepo, sourceRepo, workspaceAccess, cursors, data),
     idempotency: new IdempotencyRepo(meta.db, unique),
     async close() {
       await dataStore?.close();

@@ -47,6 +47,7 @@ export function toAppError(error: FastifyError & { validation?: unknown; validat
   const status = error.statusCode ?? 500;
   const code = STATUS_CODES[status];
   if (status < 500 && code !== undefined) return new AppError(code, error.message);
+  if (process.env.DEBUG_500) console.error(error);
   return new AppError('internal', 'An internal error occurred; quote the request id when reporting it');
 }
 

@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 /** What a cursor carries: the sort key of the last row served and a digest of the filters it was made for. */
 export interface CursorState {
   /** Sort-key values of the last item of the page (keyset pagination). */
-  after: Array<string | number>;
+  after: Array<string | number | boolean | null>;
   /** Digest of the list filters; a cursor is refused when the filters change under it. */
   scope: string;
 }
@@ -28,7 +28,7 @@ export class CursorCodec {
     const expected = Buffer.from(this.sign(body));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid;
-    const [after, scope] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [Array<string | number>, string];
+    const [after, scope] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [CursorState['after'], string];
     if (scope !== expectedScope) {
       throw new AppError('invalid_cursor', 'The cursor was issued for different filters; start again without it');
     }

@@ -5,7 +5,7 @@ import type { CursorCodec } from './cursor.js';
 /** A request for one page: how many, and after which sort key (already verified). */
 export interface PageRequest {
   limit: number;
-  after: Array<string | number> | null;
+  after: Array<string | number | boolean | null> | null;
 }
 
 export interface Page<T> {

@@ -48,6 +48,19 @@ export class SourceRepo {
     return this.db.selectFrom('sources').selectAll().where('organisation_id', '=', organisationId).where('id', '=', id).executeTakeFirst();
   }
 
+  /** Several sources of one organisation at once (missing ids are simply absent). */
+  async findMany(organisationId: string, ids: string[]): Promise<SourceRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('sources').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', ids).execute();
+  }
+
+  /** Which of `ids` are linked to the workspace. */
+  async linkedTo(workspaceId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom('source_links').select('source_id').where('workspace_id', '=', workspaceId).where('source_id', 'in', ids).execute();
+    return new Set(rows.map((row) => row.source_id));
+  }
+
   async linkedWorkspaceIds(sourceId: string): Promise<string[]> {
     const rows = await this.db.selectFrom('source_links').select('workspace_id').where('source_id', '=', sourceId).orderBy('workspace_id').execute();
     return rows.map((row) => row.workspace_id);

@@ -66,10 +66,11 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
   }, async (request) => ({ data: await sources.link(request.principal, request.params.id, request.body.workspaceId) }));
 
   api.delete('/sources/:id/links/:wsId', {
-    config: { scope: 'sources:write' },
+    config: { scope: 'sources:write', problems: [409] },
     schema: {
       operationId: 'unlinkSource',
       summary: 'Remove a source from a workspace (full permission there); the source itself stays',
+      description: 'A source that datasets of that workspace read answers 409 until they stop using it.',
       tags: ['Sources'],
       params: LinkParams,
       response: { 204: Type.Null({ description: 'Unlinked' }) },

@@ -15,7 +15,7 @@ import { type BatchRow, ROW_COLUMN, fieldsOf, ingestBatch, toCell } from './inge
 import { UPLOAD_FORMATS, openTable } from './readers.js';
 import { receiveFile } from './receive.js';
 import { StaleSourceError } from './repo.js';
-import { computeColumnMetadata } from './statistics.js';
+import { computeColumnMetadata, tableRows } from './statistics.js';
 import type { WorkspaceRepo } from '../workspaces/repo.js';
 import type { SourceFilter, SourceOrder, SourceRepo, SourceRow, SortKey } from './repo.js';
 import { SORT_COLUMNS } from './repo.js';
@@ -116,6 +116,8 @@ export class SourceService {
     /** Opened on first use: processes that never touch rows (the CLI) never load the data engine. */
     private readonly data: () => DataStore,
     private readonly uploadDirectory: string,
+    /** The datasets reading a source (in one workspace, or anywhere): such a source is not deleted or unlinked. */
+    private readonly datasetsUsing: (sourceId: string, workspaceId?: string) => Promise<string[]>,
   ) {}
 
   /** A tabular source from inline records: schema inferred, rows stored as its first batch and version. */
@@ -220,6 +222,7 @@ export class SourceService {
     if (await this.repo.hasChildren(principal.organisationId, id)) {
       throw new AppError('conflict', `Source ${id} has derived sources; delete them first`);
     }
+    await this.refuseIfUsed(id);
     await this.repo.delete(principal.organisationId, id);
     if (row.document_count > 0) await this.data().dropTable({ organisationId: principal.organisationId, tableId: id });
   }
@@ -234,7 +237,13 @@ export class SourceService {
   async unlink(principal: Principal, id: string, workspaceId: string): Promise<void> {
     await this.visibleSource(principal, id);
     await this.access.require(principal, workspaceId, 'full');
+    await this.refuseIfUsed(id, workspaceId);
     if (!(await this.repo.unlink(id, workspaceId))) throw notFound('Link to workspace', workspaceId);
+  }
+
+  private async refuseIfUsed(id: string, workspaceId?: string): Promise<void> {
+    const datasets = await this.datasetsUsing(id, workspaceId);
+    if (datasets.length > 0) throw new AppError('conflict', `Source ${id} is used by dataset${datasets.length === 1 ? '' : 's'} ${datasets.join(', ')}; change or delete ${datasets.length === 1 ? 'it' : 'them'} first`);
   }
 
   /**
@@ -246,7 +255,7 @@ export class SourceService {
     const table = { organisationId: row.organisation_id, tableId: row.id };
     const existing = details.schemaEntries.length === 0 ? null : (details.schemaEntries as InferredColumn[]);
     const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count);
-    const columnMetadata = await computeColumnMetadata(this.data(), table, batch.columns);
+    const columnMetadata = await computeColumnMetadata(this.data(), tableRows(table), batch.columns);
     const now = nowIso();
     const next: SourceDetails = {
       ...details,

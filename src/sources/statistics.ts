@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ColumnMetadataSchema } from '../../schemas/sources.js';
-import type { DataStore, TableRef } from '../store/data/port.js';
+import type { DataStore, SqlBuilder, TableRef } from '../store/data/port.js';
 import { storageType } from './inference/convert.js';
 import type { InferredColumn } from './inference/infer-schema.js';
 
@@ -10,25 +10,34 @@ type Statistics = Partial<ColumnMetadata>;
 const TOP_VALUES = 100;
 const HISTOGRAM_BINS = 10;
 
+/** What statistics are computed over: a source's table or a dataset's query, with the parameters it binds. */
+export interface Rows {
+  organisationId: string;
+  from: SqlBuilder;
+  params: Record<string, unknown>;
+}
+
+export const tableRows = (table: TableRef): Rows => ({ organisationId: table.organisationId, from: (sql) => sql.table(table.tableId), params: {} });
+
 /**
  * Computes the spec's column statistics in the data engine, one aggregate query per column (plus one for
  * histograms and element lists): rows never come into JS.
  */
-export async function computeColumnMetadata(store: DataStore, table: TableRef, columns: InferredColumn[]): Promise<Record<string, ColumnMetadata>> {
+export async function computeColumnMetadata(store: DataStore, over: Rows, columns: InferredColumn[]): Promise<Record<string, ColumnMetadata>> {
   const result: Record<string, ColumnMetadata> = {};
-  for (const column of columns) result[column.field] = await columnStatistics(store, table, column);
+  for (const column of columns) result[column.field] = await columnStatistics(store, over, column);
   return result;
 }
 
-async function columnStatistics(store: DataStore, table: TableRef, column: InferredColumn): Promise<ColumnMetadata> {
-  const org = table.organisationId;
+async function columnStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<ColumnMetadata> {
+  const org = over.organisationId;
   const type = storageType(column);
   const isArray = type.startsWith('Array');
   const [base] = await store.query<{ rows: string; nulls: string; cardinality: string }>(org, (sql) => {
     const c = sql.column(column.field);
     // Array cells are never null (an empty cell is stored as []), so only scalar columns count nulls.
-    return `SELECT count() AS rows, countIf(${isArray ? '0' : `isNull(${c})`}) AS nulls, uniqExact(${c}) AS cardinality FROM ${sql.table(table.tableId)}`;
-  });
+    return `SELECT count() AS rows, countIf(${isArray ? '0' : `isNull(${c})`}) AS nulls, uniqExact(${c}) AS cardinality FROM ${over.from(sql)}`;
+  }, over.params);
   const rows = Number(base!.rows);
   const metadata: ColumnMetadata = {
     dtype: type,
@@ -37,19 +46,19 @@ async function columnStatistics(store: DataStore, table: TableRef, column: Infer
     processing: null,
     metadataStatus: 'complete',
   };
-  if (isArray) Object.assign(metadata, await arrayStatistics(store, table, column));
-  else if (column.type === 'integer' || column.type === 'decimal') Object.assign(metadata, await numericStatistics(store, table, column));
-  else if (column.type === 'date' || column.type === 'datetime') Object.assign(metadata, await rangeStatistics(store, table, column));
-  else Object.assign(metadata, await textStatistics(store, table, column));
+  if (isArray) Object.assign(metadata, await arrayStatistics(store, over, column));
+  else if (column.type === 'integer' || column.type === 'decimal') Object.assign(metadata, await numericStatistics(store, over, column));
+  else if (column.type === 'date' || column.type === 'datetime') Object.assign(metadata, await rangeStatistics(store, over, column));
+  else Object.assign(metadata, await textStatistics(store, over, column));
   return metadata;
 }
 
-async function numericStatistics(store: DataStore, table: TableRef, column: InferredColumn): Promise<Statistics> {
-  const org = table.organisationId;
+async function numericStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
+  const org = over.organisationId;
   const [range] = await store.query<{ lo: number | null; hi: number | null; mean: number | null }>(org, (sql) => {
     const c = sql.column(column.field);
-    return `SELECT min(${c}) AS lo, max(${c}) AS hi, avg(${c}) AS mean FROM ${sql.table(table.tableId)}`;
-  });
+    return `SELECT min(${c}) AS lo, max(${c}) AS hi, avg(${c}) AS mean FROM ${over.from(sql)}`;
+  }, over.params);
   const lo = range!.lo === null ? null : Number(range!.lo);
   const hi = range!.hi === null ? null : Number(range!.hi);
   const distribution: Record<string, number> = {};
@@ -59,9 +68,9 @@ async function numericStatistics(store: DataStore, table: TableRef, column: Infe
       org,
       (sql) => {
         const c = sql.column(column.field);
-        return `SELECT least(toInt64(floor((${c} - {lo:Float64}) / {width:Float64})), ${HISTOGRAM_BINS - 1}) AS bin, count() AS n FROM ${sql.table(table.tableId)} WHERE ${c} IS NOT NULL GROUP BY bin ORDER BY bin`;
+        return `SELECT least(toInt64(floor((${c} - {lo:Float64}) / {width:Float64})), ${HISTOGRAM_BINS - 1}) AS bin, count() AS n FROM ${over.from(sql)} WHERE ${c} IS NOT NULL GROUP BY bin ORDER BY bin`;
       },
-      { lo, width },
+      { ...over.params, lo, width },
     );
     for (const { bin, n } of bins) {
       const from = lo + Number(bin) * width;
@@ -71,28 +80,28 @@ async function numericStatistics(store: DataStore, table: TableRef, column: Infe
   return { rangeFrom: lo, rangeTo: hi, mean: range!.mean === null ? null : Number(range!.mean), distribution };
 }
 
-async function rangeStatistics(store: DataStore, table: TableRef, column: InferredColumn): Promise<Statistics> {
-  const [range] = await store.query<{ lo: string | null; hi: string | null }>(table.organisationId, (sql) => {
+async function rangeStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
+  const [range] = await store.query<{ lo: string | null; hi: string | null }>(over.organisationId, (sql) => {
     const c = sql.column(column.field);
-    return `SELECT toString(min(${c})) AS lo, toString(max(${c})) AS hi FROM ${sql.table(table.tableId)} WHERE ${c} IS NOT NULL`;
-  });
+    return `SELECT toString(min(${c})) AS lo, toString(max(${c})) AS hi FROM ${over.from(sql)} WHERE ${c} IS NOT NULL`;
+  }, over.params);
   return { rangeFrom: range?.lo ?? null, rangeTo: range?.hi ?? null };
 }
 
-async function textStatistics(store: DataStore, table: TableRef, column: InferredColumn): Promise<Statistics> {
-  const org = table.organisationId;
+async function textStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
+  const org = over.organisationId;
   const top = await store.query<{ v: string; n: string }>(org, (sql) => {
     const c = sql.column(column.field);
-    return `SELECT toString(${c}) AS v, count() AS n FROM ${sql.table(table.tableId)} WHERE ${c} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
-  });
+    return `SELECT toString(${c}) AS v, count() AS n FROM ${over.from(sql)} WHERE ${c} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
+  }, over.params);
   const [shape] = await store.query<{ pattern: string | null; objects: number | null }>(org, (sql) => {
     const c = `ifNull(toString(${sql.column(column.field)}), '')`;
     // The most common shape: letters as A, digits as 9 (e.g. "AA-9999").
     return (
       `SELECT topK(1)(replaceRegexpAll(replaceRegexpAll(${c}, '[A-Za-z]', 'A'), '[0-9]', '9'))[1] AS pattern, ` +
-      `countIf(startsWith(${c}, '{') AND isValidJSON(${c})) / count() AS objects FROM ${sql.table(table.tableId)} WHERE ${sql.column(column.field)} IS NOT NULL`
+      `countIf(startsWith(${c}, '{') AND isValidJSON(${c})) / count() AS objects FROM ${over.from(sql)} WHERE ${sql.column(column.field)} IS NOT NULL`
     );
-  });
+  }, over.params);
   return {
     categoryOccurences: Object.fromEntries(top.map(({ v, n }) => [v, Number(n)])),
     stringPattern: shape?.pattern ?? null,
@@ -100,8 +109,8 @@ async function textStatistics(store: DataStore, table: TableRef, column: Inferre
   };
 }
 
-async function arrayStatistics(store: DataStore, table: TableRef, column: InferredColumn): Promise<Statistics> {
-  const org = table.organisationId;
+async function arrayStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
+  const org = over.organisationId;
   const numeric = column.subtype === 'integer' || column.subtype === 'decimal';
   const [sizes] = await store.query<Record<string, number | string>>(org, (sql) => {
     const c = sql.column(column.field);
@@ -111,18 +120,18 @@ async function arrayStatistics(store: DataStore, table: TableRef, column: Inferr
       `countIf(empty(${c})) AS emptyCount, sum(length(${c})) AS totalElementCount, ` +
       `countIf(length(${c}) BETWEEN 1 AND 3) AS oneToThree, countIf(length(${c}) BETWEEN 4 AND 10) AS fourToTen, ` +
       `countIf(length(${c}) BETWEEN 11 AND 50) AS elevenToFifty, countIf(length(${c}) > 50) AS fiftyPlus, ` +
-      `avg(length(arrayDistinct(${c}))) AS avgUniquePerRow FROM ${sql.table(table.tableId)}`
+      `avg(length(arrayDistinct(${c}))) AS avgUniquePerRow FROM ${over.from(sql)}`
     );
-  });
+  }, over.params);
   const [elements] = await store.query<Record<string, number | string | null>>(org, (sql) => {
     const e = `arrayJoin(${sql.column(column.field)})`;
     const numbers = numeric ? `, min(x) AS elementMin, max(x) AS elementMax, avg(x) AS elementMean, sum(x) AS elementSum, stddevPop(x) AS elementStddev` : '';
-    return `SELECT uniqExact(x) AS uniqueElementCount${numbers} FROM (SELECT ${e} AS x FROM ${sql.table(table.tableId)})`;
-  });
+    return `SELECT uniqExact(x) AS uniqueElementCount${numbers} FROM (SELECT ${e} AS x FROM ${over.from(sql)})`;
+  }, over.params);
   const occurrences = await store.query<{ v: string; n: string }>(org, (sql) => {
     const e = `arrayJoin(${sql.column(column.field)})`;
-    return `SELECT toString(x) AS v, count() AS n FROM (SELECT ${e} AS x FROM ${sql.table(table.tableId)}) GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
-  });
+    return `SELECT toString(x) AS v, count() AS n FROM (SELECT ${e} AS x FROM ${over.from(sql)}) GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
+  }, over.params);
   const n = (value: unknown) => (value === null || value === undefined ? null : Number(value));
   return {
     elementType: column.subtype,

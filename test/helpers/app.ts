@@ -62,7 +62,7 @@ export function sharedDataStore(): DataStore {
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
-    ...loadConfig({ CAUSA_DATA_DIR: '/tmp/causa-test-unused', LOG_LEVEL: 'silent' }),
+    ...loadConfig({ CAUSA_DATA_DIR: '/tmp/causa-test-unused', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     secretKey: Buffer.alloc(32, 7),
     ...overrides,
   };

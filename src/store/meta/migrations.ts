@@ -107,6 +107,30 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('source_links_workspace').on('source_links').columns(['workspace_id', 'source_id']).execute();
     },
   },
+  '0003_datasets': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('datasets')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+        .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('definition', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema.createIndex('datasets_workspace_created').on('datasets').columns(['workspace_id', 'created_at', 'id']).execute();
+      // Which sources each dataset reads: a source in use cannot be deleted or unlinked from under it.
+      await db.schema
+        .createTable('dataset_sources')
+        .addColumn('dataset_id', 'text', (c) => c.notNull().references('datasets.id').onDelete('cascade'))
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('dataset_sources_pk', ['dataset_id', 'source_id'])
+        .execute();
+      await db.schema.createIndex('dataset_sources_source').on('dataset_sources').columns(['source_id', 'dataset_id']).execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */

@@ -98,6 +98,23 @@ export interface SourceLinksTable {
   created_at: string;
 }
 
+export interface DatasetsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  /** description, tags, anchorConceptId, sources and operations as JSON. */
+  definition: string;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export interface DatasetSourcesTable {
+  dataset_id: string;
+  source_id: string;
+}
+
 export interface MetaDatabase {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -107,4 +124,6 @@ export interface MetaDatabase {
   idempotency_keys: IdempotencyKeysTable;
   sources: SourcesTable;
   source_links: SourceLinksTable;
+  datasets: DatasetsTable;
+  dataset_sources: DatasetSourcesTable;
 }

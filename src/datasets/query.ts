@@ -1,0 +1,156 @@
+import { Transform, type Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type { DataStore, ExportFormat } from '../store/data/port.js';
+import type { CompiledDataset } from './compiler/compile.js';
+import { orderBy } from './compiler/operations.js';
+import { Params } from './compiler/params.js';
+import { type Column, type Relation, qualified } from './compiler/relation.js';
+import { paramType } from './compiler/values.js';
+
+/** Reads of a compiled dataset: counts, keyset pages, previews and exports. Nothing is materialised. */
+
+export type CursorValue = string | number | boolean | null;
+
+export interface RecordsPage {
+  rows: Array<Record<string, unknown>>;
+  /** The sort values of the last row served, for the next cursor; null when there is no next page. */
+  next: CursorValue[] | null;
+}
+
+const S = 's';
+
+export async function countRows(store: DataStore, organisationId: string, compiled: CompiledDataset, signal?: AbortSignal): Promise<number> {
+  const [row] = await store.query<{ n: number | string }>(organisationId, (sql) => `SELECT count() AS n FROM (${compiled.relation.sql(sql)})`, compiled.params.values, { ...(signal && { signal }) });
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * One page of records after `after` (the sort values of the previous page's last row): a keyset condition on the
+ * relation's order, so page 1000 costs what page 1 does.
+ */
+export async function readRecords(store: DataStore, organisationId: string, compiled: CompiledDataset, limit: number, after: CursorValue[] | null): Promise<RecordsPage> {
+  const relation = compiled.relation;
+  const components = orderComponents(relation);
+  const keyset = new Params('k');
+  const where = after === null ? '' : ` WHERE ${afterCondition(components, after, keyset)}`;
+  const count = keyset.bind(limit + 1, 'UInt32');
+  const rows = await store.query<Record<string, unknown>>(
+    organisationId,
+    (sql) => `SELECT * FROM (${relation.sql(sql)}) AS ${S}${where} ORDER BY ${orderBy(relation, S)} LIMIT ${count}`,
+    { ...compiled.params.values, ...keyset.values },
+  );
+  const hasMore = rows.length > limit;
+  const served = hasMore ? rows.slice(0, limit) : rows;
+  const last = served.at(-1);
+  return {
+    rows: served.map((row) => presentRow(relation, row)),
+    next: hasMore && last !== undefined ? components.map((c) => (last[c.name] ?? null) as CursorValue) : null,
+  };
+}
+
+/** A row as the API presents it: visible columns only, datetimes as ISO-8601 UTC. */
+export function presentRow(relation: Relation, row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of relation.columns) {
+    const value = row[column.name] ?? null;
+    out[column.name] = column.type === 'datetime' && typeof value === 'string' ? `${value.replace(' ', 'T')}Z` : value;
+  }
+  return out;
+}
+
+interface Component {
+  name: string;
+  direction: 'asc' | 'desc';
+  type: string;
+  nullable: boolean;
+}
+
+function orderComponents(relation: Relation): Component[] {
+  const byName = new Map<string, Column>(relation.columns.map((c) => [c.name, c]));
+  return [
+    ...relation.order.map((key) => {
+      const column = byName.get(key.column)!;
+      return { name: key.column, direction: key.direction, type: paramType(column.type === 'categorical' ? 'text' : column.type), nullable: true };
+    }),
+    ...relation.keys.map((key) => ({ name: key, direction: 'asc' as const, type: 'UInt64', nullable: false })),
+  ];
+}
+
+/**
+ * Rows strictly after `values` in the order (sort columns nulls last, then keys): for each component, either
+ * equal on all before it and beyond it on this one.
+ */
+function afterCondition(components: Component[], values: CursorValue[], params: Params): string {
+  if (values.length !== components.length) return '0';
+  const parts: string[] = [];
+  const equal: string[] = [];
+  components.forEach((component, i) => {
+    const c = qualified(S, component.name);
+    const value = values[i] ?? null;
+    let beyond: string;
+    let same: string;
+    if (value === null) {
+      beyond = '0'; // nulls come last: nothing of this component lies beyond a null
+      same = `${c} IS NULL`;
+    } else {
+      const bound = params.bind(value, component.type);
+      beyond = `${c} ${component.direction === 'asc' ? '>' : '<'} ${bound}${component.nullable ? ` OR ${c} IS NULL` : ''}`;
+      same = `${c} = ${bound}`;
+    }
+    parts.push([...equal, `(${beyond})`].join(' AND '));
+    equal.push(`(${same})`);
+  });
+  return parts.map((part) => `(${part})`).join(' OR ');
+}
+
+/** The first rows of a dataset (validate's preview). */
+export async function previewRows(store: DataStore, organisationId: string, compiled: CompiledDataset, limit: number): Promise<Array<Record<string, unknown>>> {
+  return (await readRecords(store, organisationId, compiled, limit, null)).rows;
+}
+
+export const EXPORT_FORMATS = {
+  csv: { format: 'CSVWithNames', contentType: 'text/csv; charset=utf-8' },
+  json: { format: 'JSONEachRow', contentType: 'application/json' },
+  parquet: { format: 'Parquet', contentType: 'application/vnd.apache.parquet' },
+} as const satisfies Record<string, { format: ExportFormat; contentType: string }>;
+export type ExportName = keyof typeof EXPORT_FORMATS;
+
+/** The whole dataset in its order, streamed from the engine; json is a JSON array of row objects. */
+export async function exportRows(store: DataStore, organisationId: string, compiled: CompiledDataset, name: ExportName, signal?: AbortSignal): Promise<Readable> {
+  const relation = compiled.relation;
+  const list = relation.columns.length === 0 ? '*' : relation.columns.map((c) => qualified(S, c.name)).join(', ');
+  const stream = await store.export(
+    organisationId,
+    (sql) => `SELECT ${list} FROM (${relation.sql(sql)}) AS ${S} ORDER BY ${orderBy(relation, S)}`,
+    EXPORT_FORMATS[name].format,
+    compiled.params.values,
+    { ...(signal && { signal }) },
+  );
+  return name === 'json' ? stream.pipe(ndjsonToArray()) : stream;
+}
+
+/** Turns newline-delimited JSON into one JSON array, streaming. */
+function ndjsonToArray(): Transform {
+  const decoder = new StringDecoder('utf8'); // a chunk may end inside a multi-byte character
+  let first = true;
+  let rest = '';
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const text = rest + decoder.write(chunk);
+      const lines = text.split('\n');
+      rest = lines.pop()!;
+      let out = '';
+      for (const line of lines) {
+        if (line === '') continue;
+        out += (first ? '[' : ',') + line;
+        first = false;
+      }
+      done(null, out);
+    },
+    flush(done) {
+      rest += decoder.end();
+      const tail = rest.trim() === '' ? '' : (first ? '[' : ',') + rest;
+      done(null, `${first && tail === '' ? '[' : ''}${tail}]`);
+    },
+  });
+}

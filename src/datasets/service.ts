@@ -1,0 +1,295 @@
+import type { Readable } from 'node:stream';
+import type { CreateDataset, Dataset, DatasetSource, Operation, PatchDataset, ValidateDataset } from '../../schemas/datasets.js';
+import type { Principal } from '../auth/principal.js';
+import { AppError, notFound } from '../errors.js';
+import type { CursorCodec } from '../lib/cursor.js';
+import { newId, nowIso } from '../lib/ids.js';
+import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
+import type { InferredColumn } from '../sources/inference/infer-schema.js';
+import type { SourceRepo, SourceRow } from '../sources/repo.js';
+import { toSource } from '../sources/service.js';
+import { type ColumnMetadata, computeColumnMetadata } from '../sources/statistics.js';
+import type { DataStore, TenantSql } from '../store/data/port.js';
+import type { WorkspaceAccess } from '../workspaces/access.js';
+import { type CompiledDataset, type DatasetDefinition, type SourceInput, compileDataset } from './compiler/compile.js';
+import type { Relation } from './compiler/relation.js';
+import { describeOperation } from './describe.js';
+import { type CursorValue, type ExportName, countRows, exportRows, previewRows, readRecords } from './query.js';
+import { recommendDatasets, type RecommendedDataset } from './recommend.js';
+import type { DatasetRepo, DatasetRow } from './repo.js';
+
+/** The members of a dataset kept in the `definition` JSON column. */
+interface StoredDefinition {
+  description: string | null;
+  tags: string[] | null;
+  anchorConceptId: string | null;
+  sources: DatasetSource[];
+  operations: Operation[];
+}
+
+const PREVIEW_ROWS = 20;
+
+/**
+ * Datasets: definitions over the workspace's sources, compiled to one query whenever they are read. Nothing is
+ * materialised; a definition that does not compile is refused (422) when it is written.
+ */
+export class DatasetService {
+  constructor(
+    private readonly repo: DatasetRepo,
+    private readonly sources: SourceRepo,
+    private readonly access: WorkspaceAccess,
+    private readonly cursors: CursorCodec,
+    private readonly data: () => DataStore,
+  ) {}
+
+  async list(principal: Principal, workspaceId: string, query: { limit?: number; cursor?: string }): Promise<Page<Dataset>> {
+    await this.access.require(principal, workspaceId, 'read');
+    const scope = filterScope({ list: 'datasets', workspaceId });
+    const page = pageRequest(this.cursors, query, scope);
+    const { rows, total } = await this.repo.list(principal.organisationId, workspaceId, page);
+    const names = await this.sourceNames(principal.organisationId, rows.flatMap((row) => parse(row).sources.map((s) => s.id)));
+    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], (row) => present(row, names));
+  }
+
+  async create(principal: Principal, workspaceId: string, input: CreateDataset): Promise<Dataset> {
+    await this.access.require(principal, workspaceId, 'write');
+    const definition: StoredDefinition = {
+      description: input.description ?? null,
+      tags: input.tags ?? null,
+      anchorConceptId: input.anchorConceptId ?? null,
+      ...normalise(input.sources ?? [], input.operations ?? []),
+    };
+    const sources = await this.compileForWrite(principal, workspaceId, definition);
+    const now = nowIso();
+    const row: DatasetRow = {
+      id: newId('ds'),
+      organisation_id: principal.organisationId,
+      workspace_id: workspaceId,
+      name: input.name.trim(),
+      definition: JSON.stringify(definition),
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    };
+    await this.repo.insert(row, definition.sources.map((s) => s.id));
+    return present(row, namesOf(sources));
+  }
+
+  async get(principal: Principal, workspaceId: string, id: string): Promise<Dataset> {
+    const row = await this.readable(principal, workspaceId, id);
+    return present(row, await this.sourceNames(principal.organisationId, parse(row).sources.map((s) => s.id)));
+  }
+
+  async update(principal: Principal, workspaceId: string, id: string, input: PatchDataset): Promise<Dataset> {
+    await this.access.require(principal, workspaceId, 'write');
+    const row = await this.find(principal, workspaceId, id);
+    const stored = parse(row);
+    const definition: StoredDefinition = {
+      description: input.description !== undefined ? input.description : stored.description,
+      tags: input.tags !== undefined ? input.tags : stored.tags,
+      anchorConceptId: input.anchorConceptId !== undefined ? input.anchorConceptId : stored.anchorConceptId,
+      ...normalise(input.sources ?? stored.sources, input.operations ?? stored.operations),
+    };
+    const sources = await this.compileForWrite(principal, workspaceId, definition);
+    const next: DatasetRow = { ...row, name: input.name?.trim() ?? row.name, definition: JSON.stringify(definition), updated_at: nowIso() };
+    if (!(await this.repo.update(next, row.version, definition.sources.map((s) => s.id)))) {
+      throw new AppError('conflict', `Dataset ${id} was changed by another request; read it again and retry`);
+    }
+    return present({ ...next, version: row.version + 1 }, namesOf(sources));
+  }
+
+  async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
+    await this.access.require(principal, workspaceId, 'full');
+    if (!(await this.repo.delete(principal.organisationId, workspaceId, id))) throw notFound('Dataset', id);
+  }
+
+  async schema(principal: Principal, workspaceId: string, id: string): Promise<InferredColumn[]> {
+    const { compiled } = await this.compiled(principal, workspaceId, id);
+    return schemaOf(compiled.relation);
+  }
+
+  async metadata(principal: Principal, workspaceId: string, id: string): Promise<{ schemaEntries: InferredColumn[]; columnMetadata: Record<string, ColumnMetadata>; rowCount: number }> {
+    const { compiled } = await this.compiled(principal, workspaceId, id);
+    return this.statistics(principal.organisationId, compiled);
+  }
+
+  async enriched(principal: Principal, workspaceId: string, id: string) {
+    const { row, compiled, names } = await this.compiled(principal, workspaceId, id);
+    const statistics = await this.statistics(principal.organisationId, compiled);
+    return {
+      ...present(row, names),
+      outputSchema: statistics.schemaEntries,
+      columnMetadata: statistics.columnMetadata,
+      rowCount: statistics.rowCount,
+      operationDetails: compiled.steps.map(({ operation, relation }) => ({
+        id: operation.id,
+        sourceId: operation.sourceId,
+        type: operation.config.type,
+        summary: describeOperation(operation.config),
+        outputSchema: schemaOf(relation),
+      })),
+    };
+  }
+
+  async records(principal: Principal, workspaceId: string, id: string, query: { limit?: number; cursor?: string }) {
+    const { row, compiled } = await this.compiled(principal, workspaceId, id);
+    // Cursors hold sort values of this definition; an edited dataset starts again.
+    const scope = filterScope({ list: 'records', id, version: row.version });
+    const page = pageRequest(this.cursors, query, scope);
+    const store = this.data();
+    const result = await readRecords(store, principal.organisationId, compiled, page.limit, page.after as CursorValue[] | null);
+    const total = await countRows(store, principal.organisationId, compiled);
+    return {
+      items: result.rows,
+      pagination: { cursor: result.next === null ? null : this.cursors.encode({ after: result.next, scope }), hasMore: result.next !== null, total },
+    };
+  }
+
+  /** Compiles a proposed definition against the dataset's workspace and shows its schemas and first rows; stores nothing. */
+  async validate(principal: Principal, workspaceId: string, id: string, input: ValidateDataset) {
+    await this.access.require(principal, workspaceId, 'write');
+    const row = await this.find(principal, workspaceId, id);
+    const stored = parse(row);
+    const definition = normalise(input.sources ?? stored.sources, input.operations ?? stored.operations);
+    const inputs = await this.sourceInputs(principal, workspaceId, definition.sources, 'write');
+    const compiled = compileDataset(definition, inputs.inputs);
+    const store = this.data();
+    return {
+      sourceSchemas: Object.fromEntries([...compiled.sourceRelations].map(([sourceId, relation]) => [sourceId, schemaOf(relation)])),
+      operationSchemas: compiled.steps.map(({ operation, relation }) => ({ operationId: operation.id, schema: schemaOf(relation) })),
+      finalSchema: schemaOf(compiled.relation),
+      preview: {
+        rows: await previewRows(store, principal.organisationId, compiled, PREVIEW_ROWS),
+        rowCount: await countRows(store, principal.organisationId, compiled),
+      },
+    };
+  }
+
+  async export(principal: Principal, workspaceId: string, id: string, format: ExportName, signal?: AbortSignal): Promise<{ name: string; stream: Readable }> {
+    const { row, compiled } = await this.compiled(principal, workspaceId, id);
+    return { name: row.name, stream: await exportRows(this.data(), principal.organisationId, compiled, format, signal) };
+  }
+
+  async recommended(principal: Principal, workspaceId: string): Promise<RecommendedDataset[]> {
+    await this.access.require(principal, workspaceId, 'read');
+    const rows = await this.sources.list(
+      { organisationId: principal.organisationId, visibleIn: [workspaceId], parentId: 'all', format: 'Tabular', excludeVirtual: true },
+      { key: 'createdAt', direction: 'desc' },
+      { limit: 200, after: null },
+    );
+    return recommendDatasets(rows.rows.map(toSource));
+  }
+
+  /** The compiled dataset for a read; a stored definition its sources no longer fit answers 409. */
+  private async compiled(principal: Principal, workspaceId: string, id: string): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
+    const row = await this.readable(principal, workspaceId, id);
+    const definition = parse(row);
+    const { inputs, rows } = await this.sourceInputs(principal, workspaceId, definition.sources, 'read');
+    try {
+      return { row, compiled: compileDataset(definition, inputs), names: namesOf(rows) };
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'validation_failed') {
+        throw new AppError('conflict', `Dataset ${id} no longer fits its sources (${error.message}); update its definition`);
+      }
+      throw error;
+    }
+  }
+
+  private async statistics(organisationId: string, compiled: CompiledDataset) {
+    const schemaEntries = schemaOf(compiled.relation);
+    const store = this.data();
+    const over = { organisationId, from: (sql: TenantSql) => `(${compiled.relation.sql(sql)})`, params: compiled.params.values };
+    const columnMetadata = await computeColumnMetadata(store, over, schemaEntries);
+    return { schemaEntries, columnMetadata, rowCount: await countRows(store, organisationId, compiled) };
+  }
+
+  private async compileForWrite(principal: Principal, workspaceId: string, definition: DatasetDefinition): Promise<SourceRow[]> {
+    const { inputs, rows } = await this.sourceInputs(principal, workspaceId, definition.sources, 'write');
+    compileDataset(definition, inputs);
+    return rows;
+  }
+
+  /**
+   * The sources a definition names, each of which must be linked to the workspace. On a write an unknown one is a
+   * 422 naming it; on a read (a stored definition) its absence is a conflict.
+   */
+  private async sourceInputs(principal: Principal, workspaceId: string, entries: DatasetSource[], purpose: 'read' | 'write'): Promise<{ inputs: Map<string, SourceInput>; rows: SourceRow[] }> {
+    const ids = [...new Set(entries.map((entry) => entry.id))];
+    const [rows, linked] = await Promise.all([this.sources.findMany(principal.organisationId, ids), this.sources.linkedTo(workspaceId, ids)]);
+    const byId = new Map(rows.filter((row) => linked.has(row.id)).map((row) => [row.id, row]));
+    entries.forEach((entry, i) => {
+      if (byId.has(entry.id)) return;
+      if (purpose === 'write') {
+        throw new AppError('validation_failed', `sources/${i}/id: ${entry.id} is not a source of this workspace`, { errors: [{ location: `body/sources/${i}/id`, message: 'not a source of this workspace' }] });
+      }
+      throw new AppError('conflict', `Source ${entry.id} of this dataset is no longer in the workspace`);
+    });
+    const inputs = new Map<string, SourceInput>();
+    for (const row of byId.values()) {
+      const source = toSource(row);
+      if (row.data_format !== 'Tabular') {
+        const at = entries.findIndex((entry) => entry.id === row.id);
+        throw new AppError('validation_failed', `sources/${at}/id: ${row.id} is a folder; datasets read tabular sources`, { errors: [{ location: `body/sources/${at}/id`, message: 'a folder source' }] });
+      }
+      inputs.set(row.id, {
+        id: row.id,
+        columns: source.schemaEntries as InferredColumn[],
+        tableId: row.document_count > 0 ? row.id : null,
+        batchEnds: source.batchRanges.map((batch) => batch.rowEnd),
+      });
+    }
+    return { inputs, rows: [...byId.values()] };
+  }
+
+  private async sourceNames(organisationId: string, ids: string[]): Promise<Map<string, string>> {
+    return namesOf(await this.sources.findMany(organisationId, [...new Set(ids)]));
+  }
+
+  private async readable(principal: Principal, workspaceId: string, id: string): Promise<DatasetRow> {
+    await this.access.require(principal, workspaceId, 'read');
+    return this.find(principal, workspaceId, id);
+  }
+
+  private async find(principal: Principal, workspaceId: string, id: string): Promise<DatasetRow> {
+    const row = await this.repo.find(principal.organisationId, workspaceId, id);
+    if (row === undefined) throw notFound('Dataset', id);
+    return row;
+  }
+}
+
+/** Fills in what a client may leave out: operation ids, source entry defaults. */
+function normalise(sources: Array<Partial<DatasetSource> & { id: string }>, operations: Array<Omit<Operation, 'id'> & { id?: string }>): DatasetDefinition {
+  return {
+    sources: sources.map((entry) => ({
+      id: entry.id,
+      type: 'source',
+      name: null,
+      conceptIds: entry.conceptIds ?? [],
+      conceptVersions: entry.conceptVersions ?? {},
+      version: entry.version ?? { kind: 'latest' },
+    })),
+    operations: operations.map((operation) => ({ id: operation.id ?? newId('op'), sourceId: operation.sourceId, config: operation.config })),
+  };
+}
+
+const parse = (row: DatasetRow) => JSON.parse(row.definition) as StoredDefinition;
+const namesOf = (rows: SourceRow[]) => new Map(rows.map((row) => [row.id, row.name]));
+
+function present(row: DatasetRow, names: Map<string, string>): Dataset {
+  const definition = parse(row);
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    organisationId: row.organisation_id,
+    name: row.name,
+    description: definition.description,
+    tags: definition.tags,
+    anchorConceptId: definition.anchorConceptId,
+    sources: definition.sources.map((entry) => ({ ...entry, name: names.get(entry.id) ?? null })),
+    operations: definition.operations,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export const schemaOf = (relation: Relation): InferredColumn[] => relation.columns.map((column) => column.entry);
