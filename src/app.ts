@@ -5,6 +5,7 @@ import { ApiKeySchema, CreatedApiKeySchema, MeSchema, UserSchema } from '../sche
 import { PaginationSchema } from '../schemas/common.js';
 import { WorkspaceMemberSchema, WorkspaceSchema } from '../schemas/workspaces.js';
 import { ColumnMetadataSchema, OrgSourceSchema, SchemaEntrySchema, SourceSchema } from '../schemas/sources.js';
+import { CatalogTableSchema, CatalogViewSchema } from '../schemas/catalog.js';
 import { DatasetSchema } from '../schemas/datasets.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
@@ -17,6 +18,7 @@ import { OneLinePerRequest } from './http/request-log.js';
 import { validatorCompiler } from './http/validation.js';
 import './http/types.js';
 import { meRoutes } from './me/routes.js';
+import { catalogRoutes } from './catalog/routes.js';
 import { datasetRoutes } from './datasets/routes.js';
 import { sourceRoutes } from './sources/routes.js';
 import { userRoutes } from './users/routes.js';
@@ -61,7 +63,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   app.addHook('onClose', async () => context.close());
 
   installProblemHandling(app);
-  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, DatasetSchema]);
+  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
   await installOpenApi(app);
@@ -79,6 +81,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
       workspaceRoutes(api, context.workspaces);
       sourceRoutes(api, context.sources);
       datasetRoutes(api, context.datasets);
+      catalogRoutes(api, context.catalog);
     },
     { prefix: API_PREFIX },
   );

@@ -17,6 +17,7 @@ import { createMemoryBus } from './store/bus/memory.js';
 import type { InvalidationBus } from './store/bus/port.js';
 import { createRedisBus } from './store/bus/redis.js';
 import type { MetaStore } from './store/meta/port.js';
+import { CatalogService } from './catalog/service.js';
 import { DatasetRepo } from './datasets/repo.js';
 import { DatasetService } from './datasets/service.js';
 import { SourceRepo } from './sources/repo.js';
@@ -43,6 +44,7 @@ export interface Context {
   workspaceAccess: WorkspaceAccess;
   sources: SourceService;
   datasets: DatasetService;
+  catalog: CatalogService;
   idempotency: IdempotencyRepo;
   close(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const apiKeys = new ApiKeyService(apiKeyRepo, userRepo, workspaceRepo, cursors, bus);
   const sourceRepo = new SourceRepo(meta.db);
   const datasetRepo = new DatasetRepo(meta.db);
+  const datasets = new DatasetService(datasetRepo, sourceRepo, workspaceAccess, cursors, data);
   return {
     config,
     meta,
@@ -83,7 +86,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
     workspaceAccess,
     sources: new SourceService(sourceRepo, workspaceRepo, workspaceAccess, cursors, data, join(config.dataDir, 'uploads'), (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId)),
-    datasets: new DatasetService(datasetRepo, sourceRepo, workspaceAccess, cursors, data),
+    datasets,
+    catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors),
     idempotency: new IdempotencyRepo(meta.db, unique),
     async close() {
       await dataStore?.close();

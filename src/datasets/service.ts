@@ -42,9 +42,10 @@ export class DatasetService {
     private readonly data: () => DataStore,
   ) {}
 
-  async list(principal: Principal, workspaceId: string, query: { limit?: number; cursor?: string }): Promise<Page<Dataset>> {
+  /** `list` names the listing a cursor belongs to (the catalog pages the same rows under its own name). */
+  async list(principal: Principal, workspaceId: string, query: { limit?: number; cursor?: string }, list = 'datasets'): Promise<Page<Dataset>> {
     await this.access.require(principal, workspaceId, 'read');
-    const scope = filterScope({ list: 'datasets', workspaceId });
+    const scope = filterScope({ list, workspaceId });
     const page = pageRequest(this.cursors, query, scope);
     const { rows, total } = await this.repo.list(principal.organisationId, workspaceId, page);
     const names = await this.sourceNames(principal.organisationId, rows.flatMap((row) => parse(row).sources.map((s) => s.id)));
@@ -101,6 +102,17 @@ export class DatasetService {
   async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
     await this.access.require(principal, workspaceId, 'full');
     if (!(await this.repo.delete(principal.organisationId, workspaceId, id))) throw notFound('Dataset', id);
+  }
+
+  /** The dataset's row count, or null when its stored definition no longer fits its sources. */
+  async rowCount(principal: Principal, workspaceId: string, id: string): Promise<number | null> {
+    try {
+      const { compiled } = await this.compiled(principal, workspaceId, id);
+      return await countRows(this.data(), principal.organisationId, compiled);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict') return null;
+      throw error;
+    }
   }
 
   async schema(principal: Principal, workspaceId: string, id: string): Promise<InferredColumn[]> {

@@ -10,7 +10,11 @@ type Statistics = Partial<ColumnMetadata>;
 const TOP_VALUES = 100;
 const HISTOGRAM_BINS = 10;
 
-/** What statistics are computed over: a source's table or a dataset's query, with the parameters it binds. */
+/**
+ * What statistics are computed over: a source's table or a dataset's query, with the parameters it binds. It is
+ * read as `t`, and columns are named through it: a column called like an alias of the query (n, lo, rows...)
+ * would otherwise be shadowed by the alias.
+ */
 export interface Rows {
   organisationId: string;
   from: SqlBuilder;
@@ -34,9 +38,9 @@ async function columnStatistics(store: DataStore, over: Rows, column: InferredCo
   const type = storageType(column);
   const isArray = type.startsWith('Array');
   const [base] = await store.query<{ rows: string; nulls: string; cardinality: string }>(org, (sql) => {
-    const c = sql.column(column.field);
+    const c = `t.${sql.column(column.field)}`;
     // Array cells are never null (an empty cell is stored as []), so only scalar columns count nulls.
-    return `SELECT count() AS rows, countIf(${isArray ? '0' : `isNull(${c})`}) AS nulls, uniqExact(${c}) AS cardinality FROM ${over.from(sql)}`;
+    return `SELECT count() AS rows, countIf(${isArray ? '0' : `isNull(${c})`}) AS nulls, uniqExact(${c}) AS cardinality FROM ${over.from(sql)} AS t`;
   }, over.params);
   const rows = Number(base!.rows);
   const metadata: ColumnMetadata = {
@@ -56,8 +60,8 @@ async function columnStatistics(store: DataStore, over: Rows, column: InferredCo
 async function numericStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
   const org = over.organisationId;
   const [range] = await store.query<{ lo: number | null; hi: number | null; mean: number | null }>(org, (sql) => {
-    const c = sql.column(column.field);
-    return `SELECT min(${c}) AS lo, max(${c}) AS hi, avg(${c}) AS mean FROM ${over.from(sql)}`;
+    const c = `t.${sql.column(column.field)}`;
+    return `SELECT min(${c}) AS lo, max(${c}) AS hi, avg(${c}) AS mean FROM ${over.from(sql)} AS t`;
   }, over.params);
   const lo = range!.lo === null ? null : Number(range!.lo);
   const hi = range!.hi === null ? null : Number(range!.hi);
@@ -67,8 +71,8 @@ async function numericStatistics(store: DataStore, over: Rows, column: InferredC
     const bins = await store.query<{ bin: string; n: string }>(
       org,
       (sql) => {
-        const c = sql.column(column.field);
-        return `SELECT least(toInt64(floor((${c} - {lo:Float64}) / {width:Float64})), ${HISTOGRAM_BINS - 1}) AS bin, count() AS n FROM ${over.from(sql)} WHERE ${c} IS NOT NULL GROUP BY bin ORDER BY bin`;
+        const c = `t.${sql.column(column.field)}`;
+        return `SELECT least(toInt64(floor((${c} - {lo:Float64}) / {width:Float64})), ${HISTOGRAM_BINS - 1}) AS bin, count() AS n FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL GROUP BY bin ORDER BY bin`;
       },
       { ...over.params, lo, width },
     );
@@ -82,8 +86,8 @@ async function numericStatistics(store: DataStore, over: Rows, column: InferredC
 
 async function rangeStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
   const [range] = await store.query<{ lo: string | null; hi: string | null }>(over.organisationId, (sql) => {
-    const c = sql.column(column.field);
-    return `SELECT toString(min(${c})) AS lo, toString(max(${c})) AS hi FROM ${over.from(sql)} WHERE ${c} IS NOT NULL`;
+    const c = `t.${sql.column(column.field)}`;
+    return `SELECT toString(min(${c})) AS lo, toString(max(${c})) AS hi FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL`;
   }, over.params);
   return { rangeFrom: range?.lo ?? null, rangeTo: range?.hi ?? null };
 }
@@ -91,15 +95,15 @@ async function rangeStatistics(store: DataStore, over: Rows, column: InferredCol
 async function textStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
   const org = over.organisationId;
   const top = await store.query<{ v: string; n: string }>(org, (sql) => {
-    const c = sql.column(column.field);
-    return `SELECT toString(${c}) AS v, count() AS n FROM ${over.from(sql)} WHERE ${c} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
+    const c = `t.${sql.column(column.field)}`;
+    return `SELECT toString(${c}) AS v, count() AS n FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
   }, over.params);
   const [shape] = await store.query<{ pattern: string | null; objects: number | null }>(org, (sql) => {
-    const c = `ifNull(toString(${sql.column(column.field)}), '')`;
+    const c = `ifNull(toString(t.${sql.column(column.field)}), '')`;
     // The most common shape: letters as A, digits as 9 (e.g. "AA-9999").
     return (
       `SELECT topK(1)(replaceRegexpAll(replaceRegexpAll(${c}, '[A-Za-z]', 'A'), '[0-9]', '9'))[1] AS pattern, ` +
-      `countIf(startsWith(${c}, '{') AND isValidJSON(${c})) / count() AS objects FROM ${over.from(sql)} WHERE ${sql.column(column.field)} IS NOT NULL`
+      `countIf(startsWith(${c}, '{') AND isValidJSON(${c})) / count() AS objects FROM ${over.from(sql)} AS t WHERE t.${sql.column(column.field)} IS NOT NULL`
     );
   }, over.params);
   return {
@@ -113,24 +117,24 @@ async function arrayStatistics(store: DataStore, over: Rows, column: InferredCol
   const org = over.organisationId;
   const numeric = column.subtype === 'integer' || column.subtype === 'decimal';
   const [sizes] = await store.query<Record<string, number | string>>(org, (sql) => {
-    const c = sql.column(column.field);
+    const c = `t.${sql.column(column.field)}`;
     return (
       `SELECT min(length(${c})) AS minSize, max(length(${c})) AS maxSize, avg(length(${c})) AS avgSize, ` +
       `quantileExact(0.5)(length(${c})) AS medianSize, quantileExact(0.95)(length(${c})) AS p95Size, ` +
       `countIf(empty(${c})) AS emptyCount, sum(length(${c})) AS totalElementCount, ` +
       `countIf(length(${c}) BETWEEN 1 AND 3) AS oneToThree, countIf(length(${c}) BETWEEN 4 AND 10) AS fourToTen, ` +
       `countIf(length(${c}) BETWEEN 11 AND 50) AS elevenToFifty, countIf(length(${c}) > 50) AS fiftyPlus, ` +
-      `avg(length(arrayDistinct(${c}))) AS avgUniquePerRow FROM ${over.from(sql)}`
+      `avg(length(arrayDistinct(${c}))) AS avgUniquePerRow FROM ${over.from(sql)} AS t`
     );
   }, over.params);
   const [elements] = await store.query<Record<string, number | string | null>>(org, (sql) => {
-    const e = `arrayJoin(${sql.column(column.field)})`;
+    const e = `arrayJoin(t.${sql.column(column.field)})`;
     const numbers = numeric ? `, min(x) AS elementMin, max(x) AS elementMax, avg(x) AS elementMean, sum(x) AS elementSum, stddevPop(x) AS elementStddev` : '';
-    return `SELECT uniqExact(x) AS uniqueElementCount${numbers} FROM (SELECT ${e} AS x FROM ${over.from(sql)})`;
+    return `SELECT uniqExact(x) AS uniqueElementCount${numbers} FROM (SELECT ${e} AS x FROM ${over.from(sql)} AS t)`;
   }, over.params);
   const occurrences = await store.query<{ v: string; n: string }>(org, (sql) => {
-    const e = `arrayJoin(${sql.column(column.field)})`;
-    return `SELECT toString(x) AS v, count() AS n FROM (SELECT ${e} AS x FROM ${over.from(sql)}) GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
+    const e = `arrayJoin(t.${sql.column(column.field)})`;
+    return `SELECT toString(x) AS v, count() AS n FROM (SELECT ${e} AS x FROM ${over.from(sql)} AS t) GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
   }, over.params);
   const n = (value: unknown) => (value === null || value === undefined ? null : Number(value));
   return {

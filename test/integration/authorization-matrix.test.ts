@@ -51,6 +51,20 @@ const SAMPLES: Record<string, Sample> = {
   uploadSourceFile: { body: 'a,b\n1,x\n2,y\n', contentType: 'text/csv' },
   createSourceFromData: { body: { name: 'Matrix inline source', rows: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] } },
   deleteSource: {},
+  listDatasets: {},
+  createDataset: { body: { name: 'Matrix sample dataset' } },
+  recommendDatasets: {},
+  getDataset: {},
+  updateDataset: { body: { description: 'edited by the matrix' } },
+  deleteDataset: {},
+  getEnrichedDataset: {},
+  getDatasetMetadata: {},
+  listDatasetRecords: {},
+  getDatasetSchema: {},
+  validateDataset: { body: { operations: [] } },
+  exportDataset: {},
+  listCatalogTables: {},
+  listCatalogViews: {},
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -91,7 +105,7 @@ function authenticatedOperations(app: TestApp['app']): Operation[] {
         method: method.toUpperCase(),
         template,
         scope: requiredScope(label, operation.description),
-        params: [...template.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name: name!, kind: idKind(template, name!) })),
+        params: [...template.matchAll(/\{(\w+)\}/g)].filter(([, name]) => !(name! in FIXED_PARAMS)).map(([, name]) => ({ name: name!, kind: idKind(template, name!) })),
         label,
       });
     }
@@ -111,7 +125,10 @@ function requiredScope(label: string, description = ''): Scope | null {
 // Ids: which resource a path parameter names, and sets of ids to put in paths.
 // ---------------------------------------------------------------------------------------------------------------
 
-type IdKind = 'workspace' | 'user' | 'key' | 'source';
+type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'dataset';
+
+/** Path parameters that name no resource: always sent with this value. */
+const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
 type Ids = Record<IdKind, string>;
 
 function idKind(template: string, name: string): IdKind {
@@ -119,6 +136,7 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'userId') return 'user';
   if (name === 'id' && template.startsWith(`${API}/api-keys/`)) return 'key';
   if (name === 'id' && template.startsWith(`${API}/users/`)) return 'user';
+  if (name === 'id' && template.includes('/datasets/{id}')) return 'dataset';
   if (name === 'id' && (template.startsWith(`${API}/sources/`) || template.includes('/sources/{id}'))) return 'source';
   throw new Error(`The matrix does not know what {${name}} of ${template} names: teach idKind`);
 }
@@ -128,10 +146,11 @@ const NONEXISTENT: Ids = {
   user: 'usr_00000000000000000000000000',
   key: 'key_00000000000000000000000000',
   source: 'src_00000000000000000000000000',
+  dataset: 'ds_00000000000000000000000000',
 };
 
 const urlOf = (operation: Operation, ids: Ids) =>
-  operation.template.replace(/\{(\w+)\}/g, (_, name: string) => ids[idKind(operation.template, name)]);
+  operation.template.replace(/\{(\w+)\}/g, (_, name: string) => FIXED_PARAMS[name] ?? ids[idKind(operation.template, name)]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Requests and assertions.
@@ -202,6 +221,12 @@ async function createSource(world: TestApp, key: string, workspaceId: string): P
   return response.body.data.id;
 }
 
+async function createDataset(world: TestApp, key: string, workspaceId: string): Promise<string> {
+  const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/datasets`, key, body: { name: 'Matrix dataset' } });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body.data.id;
+}
+
 async function createMember(world: TestApp, key: string, name: string): Promise<string> {
   const response = await world.call({ method: 'POST', url: `${API}/users`, key, body: { name, role: 'member' } });
   assert.equal(response.status, 201, JSON.stringify(response.body));
@@ -219,7 +244,7 @@ async function freshTargets(world: TestApp, admin: string): Promise<Ids> {
   const user = await createMember(world, admin, `Member of ${workspace}`);
   await grant(world, admin, workspace, user, 'read');
   const { id: key } = await createKey(world, { name: 'spare', scopes: [UNRELATED_SCOPE] });
-  return { workspace, user, key, source: await createSource(world, admin, workspace) };
+  return { workspace, user, key, source: await createSource(world, admin, workspace), dataset: await createDataset(world, admin, workspace) };
 }
 
 /** Keys that differ in one property from a valid admin key, plus the ids the matrix points them at. */
@@ -228,7 +253,7 @@ interface Matrix {
   operations: Operation[];
   /** Org-wide admin key with every scope and a high rate limit. */
   admin: string;
-  /** The tenant's targets: workspace A, a member user with read on A, a spare key, a source linked to A. */
+  /** The tenant's targets: workspace A, a member user with read on A, a spare key, a source and a dataset in A. */
   ids: Ids;
   /** Workspace B: same organisation, outside the pinned key. */
   workspaceB: string;
@@ -272,13 +297,14 @@ async function buildMatrix(t: TestContext): Promise<Matrix> {
     world,
     operations: authenticatedOperations(world.app),
     admin,
-    ids: { workspace: workspaceA, user: member, key: spare.id, source: await createSource(world, admin, workspaceA) },
+    ids: { workspace: workspaceA, user: member, key: spare.id, source: await createSource(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA) },
     workspaceB,
     otherIds: {
       workspace: world.other.libraryWorkspaceId,
       user: world.other.userId,
       key: otherKeyId,
       source: await createSource(world, world.other.key, world.other.libraryWorkspaceId),
+      dataset: await createDataset(world, world.other.key, world.other.libraryWorkspaceId),
     },
     keys: {
       pinnedToA: (await createKey(world, { name: 'pinned to A', workspaceId: workspaceA })).key,

@@ -150,3 +150,99 @@ test('operations: filter, derive, select/rename, join, aggregate with categorySh
     { customer_id: 'c2', last_order: 'o5' },
   ]);
 });
+
+test('definitions that do not compile answer 422 naming the place, and store nothing', async (t) => {
+  const { app, ws, orders, customers, create } = await setup(t);
+  const other = await app.call({ method: 'POST', url: `${API}/workspaces/${app.other.libraryWorkspaceId}/sources/from-data`, key: app.other.key, body: { name: 'Theirs', rows: [{ a: 1 }] } });
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ sources: [{ id: 'src_00000000000000000000000000' }] }, /sources\/0\/id: .* is not a source of this workspace/],
+    [{ sources: [{ id: other.body.data.id }] }, /sources\/0\/id/],
+    [{ sources: [{ id: orders }, { id: orders }] }, /listed twice/],
+    [{ sources: [{ id: orders, conceptIds: ['c1'], conceptVersions: {} }] }, /conceptVersions: needs exactly one entry per conceptId/],
+    [{ sources: [{ id: orders }, { id: customers }] }, /never joined/],
+    [{ sources: [{ id: orders, version: { kind: 'pinned', versionOrdinal: 2 } }] }, /has 1 versions/],
+    [{ sources: [{ id: orders }], operations: [{ sourceId: customers, config: { type: 'sort', keys: [{ column: 'qty' }] } }] }, /operations\/0\/sourceId/],
+    [{ sources: [{ id: orders }], operations: [{ sourceId: orders, config: { type: 'select', columns: [{ column: 'nope' }] } }] }, /operations\/0\/config\/columns\/0\/column: unknown column "nope"/],
+    [{ sources: [{ id: orders }], operations: [{ sourceId: orders, config: { type: 'select', columns: [{ column: 'qty' }, { column: 'amount', alias: 'qty' }] } }] }, /two columns named "qty"/],
+    [{ sources: [{ id: orders }], operations: [{ sourceId: orders, config: { type: 'rename', renames: [{ column: 'qty', to: '_causa_x' }] } }] }, /reserved/],
+    [{ sources: [{ id: orders }], operations: [{ sourceId: orders, config: { type: 'derive', column: 'x', expression: "note * 2" } }] }, /expression: "\*" needs numbers/],
+    [{ sources: [{ id: orders }], operations: [{ sourceId: orders, config: { type: 'aggregate', groupBy: [], aggregations: [{ column: 'note', function: 'sum' }] } }] }, /sum needs a number column/],
+    [{ sources: [{ id: orders }], operations: [{ sourceId: orders, config: { type: 'sort', keys: [{ column: 'tags' }] } }] }, /cannot sort by array/],
+    [
+      { sources: [{ id: orders }, { id: customers }], operations: [{ sourceId: orders, config: { type: 'join', rightSourceId: customers, on: [{ left: 'qty', right: 'customer_id' }] } }] },
+      /cannot join integer column "qty" with text column "customer_id"/,
+    ],
+    [
+      { sources: [{ id: orders }, { id: customers }], operations: [{ sourceId: orders, config: { type: 'join', rightSourceId: orders, on: [{ left: 'qty', right: 'qty' }] } }] },
+      /rightSourceId/,
+    ],
+  ];
+  for (const [definition, pattern] of cases) {
+    const res = await create({ name: 'Broken', ...definition });
+    assert.equal(res.status, 422, `${JSON.stringify(definition)} -> ${JSON.stringify(res.body)}`);
+    assert.match(res.body.detail, pattern, JSON.stringify(definition));
+  }
+  const list = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/datasets` });
+  assert.equal(list.body.pagination.total, 0);
+});
+
+test('patch recompiles and round-trips conceptVersions; validate previews without storing; old cursors are refused', async (t) => {
+  const { app, ws, orders, create, records } = await setup(t);
+  const created = await create({ name: 'Orders', sources: [{ id: orders, conceptIds: ['con_a', 'con_b'], conceptVersions: { con_a: 3, con_b: 1 } }] });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.data.id;
+  assert.deepEqual(created.body.data.sources[0].conceptVersions, { con_a: 3, con_b: 1 });
+  const first = await records(id, '?limit=2');
+
+  const filter = { sourceId: orders, config: { type: 'filter', filterGroup: { booleanOperator: 'AND', filters: [{ column: 'region', comparisonOperator: 'Equal to', value: 'north' }] } } };
+  const validated = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/datasets/${id}/validate`, body: { operations: [filter] } });
+  assert.equal(validated.status, 200, JSON.stringify(validated.body));
+  assert.equal(validated.body.data.preview.rowCount, 2);
+  assert.deepEqual(validated.body.data.preview.rows.map((r: { order_id: string }) => r.order_id), ['o1', 'o3']);
+  assert.equal(validated.body.data.operationSchemas.length, 1);
+  assert.deepEqual(validated.body.data.finalSchema.map((e: { field: string }) => e.field), Object.keys(ORDERS[0]!));
+  assert.deepEqual(Object.keys(validated.body.data.sourceSchemas), [orders]);
+  const bad = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/datasets/${id}/validate`, body: { operations: [{ ...filter, sourceId: 'src_nope' }] } });
+  assert.equal(bad.status, 422);
+  assert.equal((await records(id)).pagination.total, 5, 'validate stored nothing');
+
+  const patched = await app.call({ method: 'PATCH', url: `${API}/workspaces/${ws}/datasets/${id}`, body: { name: 'Northern orders', operations: [filter] } });
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  assert.equal(patched.body.data.name, 'Northern orders');
+  assert.match(patched.body.data.operations[0].id, /^op_/);
+  assert.deepEqual(patched.body.data.sources[0].conceptVersions, { con_a: 3, con_b: 1 }, 'kept when sources are not sent');
+  assert.equal((await records(id)).pagination.total, 2);
+  const stale = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/datasets/${id}/records?cursor=${encodeURIComponent(first.pagination.cursor)}` });
+  assert.equal(stale.status, 400);
+  const refused = await app.call({ method: 'PATCH', url: `${API}/workspaces/${ws}/datasets/${id}`, body: { operations: [{ ...filter, sourceId: 'src_nope' }] } });
+  assert.equal(refused.status, 422);
+  assert.equal((await records(id)).pagination.total, 2, 'a refused patch changes nothing');
+});
+
+test('a source pinned to a version reads the rows of that version only', async (t) => {
+  const { app, ws, create, records } = await setup(t);
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources`, body: { name: 'Batches' } });
+  const id = source.body.data.id;
+  for (const csv of ['n,v\n1,a\n2,b\n', 'n,v\n3,c\n']) {
+    const res = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload`, body: csv, headers: { 'content-type': 'text/csv' } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+  }
+  const pinned = await create({ name: 'First batch', sources: [{ id, version: { kind: 'pinned', versionOrdinal: 1 } }] });
+  const latest = await create({ name: 'All', sources: [{ id }] });
+  assert.deepEqual((await records(pinned.body.data.id)).data.map((r: { n: number }) => r.n), [1, 2]);
+  assert.deepEqual((await records(latest.body.data.id)).data.map((r: { n: number }) => r.n), [1, 2, 3]);
+});
+
+test('recommended definitions: each source alone, and sources sharing an identifier column joined on it', async (t) => {
+  const { app, ws, orders, customers } = await setup(t);
+  const res = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/datasets/recommended` });
+  assert.equal(res.status, 200);
+  const names = res.body.data.map((r: { name: string }) => r.name);
+  assert.ok(names.includes('Orders') && names.includes('Customers'), names.join());
+  const join = res.body.data.find((r: { operations: unknown[] }) => r.operations.length === 1);
+  assert.deepEqual(join.sources.map((s: { id: string }) => s.id).sort(), [orders, customers].sort());
+  assert.equal(join.operations[0].config.on[0].left, 'customer_id');
+  // A recommendation is a valid definition.
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/datasets`, body: { name: join.name, sources: join.sources.map((s: { id: string }) => ({ id: s.id })), operations: join.operations } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+});

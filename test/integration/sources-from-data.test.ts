@@ -114,3 +114,15 @@ test('column statistics are computed by the data engine and match values compute
   assert.equal(meta.list.avgUniquePerRow, lists.map((l) => new Set(l).size).reduce((a, b) => a + b, 0) / lists.length);
   assert.equal(meta.list.medianSize, sizes[Math.floor(0.5 * sizes.length)]);
 });
+
+test('columns named like the aliases of the statistics queries get their own statistics', async (t) => {
+  const app = await buildTestApp(t);
+  const rows = [{ n: 1, v: 'a', lo: 2.5, rows: 3, x: [1, 2], bin: 'p' }, { n: 4, v: 'b', lo: 1, rows: 3, x: [3], bin: 'q' }];
+  const res = await app.call({ method: 'POST', url: `${API}/workspaces/${app.tenant.libraryWorkspaceId}/sources/from-data`, body: { name: 'Aliases', rows } });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const metadata = res.body.data.columnMetadata;
+  assert.deepEqual([metadata.n.rangeFrom, metadata.n.rangeTo, metadata.n.mean], [1, 4, 2.5]);
+  assert.deepEqual(metadata.v.categoryOccurences, { a: 1, b: 1 });
+  assert.deepEqual([metadata.lo.rangeFrom, metadata.lo.rangeTo], [1, 2.5]);
+  assert.equal(metadata.x.totalElementCount, 3);
+});

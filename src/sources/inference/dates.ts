@@ -32,14 +32,17 @@ export const DATE_FORMATS: DateFormat[] = [
 
 const MONTH_INDEX = Object.fromEntries(MONTHS.split('|').map((m, i) => [m, i + 1]));
 
-/** The calendar parts of a match, if they form a real date (no 31 February). */
+/** The range the data engine stores dates and datetimes in (Date32, DateTime64); outside it a value would be clamped. */
+export const YEAR_RANGE = { min: 1900, max: 2299 };
+
+/** The calendar parts of a match, if they form a real date (no 31 February) the engine can store. */
 export function readDate(format: DateFormat, text: string): { year: number; month: number; day: number } | null {
   const groups = format.pattern.exec(text.trim())?.groups;
   if (groups === undefined) return null;
   const year = Number(groups.year);
   const month = groups.monthName !== undefined ? MONTH_INDEX[groups.monthName.slice(0, 3).toLowerCase()]! : Number(groups.month);
   const day = Number(groups.day);
-  if (month < 1 || month > 12 || day < 1 || day > 31) return null;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || year < YEAR_RANGE.min || year > YEAR_RANGE.max) return null;
   const date = new Date(Date.UTC(year, month - 1, day));
   if (date.getUTCMonth() !== month - 1) return null;
   if (groups.hour !== undefined && (Number(groups.hour) > 23 || Number(groups.minute) > 59 || Number(groups.second ?? 0) > 60)) return null;

@@ -43,6 +43,8 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
   // setting it relies on, including "no time limit".
   const settings = (options: QueryOptions = {}): ClickHouseSettings => ({
     max_execution_time: options.timeoutMs === undefined ? 0 : Math.max(1, Math.ceil(options.timeoutMs / 1000)),
+    // CSV exports write a missing value as an empty field (what spreadsheets and CSV readers expect), not \N.
+    format_csv_null_representation: '',
   });
   const readSql = (organisationId: string, build: SqlBuilder): string => {
     const sql = build(tenantSql(organisationId));

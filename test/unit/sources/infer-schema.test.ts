@@ -69,3 +69,9 @@ test('numbers parse to their values', () => {
 test('a date column whose values fit no single format is not a date', () => {
   assert.equal(detectDateFormat(['2024-01-05', '05/01/2024']), null);
 });
+
+test('dates outside the years the engine stores (1900 to 2299) are not dates, so they are never clamped', () => {
+  assert.equal(inferColumn('founded', ['1040-01-01', '1999-05-01']).type, 'text');
+  assert.equal(inferColumn('founded', ['1900-01-01', '2299-12-31']).type, 'date');
+  assert.equal(inferColumn('at', ['2300-01-01T00:00:00Z']).type, 'text');
+});
