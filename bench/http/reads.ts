@@ -26,11 +26,12 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeSection } from '../lib/report.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Types of the parts of autocannon 8 used here (the package ships no declarations).
@@ -394,7 +395,7 @@ async function parent(): Promise<void> {
     }
     if (write) {
       const file = resolve(HERE, '../../../BENCHMARKS.md');
-      writeSection(file, report.section);
+      writeSection(file, SECTION, report.section);
       process.stderr.write(`Wrote the section "${SECTION}" of ${file}\n`);
     }
   } finally {
@@ -530,31 +531,6 @@ function packageVersion(name: string): string {
 }
 const fastifyVersion = () => packageVersion('fastify');
 const autocannonVersion = () => packageVersion('autocannon');
-
-const INTRO = `# Benchmarks
-
-Figures are from this machine (2 cores), with the load generator sharing the cores with the server, so absolute
-numbers are low and noisy; ratios measured in the same run are the meaningful part. Goals are in
-\`/work/shared/benchmarks/ANCHORS.md\`.
-
-How to rerun the HTTP figures: \`npm run build && node dist/bench/http/reads.js\` (environment knobs are listed at
-the top of \`bench/http/reads.ts\`).
-`;
-
-/** Replaces the section (up to the next "## " heading) or appends it; creates the file with an intro if missing. */
-function writeSection(file: string, section: string): void {
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : INTRO;
-  const start = current.indexOf(`${SECTION}\n`);
-  let next: string;
-  if (start === -1) {
-    next = `${current.trimEnd()}\n\n${section}`;
-  } else {
-    const after = current.indexOf('\n## ', start + SECTION.length);
-    const rest = after === -1 ? '' : current.slice(after + 1);
-    next = `${current.slice(0, start)}${section}${rest === '' ? '' : `\n${rest}`}`;
-  }
-  writeFileSync(file, `${next.trimEnd()}\n`);
-}
 
 // ---------------------------------------------------------------------------------------------------------
 

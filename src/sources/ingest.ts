@@ -1,6 +1,7 @@
 import { newId } from '../lib/ids.js';
 import { AppError } from '../errors.js';
-import type { DataStore, TableRef } from '../store/data/port.js';
+import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
+import { engineConvertible, ingestInEngine } from './engine-ingest.js';
 import { convertCell, storageType } from './inference/convert.js';
 import { YEAR_RANGE } from './inference/dates.js';
 import { type InferredColumn, inferSchema, isNullCell } from './inference/infer-schema.js';
@@ -39,7 +40,7 @@ export function fieldsOf(rows: Array<Record<string, unknown>>): string[] {
 
 /**
  * Ingests one batch atomically: rows are converted and written to a staging table, then moved into the source's
- * table in one statement. A first batch (`existing` null) decides the schema from a sample and creates the table;
+ * table in one statement (by the engine itself when it can read the file and convert every column). A first batch (`existing` null) decides the schema from a sample and creates the table;
  * a later one must have exactly the source's columns. Any failure leaves no row of the batch behind.
  */
 export async function ingestBatch(
@@ -49,6 +50,8 @@ export async function ingestBatch(
   fields: string[],
   rows: AsyncIterable<BatchRow>,
   rowStart: number,
+  /** The file itself, when the engine can read it: then it loads and converts the rows if the columns allow. */
+  file?: { path: string; format: FileFormat; stopReading: () => void },
 ): Promise<IngestedBatch> {
   if (fields.includes(ROW_COLUMN)) throw invalid(`The column name ${ROW_COLUMN} is reserved`);
   const iterator = rows[Symbol.asyncIterator]();
@@ -67,6 +70,15 @@ export async function ingestBatch(
 
   await store.ensureTenant(table.organisationId);
   if (existing === null) await store.createTable(table, definitions, [ROW_COLUMN]);
+  if (file !== undefined && engineConvertible(columns, fields, sample.map((row) => row.cells))) {
+    file.stopReading();
+    try {
+      return { columns, rowCount: await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart) };
+    } catch (error) {
+      if (existing === null) await store.dropTable(table).catch(() => undefined);
+      throw error;
+    }
+  }
   const staging: TableRef = { organisationId: table.organisationId, tableId: newId('stg') };
   await store.createTable(staging, definitions, [ROW_COLUMN]);
   let count = 0;

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
 import { AppError } from '../errors.js';
+import type { FileFormat } from '../store/data/port.js';
 import { type BatchRow, SAMPLE_ROWS, toCell } from './ingest.js';
 
 /** File formats an upload may carry, by media type. */
@@ -16,13 +17,18 @@ export type UploadFormat = (typeof UPLOAD_FORMATS)[keyof typeof UPLOAD_FORMATS];
 export interface TableReader {
   fields: string[];
   rows: AsyncIterable<BatchRow>;
+  /** The format the data engine can read the same file in, when it can (then it may load the file itself). */
+  engineFormat: FileFormat | null;
+  /** Stops reading (when the engine loads the file instead). */
+  close(): void;
 }
 
 const malformed = (line: number | string, reason: string) => new AppError('validation_failed', `Malformed file at line ${line}: ${reason}`);
 
 /** CSV and TSV: the first record names the columns; every record must have as many cells. */
 async function readDelimited(path: string, delimiter: string): Promise<TableReader> {
-  const parser = createReadStream(path).pipe(parse({ delimiter, bom: true, info: true, skip_empty_lines: true, relax_quotes: false }));
+  const input = createReadStream(path);
+  const parser = input.pipe(parse({ delimiter, bom: true, info: true, skip_empty_lines: true, relax_quotes: false }));
   const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
   const read = async () => {
     try {
@@ -37,6 +43,8 @@ async function readDelimited(path: string, delimiter: string): Promise<TableRead
   if (new Set(fields).size !== fields.length || fields.some((f) => f === '')) throw malformed(1, 'column names must be present and distinct');
   return {
     fields,
+    engineFormat: delimiter === ',' ? 'CSVWithNames' : null,
+    close: () => input.destroy(),
     rows: (async function* rows() {
       for (let next = await read(); next.done !== true; next = await read()) {
         const { record, info } = next.value;
@@ -49,7 +57,8 @@ async function readDelimited(path: string, delimiter: string): Promise<TableRead
 
 /** NDJSON: one object per line; the columns are the keys of the first rows (a later unknown key is refused). */
 async function readNdjson(path: string): Promise<TableReader> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const input = createReadStream(path);
+  const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
   let number = 0;
   const nextObject = async (): Promise<{ line: number; value: Record<string, unknown> } | null> => {
     for (let next = await lines.next(); next.done !== true; next = await lines.next()) {
@@ -78,6 +87,8 @@ async function readNdjson(path: string): Promise<TableReader> {
   };
   return {
     fields,
+    engineFormat: null,
+    close: () => input.destroy(),
     rows: (async function* rows() {
       for (const object of head) yield toRow(object);
       for (let object = await nextObject(); object !== null; object = await nextObject()) yield toRow(object);

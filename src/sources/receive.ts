@@ -7,6 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 
+const QUOTE = 0x22;
+
 /** Largest file one upload may carry. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 ** 3;
 
@@ -15,6 +17,11 @@ export interface ReceivedFile {
   /** sha256 of the bytes, hex: the batch's identity (the same bytes never land twice). */
   hash: string;
   bytes: number;
+  /**
+   * Double quotes in the file. In well-formed CSV they pair up (""-escapes too), so an odd count is a quote left
+   * open: such a file is read by the JS reader, which names the line, never by the engine, which would read on.
+   */
+  quotes: number;
   discard(): Promise<void>;
 }
 
@@ -27,11 +34,13 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
   const path = join(directory, newId('upload'));
   const hash = createHash('sha256');
   let bytes = 0;
+  let quotes = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.length;
       if (bytes > maxBytes) return done(new AppError('payload_too_large', `An upload may carry at most ${maxBytes} bytes`));
       hash.update(chunk);
+      for (let at = chunk.indexOf(QUOTE); at !== -1; at = chunk.indexOf(QUOTE, at + 1)) quotes += 1;
       done(null, chunk);
     },
   });
@@ -42,5 +51,5 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
     await discard();
     throw error;
   }
-  return { path, hash: hash.digest('hex'), bytes, discard };
+  return { path, hash: hash.digest('hex'), bytes, quotes, discard };
 }

@@ -159,7 +159,9 @@ export class SourceService {
         const current = { ...read, version: read.version + 1 };
         await this.clearUncommittedRows(current);
         const reader = await openTable(file.path, format);
-        const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format);
+        const engineReads = reader.engineFormat !== null && file.quotes % 2 === 0;
+        const engineFile = engineReads ? { path: file.path, format: reader.engineFormat!, stopReading: reader.close } : undefined;
+        const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format, engineFile).finally(reader.close);
         await this.store(updated, () => this.repo.updateIngested(updated, current.version));
         const result = toSource(updated);
         return { source: result, batch: result.batchRanges.at(-1)!, duplicate: false };
@@ -250,11 +252,18 @@ export class SourceService {
    * Writes one batch to the data store and answers the source row as it must be stored after it: schema (first
    * batch), statistics over all rows, the batch range, a new version.
    */
-  private async ingest(row: SourceRow, fields: string[], rows: AsyncIterable<BatchRow>, file: { hash: string; bytes: number; fileName: string | null }, extension: string): Promise<SourceRow> {
+  private async ingest(
+    row: SourceRow,
+    fields: string[],
+    rows: AsyncIterable<BatchRow>,
+    file: { hash: string; bytes: number; fileName: string | null },
+    extension: string,
+    engineFile?: Parameters<typeof ingestBatch>[6],
+  ): Promise<SourceRow> {
     const details = JSON.parse(row.details) as SourceDetails;
     const table = { organisationId: row.organisation_id, tableId: row.id };
     const existing = details.schemaEntries.length === 0 ? null : (details.schemaEntries as InferredColumn[]);
-    const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count);
+    const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count, engineFile);
     const columnMetadata = await computeColumnMetadata(this.data(), tableRows(table), batch.columns);
     const now = nowIso();
     const next: SourceDetails = {

@@ -23,7 +23,7 @@ export interface InferredColumn {
 }
 
 /** Cells that mean "no value" in the files people export. */
-const NULL_TOKENS = new Set(['', 'na', 'n/a', 'null', 'none', 'nan', '#n/a', 'nil']);
+export const NULL_TOKENS = new Set(['', 'na', 'n/a', 'null', 'none', 'nan', '#n/a', 'nil']);
 const TRUE_TOKENS = new Set(['true', 'yes', 'y', 't']);
 const FALSE_TOKENS = new Set(['false', 'no', 'n', 'f']);
 /** At most this many distinct values, each seen twice on average, make a column categorical rather than free text. */

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import {
@@ -43,6 +44,9 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
   // setting it relies on, including "no time limit".
   const settings = (options: QueryOptions = {}): ClickHouseSettings => ({
     max_execution_time: options.timeoutMs === undefined ? 0 : Math.max(1, Math.ceil(options.timeoutMs / 1000)),
+    max_threads: options.singleThreaded === true ? 1 : 0,
+    // Files are loaded into staging tables by column position, whatever their header says.
+    input_format_with_names_use_header: 0,
     // CSV exports write a missing value as an empty field (what spreadsheets and CSV readers expect), not \N.
     format_csv_null_representation: '',
   });
@@ -69,11 +73,12 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
     async ensureTenant(organisationId) {
       await guarded(() => client.command({ query: `CREATE DATABASE IF NOT EXISTS ${databaseOf(organisationId)}` }));
     },
-    async createTable(table: TableRef, columns: ColumnSpec[], orderBy: string[]) {
+    async createTable(table: TableRef, columns: ColumnSpec[], orderBy: string[], engine = 'MergeTree') {
       const definitions = columns.map((c) => `${quoteColumn(c.name)} ${c.type}`).join(', ');
       const order = orderBy.length === 0 ? 'tuple()' : `(${orderBy.map(quoteColumn).join(', ')})`;
-      const query = `CREATE TABLE ${qualifiedTable(table)} (${definitions}) ENGINE = MergeTree ORDER BY ${order}`;
-      await guarded(() => client.command({ query }));
+      const storage = engine === 'Log' ? 'Log' : `MergeTree ORDER BY ${order}`;
+      const query = `CREATE TABLE ${qualifiedTable(table)} (${definitions}) ENGINE = ${storage}`;
+      await guarded(() => client.command({ query, clickhouse_settings: settings() }));
     },
     async dropTable(table) {
       const query = `DROP TABLE IF EXISTS ${qualifiedTable(table)}`;
@@ -87,8 +92,26 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
     },
     async appendFrom(from, to) {
       if (from.organisationId !== to.organisationId) throw new DataStoreError(new Error('rows never move between organisations'));
-      const query = `INSERT INTO ${qualifiedTable(to)} SELECT * FROM ${qualifiedTable(from)}`;
-      await guarded(() => client.command({ query }));
+      await this.insertSelect(to, (sql) => `SELECT * FROM ${sql.table(from.tableId)}`);
+    },
+    async insertSelect(to, build, params = {}, options = {}) {
+      const query = `INSERT INTO ${qualifiedTable(to)} ${readSql(to.organisationId, build)}`;
+      await guarded(() => client.command({ query, query_params: params, clickhouse_settings: settings(options) }));
+    },
+    async loadFile(table, path, format) {
+      const target = qualifiedTable(table);
+      if (kind === 'chdb') {
+        // The engine reads the file in place, in its own structure: every column of the target, by position.
+        const [{ structure } = { structure: '' }] = await this.query<{ structure: string }>(
+          table.organisationId,
+          () => `SELECT arrayStringConcat(groupArray(concat(name, ' ', type)), ', ') AS structure FROM (SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {table:String} ORDER BY position)`,
+          { db: table.organisationId, table: table.tableId },
+        );
+        const query = `INSERT INTO ${target} SELECT * FROM file({path:String}, '${format}', {structure:String})`;
+        await guarded(() => client.command({ query, query_params: { path, structure }, clickhouse_settings: settings() }));
+      } else {
+        await guarded(() => client.insert({ table: target, values: createReadStream(path), format, clickhouse_settings: settings() }));
+      }
     },
     async deleteRowsFrom(table, column, from) {
       const query = `DELETE FROM ${qualifiedTable(table)} WHERE ${quoteColumn(column)} >= {from:UInt64}`;

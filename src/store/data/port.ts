@@ -10,12 +10,20 @@ export interface DataStore {
   readonly kind: 'chdb' | 'clickhouse';
   /** Creates the organisation's database if needed (idempotent). */
   ensureTenant(organisationId: string): Promise<void>;
-  createTable(table: TableRef, columns: ColumnSpec[], orderBy: string[]): Promise<void>;
+  /** MergeTree tables hold data; Log tables keep rows in insertion order (staging of a file, read once). */
+  createTable(table: TableRef, columns: ColumnSpec[], orderBy: string[], engine?: 'MergeTree' | 'Log'): Promise<void>;
   dropTable(table: TableRef): Promise<void>;
   /** Inserts rows (objects keyed by column) in one batch; returns how many were sent. */
   insert(table: TableRef, rows: Array<Record<string, unknown>>): Promise<number>;
   /** Moves every row of `from` into `to` (same columns) in one statement: how a staged batch is committed. */
   appendFrom(from: TableRef, to: TableRef): Promise<void>;
+  /** INSERT INTO `to` the rows of a read built by `build` (over tables of the same organisation). */
+  insertSelect(to: TableRef, build: SqlBuilder, params?: Record<string, unknown>, options?: QueryOptions): Promise<void>;
+  /**
+   * Loads a local file (e.g. an upload's temp file) into `table`, columns by position, parsed by the engine:
+   * chDB reads it in place with file(); a server receives it streamed over HTTP.
+   */
+  loadFile(table: TableRef, path: string, format: FileFormat): Promise<void>;
   /** Deletes the rows whose integer `column` is at least `from` (takes a failed batch back out). */
   deleteRowsFrom(table: TableRef, column: string, from: number): Promise<void>;
   /** Runs a read built by `build` with bound `params`; the whole result in memory (small results only). */
@@ -44,7 +52,11 @@ export interface QueryOptions {
   /** Server-side limit (SETTINGS max_execution_time): the only way to stop a chDB query (DESIGN.md). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** One thread: rows are read in storage order (rowNumberInAllBlocks numbers a Log table's rows as inserted). */
+  singleThreaded?: boolean;
 }
+
+export type FileFormat = 'CSVWithNames' | 'Parquet';
 
 export type ExportFormat = 'CSVWithNames' | 'JSONEachRow' | 'Parquet' | 'TabSeparatedWithNames';
 
