@@ -9,7 +9,7 @@ import type { InferredColumn } from '../sources/inference/infer-schema.js';
 import type { SourceRepo, SourceRow } from '../sources/repo.js';
 import { toSource } from '../sources/service.js';
 import { type ColumnMetadata, computeColumnMetadata } from '../sources/statistics.js';
-import type { DataStore, TenantSql } from '../store/data/port.js';
+import { type DataStore, DataStoreError, type TenantSql } from '../store/data/port.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import { type CompiledDataset, type DatasetDefinition, type SourceInput, compileDataset } from './compiler/compile.js';
 import type { Relation } from './compiler/relation.js';
@@ -165,6 +165,7 @@ export class DatasetService {
     const definition = normalise(input.sources ?? stored.sources, input.operations ?? stored.operations);
     const inputs = await this.sourceInputs(principal, workspaceId, definition.sources, 'write');
     const compiled = compileDataset(definition, inputs.inputs);
+    await this.dryRun(principal.organisationId, compiled);
     const store = this.data();
     return {
       sourceSchemas: Object.fromEntries([...compiled.sourceRelations].map(([sourceId, relation]) => [sourceId, schemaOf(relation)])),
@@ -217,8 +218,21 @@ export class DatasetService {
 
   private async compileForWrite(principal: Principal, workspaceId: string, definition: DatasetDefinition): Promise<SourceRow[]> {
     const { inputs, rows } = await this.sourceInputs(principal, workspaceId, definition.sources, 'write');
-    compileDataset(definition, inputs);
+    await this.dryRun(principal.organisationId, compileDataset(definition, inputs));
     return rows;
+  }
+
+  /**
+   * Has the engine analyse the query without reading a row: what the compiler's own checks miss (an engine limit,
+   * a function the engine refuses for a type) is refused now, not stored to fail every later read.
+   */
+  private async dryRun(organisationId: string, compiled: CompiledDataset): Promise<void> {
+    try {
+      await this.data().query(organisationId, (sql) => `SELECT * FROM (${compiled.relation.sql(sql)}) LIMIT 0`, compiled.params.values);
+    } catch (error) {
+      if (!(error instanceof DataStoreError)) throw error;
+      throw new AppError('validation_failed', `The dataset cannot be computed: ${error.message.split('\n')[0]!.replace(/\s*\(\w+\)\s*$/, '')}`);
+    }
   }
 
   /**

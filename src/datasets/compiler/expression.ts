@@ -1,6 +1,7 @@
 import type { ColumnType } from '../../sources/inference/infer-schema.js';
 import type { Params } from './params.js';
 import { type Relation, definitionError, findColumn, qualified } from './relation.js';
+import { readInstant } from './values.js';
 
 /**
  * The derived-column expression language: a small, typed language compiled to ClickHouse SQL. It can name the
@@ -26,11 +27,15 @@ export interface CompiledExpression {
 
 const MAX_LENGTH = 2000;
 const MAX_DEPTH = 40;
+/** Long flat chains (a + b + c ...) nest in the engine's parser as deeply as they are long. */
+const MAX_TOKENS = 300;
 
 export function compileExpression(source: string, relation: Pick<Relation, 'columns'>, alias: string, params: Params, location: string): CompiledExpression {
   if (source.length > MAX_LENGTH) throw definitionError(location, `an expression is at most ${MAX_LENGTH} characters`);
   const fail = (message: string, at?: number) => definitionError(location, at === undefined ? message : `${message} at character ${at + 1}`);
-  const tree = new Parser(tokenize(source, fail), fail).parseAll();
+  const tokens = tokenize(source, fail);
+  if (tokens.length > MAX_TOKENS) throw fail(`an expression has at most ${MAX_TOKENS} terms and operators`);
+  const tree = new Parser(tokens, fail).parseAll();
   const compiled = new Compiler(relation, alias, params, fail, location).compile(tree);
   return { sql: compiled.sql, type: compiled.type === 'null' ? 'text' : compiled.type };
 }
@@ -239,8 +244,8 @@ const text = (name: string, sqlName: string): FunctionRule => (args, fail) => {
   if (args.length !== 1) throw fail(`${name}(text) takes one argument`);
   return { sql: `${sqlName}(toString(${args[0]!.sql}))`, type: 'text' };
 };
-const datePart = (name: string, sqlName: string): FunctionRule => (args, fail) => {
-  if (args.length !== 1 || !TEMPORAL.has(args[0]!.type)) throw fail(`${name}(date) takes one date or datetime`);
+const datePart = (name: string, sqlName: string, accepts = TEMPORAL): FunctionRule => (args, fail) => {
+  if (args.length !== 1 || !accepts.has(args[0]!.type)) throw fail(`${name}(${accepts.has('date') ? 'date' : 'datetime'}) takes one ${accepts.has('date') ? 'date or datetime' : 'datetime'}`);
   return { sql: `toInt64(${sqlName}(${args[0]!.sql}))`, type: 'integer' };
 };
 /**
@@ -267,7 +272,10 @@ const FUNCTIONS: Record<string, FunctionRule> = {
   log10: numeric('log10', 'log10'),
   round: (args, fail) => {
     if (args.length < 1 || args.length > 2 || !args.every((a) => NUMERIC.has(a.type))) throw fail('round(number[, digits]) takes one or two numbers');
-    return { sql: `round(${args.map((a) => a.sql).join(', ')})`, type: args.length === 1 ? 'integer' : 'decimal' };
+    // Halves round away from zero (2.5 -> 3), as people expect; ClickHouse's round() goes to the even neighbour.
+    const scale = args.length === 1 ? '1' : `pow(10, ${args[1]!.sql})`;
+    const x = args[0]!.sql;
+    return { sql: `(sign(${x}) * floor(abs(${x}) * ${scale} + 0.5) / ${scale})`, type: args.length === 1 ? 'integer' : 'decimal' };
   },
   pow: (args, fail) => {
     if (args.length !== 2 || !args.every((a) => NUMERIC.has(a.type))) throw fail('pow(base, exponent) takes two numbers');
@@ -303,7 +311,9 @@ const FUNCTIONS: Record<string, FunctionRule> = {
   },
   substring: (args, fail) => {
     if (args.length < 2 || args.length > 3 || !args.slice(1).every((a) => NUMERIC.has(a.type))) throw fail('substring(text, start[, length]) takes text and one or two numbers');
-    return { sql: `substringUTF8(toString(${args[0]!.sql}), ${args.slice(1).map((a) => `toInt64(${a.sql})`).join(', ')})`, type: 'text' };
+    // Positions count from 1; a start below 1 reads from the first character.
+    const [start, length] = args.slice(1).map((a) => `toInt64(${a.sql})`);
+    return { sql: `substringUTF8(toString(${args[0]!.sql}), greatest(${start}, 1)${length === undefined ? '' : `, greatest(${length}, 0)`})`, type: 'text' };
   },
   tonumber: (args, fail) => {
     if (args.length !== 1) throw fail('toNumber(value) takes one argument');
@@ -312,7 +322,7 @@ const FUNCTIONS: Record<string, FunctionRule> = {
   year: datePart('year', 'toYear'),
   month: datePart('month', 'toMonth'),
   day: datePart('day', 'toDayOfMonth'),
-  hour: datePart('hour', 'toHour'),
+  hour: datePart('hour', 'toHour', new Set<ExprType>(['datetime'])),
   dayofweek: datePart('dayOfWeek', 'toDayOfWeek'),
   datediff: (args, fail) => {
     const unit = args[0]?.literal;
@@ -385,7 +395,9 @@ class Compiler {
     if (['+', '-', '*', '/', '%'].includes(op)) {
       if (!NUMERIC.has(left.type) || !NUMERIC.has(right.type)) throw this.fail(`"${op}" needs numbers on both sides (use concat() for text)`);
       const integer = op !== '/' && left.type !== 'decimal' && right.type !== 'decimal';
-      return { sql: `(${left.sql} ${op} ${right.sql})`, type: integer ? 'integer' : 'decimal' };
+      // x % 0 is null, as x / 0 reads (ClickHouse would fail the whole query on an integer modulo by zero).
+      const sql = op === '%' ? `if(${right.sql} = 0, NULL, ${left.sql} % ${right.sql})` : `(${left.sql} ${op} ${right.sql})`;
+      return { sql, type: integer ? 'integer' : 'decimal' };
     }
     // Comparisons: a text literal compared with a date is read as a date.
     const [l, r] = [this.asTemporal(left, right), this.asTemporal(right, left)];
@@ -396,11 +408,10 @@ class Compiler {
 
   private asTemporal(side: Typed, other: Typed): Typed {
     if (typeof side.literal !== 'string' || !TEMPORAL.has(other.type)) return side;
-    const ms = Date.parse(side.literal);
-    if (Number.isNaN(ms)) throw this.fail(`'${side.literal}' is not a date`);
-    const stamp = new Date(ms).toISOString();
+    const instant = readInstant(side.literal, true);
+    if (instant === null) throw this.fail(`'${side.literal}' is not a date`);
     return other.type === 'date'
-      ? { sql: this.params.bind(stamp.slice(0, 10), 'Date32'), type: 'date' }
-      : { sql: this.params.bind(stamp.replace('T', ' ').replace('Z', ''), "DateTime64(3, 'UTC')"), type: 'datetime' };
+      ? { sql: this.params.bind(instant.date, 'Date32'), type: 'date' }
+      : { sql: this.params.bind(instant.datetime, "DateTime64(3, 'UTC')"), type: 'datetime' };
   }
 }

@@ -49,7 +49,9 @@ function compileFilter(filter: Filter, relation: Pick<Relation, 'columns'>, alia
   const wrong = (what: string) => definitionError(`${location}/comparisonOperator`, `"${operator}" needs ${what}; column "${column.name}" is ${column.type}${column.subtype === null ? '' : ` of ${column.subtype}`}`);
 
   if (operator === 'Is Empty' || operator === 'Is not Empty') {
-    const empty = isStoredArray(column) ? `empty(${c})` : isTextual(column) ? `(${c} IS NULL OR ${c} = '')` : `${c} IS NULL`;
+    // Arrays of objects and JSON objects are kept as JSON text: [] and {} are empty too.
+    const emptyJson = column.type === 'array' ? ` OR ${c} = '[]'` : column.type === 'object' && column.subtype !== 'map' ? ` OR ${c} = '{}'` : '';
+    const empty = isStoredArray(column) ? `empty(${c})` : isTextual(column) ? `(${c} IS NULL OR ${c} = ''${emptyJson})` : `${c} IS NULL`;
     return operator === 'Is Empty' ? empty : `NOT (${empty})`;
   }
   if (value === null && operator !== 'Equal to' && operator !== 'Not Equal to') throw definitionError(at, `"${operator}" needs a value`);
@@ -112,7 +114,7 @@ function compileFilter(filter: Filter, relation: Pick<Relation, 'columns'>, alia
   const size = SIZE_OPERATORS[operator];
   if (size === undefined) throw definitionError(`${location}/comparisonOperator`, `unknown operator "${operator}"`);
   if (!isStoredArray(column)) throw wrong('an array column');
-  return `length(${c}) ${size} ${params.bind(coerceCount(single(value, at), at), 'UInt64')}`;
+  return `length(${c}) ${size} ${params.bind(coerceCount(single(value, at), correct, at), 'UInt64')}`;
 }
 
 function single(value: unknown, location: string): unknown {

@@ -1,4 +1,5 @@
 import type { ColumnType } from '../../sources/inference/infer-schema.js';
+import { YEAR_RANGE } from '../../sources/inference/dates.js';
 import { parseNumber } from '../../sources/inference/numbers.js';
 import { type Column, definitionError } from './relation.js';
 
@@ -30,6 +31,29 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
+ * An ISO-8601 date or datetime (any text Date.parse reads when `lenient`) in the engine's text forms, or null
+ * when it is not a real calendar date (2023-02-30) or lies outside the years the engine stores.
+ */
+export function readInstant(text: string, lenient: boolean): { date: string; datetime: string } | null {
+  const trimmed = text.trim();
+  const iso = ISO_DATE.test(trimmed) || ISO_DATETIME.test(trimmed);
+  if (!iso && !lenient) return null;
+  const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(trimmed);
+  if (day !== null) {
+    const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])];
+    const check = new Date(Date.UTC(year, month - 1, date));
+    if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== date) return null;
+  }
+  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(trimmed);
+  const ms = Date.parse(ISO_DATE.test(trimmed) ? `${trimmed}T00:00:00Z` : iso && !zoned ? `${trimmed.replace(' ', 'T')}Z` : trimmed);
+  if (Number.isNaN(ms)) return null;
+  const stamp = new Date(ms).toISOString();
+  const year = Number(stamp.slice(0, 4));
+  if (year < YEAR_RANGE.min || year > YEAR_RANGE.max) return null;
+  return { date: stamp.slice(0, 10), datetime: stamp.replace('T', ' ').replace('Z', '') };
+}
+
+/**
  * A filter value as a value of `type`. Without `correct`, the value must already be of that type (a 422 says
  * to set correctType); with it, text is read as a number, boolean or date and scalars as text.
  */
@@ -51,13 +75,9 @@ export function coerce(value: unknown, type: ColumnType, correct: boolean, locat
     }
     case 'date':
     case 'datetime': {
-      if (typeof value !== 'string') throw refuse(`a ${type} (ISO-8601 text)`);
-      const text = value.trim();
-      const iso = ISO_DATE.test(text) || ISO_DATETIME.test(text);
-      const ms = iso || correct ? Date.parse(ISO_DATE.test(text) ? `${text}T00:00:00Z` : /Z|[+-]\d{2}:?\d{2}$/.test(text) || !iso ? text : `${text.replace(' ', 'T')}Z`) : Number.NaN;
-      if (Number.isNaN(ms)) throw refuse(`a ${type} (ISO-8601 text)`);
-      const stamp = new Date(ms).toISOString();
-      return type === 'date' ? stamp.slice(0, 10) : stamp.replace('T', ' ').replace('Z', '');
+      const instant = typeof value === 'string' ? readInstant(value, correct) : null;
+      if (instant === null) throw refuse(`a ${type} (ISO-8601 text, years ${YEAR_RANGE.min} to ${YEAR_RANGE.max})`);
+      return type === 'date' ? instant.date : instant.datetime;
     }
     default:
       if (typeof value === 'string') return value;
@@ -66,9 +86,11 @@ export function coerce(value: unknown, type: ColumnType, correct: boolean, locat
   }
 }
 
-/** Binds the integer type a value needs when it is not a column's type (array sizes). */
-export function coerceCount(value: unknown, location: string): number {
-  const number = typeof value === 'string' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0) throw definitionError(location, `${JSON.stringify(value)} is not a size (a whole number >= 0)`);
+/** An array size: a whole number >= 0 (text only with correctType). */
+export function coerceCount(value: unknown, correct: boolean, location: string): number {
+  const number = typeof value === 'string' && correct ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0) {
+    throw definitionError(location, `${JSON.stringify(value)} is not a size (a whole number >= 0)${typeof value === 'string' && !correct ? ' (set correctType to convert it)' : ''}`);
+  }
   return number;
 }

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import {
+  DataStoreError,
   type ColumnSpec,
   type DataStore,
   type QueryOptions,
@@ -13,19 +14,10 @@ import {
   tenantSql,
 } from './port.js';
 
+export { DataStoreError };
+
 /** Statements a read may start with; anything else is a builder bug and never reaches the engine. */
 const READ = /^\s*(SELECT|WITH|DESCRIBE|SHOW|EXPLAIN)\b/i;
-
-/**
- * ClickHouse suggests similar names in some errors ("Maybe you meant org_x.src_y?"), which could name another
- * tenant's table: such hints are cut before an error leaves the adapter.
- */
-export class DataStoreError extends Error {
-  constructor(cause: unknown) {
-    super(String((cause as Error)?.message ?? cause).replace(/\s*Maybe you meant[^?]*\?\.?/g, ''));
-    this.name = 'DataStoreError';
-  }
-}
 
 const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
   try {

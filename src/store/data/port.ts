@@ -93,3 +93,14 @@ export function tenantSql(organisationId: string): TenantSql {
   databaseOf(organisationId);
   return { table: (tableId) => qualifiedTable({ organisationId, tableId }), column: quoteColumn };
 }
+
+/**
+ * ClickHouse suggests similar names in some errors ("Maybe you meant org_x.src_y?"), which could name another
+ * tenant's table: such hints are cut before an error leaves the adapter.
+ */
+export class DataStoreError extends Error {
+  constructor(cause: unknown) {
+    super(String((cause as Error)?.message ?? cause).replace(/\s*Maybe you meant[^?]*\?\.?/g, ''));
+    this.name = 'DataStoreError';
+  }
+}
