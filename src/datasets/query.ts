@@ -1,4 +1,4 @@
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { DataStore, ExportFormat } from '../store/data/port.js';
 import type { CompiledDataset } from './compiler/compile.js';
@@ -115,17 +115,57 @@ export const EXPORT_FORMATS = {
 } as const satisfies Record<string, { format: ExportFormat; contentType: string }>;
 export type ExportName = keyof typeof EXPORT_FORMATS;
 
-/** The whole dataset in its order, streamed from the engine; json is a JSON array of row objects. */
+/** Rows per query when an export is read in parts (chDB hands over each result whole). */
+export const EXPORT_CHUNK_ROWS = 100_000;
+
+/**
+ * The whole dataset in its order, streamed; json is a JSON array of row objects. A ClickHouse server streams one
+ * query. chDB materialises every result in memory, so there CSV and JSON are read in keyset parts of
+ * EXPORT_CHUNK_ROWS rows and memory stays bounded whatever the size; Parquet, one file, is one query.
+ */
 export async function exportRows(store: DataStore, organisationId: string, compiled: CompiledDataset, name: ExportName, signal?: AbortSignal): Promise<Readable> {
   const relation = compiled.relation;
   const list = relation.columns.length === 0 ? '*' : relation.columns.map((c) => qualified(S, c.name)).join(', ');
-  const stream = await store.export(
-    organisationId,
-    (sql) => `SELECT ${list} FROM (${relation.sql(sql)}) AS ${S} ORDER BY ${orderBy(relation, S)}`,
-    EXPORT_FORMATS[name].format,
-    compiled.params.values,
-    { ...(signal && { signal }) },
-  );
+  const options = signal === undefined ? {} : { signal };
+  if (store.kind !== 'chdb' || name === 'parquet') {
+    const stream = await store.export(
+      organisationId,
+      (sql) => `SELECT ${list} FROM (${relation.sql(sql)}) AS ${S} ORDER BY ${orderBy(relation, S)}`,
+      EXPORT_FORMATS[name].format,
+      compiled.params.values,
+      options,
+    );
+    return name === 'json' ? stream.pipe(ndjsonToArray()) : stream;
+  }
+  const components = orderComponents(relation);
+  const parts = async function* parts(): AsyncGenerator<Buffer> {
+    let after: CursorValue[] | null = null;
+    for (let first = true; ; first = false) {
+      const keyset = new Params('k');
+      const where: string = after === null ? '' : ` WHERE ${afterCondition(components, after, keyset)}`;
+      const limit = keyset.bind(EXPORT_CHUNK_ROWS, 'UInt32');
+      const format: ExportFormat = name === 'json' ? 'JSONEachRow' : first ? 'CSVWithNames' : 'CSV';
+      const part = await store.export(
+        organisationId,
+        (sql) => `SELECT ${list} FROM (${relation.sql(sql)}) AS ${S}${where} ORDER BY ${orderBy(relation, S)} LIMIT ${limit}`,
+        format,
+        { ...compiled.params.values, ...keyset.values },
+        options,
+      );
+      for await (const chunk of part) yield chunk as Buffer;
+      // Where the next part starts: the sort values of this part's last row, if it was full.
+      const offset = keyset.bind(EXPORT_CHUNK_ROWS - 1, 'UInt32');
+      const [last]: Array<Record<string, unknown>> = await store.query<Record<string, unknown>>(
+        organisationId,
+        (sql) => `SELECT ${components.map((c) => qualified(S, c.name)).join(', ')} FROM (${relation.sql(sql)}) AS ${S}${where} ORDER BY ${orderBy(relation, S)} LIMIT 1 OFFSET ${offset}`,
+        { ...compiled.params.values, ...keyset.values },
+        options,
+      );
+      if (last === undefined) return;
+      after = components.map((c) => (last[c.name] ?? null) as CursorValue);
+    }
+  };
+  const stream = Readable.from(parts(), { objectMode: false });
   return name === 'json' ? stream.pipe(ndjsonToArray()) : stream;
 }
 

@@ -178,8 +178,9 @@ export class DatasetService {
     };
   }
 
+  /** An export reads every source as it is when the export starts: batches appended meanwhile are not in it. */
   async export(principal: Principal, workspaceId: string, id: string, format: ExportName, signal?: AbortSignal): Promise<{ name: string; stream: Readable }> {
-    const { row, compiled } = await this.compiled(principal, workspaceId, id);
+    const { row, compiled } = await this.compiled(principal, workspaceId, id, { pinLatest: true });
     return { name: row.name, stream: await exportRows(this.data(), principal.organisationId, compiled, format, signal) };
   }
 
@@ -194,10 +195,11 @@ export class DatasetService {
   }
 
   /** The compiled dataset for a read; a stored definition its sources no longer fit answers 409. */
-  private async compiled(principal: Principal, workspaceId: string, id: string): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
+  private async compiled(principal: Principal, workspaceId: string, id: string, options: { pinLatest?: boolean } = {}): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
     const row = await this.readable(principal, workspaceId, id);
-    const definition = parse(row);
-    const { inputs, rows } = await this.sourceInputs(principal, workspaceId, definition.sources, 'read');
+    const stored = parse(row);
+    const { inputs, rows } = await this.sourceInputs(principal, workspaceId, stored.sources, 'read');
+    const definition = options.pinLatest === true ? { ...stored, sources: stored.sources.map((entry) => pinned(entry, inputs.get(entry.id)!)) } : stored;
     try {
       return { row, compiled: compileDataset(definition, inputs), names: namesOf(rows) };
     } catch (error) {
@@ -296,6 +298,12 @@ function normalise(sources: Array<Partial<DatasetSource> & { id: string }>, oper
     })),
     operations: operations.map((operation) => ({ id: operation.id ?? newId('op'), sourceId: operation.sourceId, config: operation.config })),
   };
+}
+
+/** A source entry reading the latest version, pinned to the version that is latest now. */
+function pinned(entry: DatasetSource, input: SourceInput): DatasetSource {
+  if (entry.version.kind !== 'latest' || input.batchEnds.length === 0) return entry;
+  return { ...entry, version: { kind: 'pinned', versionOrdinal: input.batchEnds.length } };
 }
 
 const parse = (row: DatasetRow) => JSON.parse(row.definition) as StoredDefinition;

@@ -15,8 +15,9 @@ interface TypeBoxError {
  * fail); query strings and path parameters are converted from text and given their defaults first.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
-  // A file body (format binary) is a stream the handler reads; there is nothing to validate up front.
-  if (httpPart === 'body' && (schema as { format?: string }).format === 'binary') return (value) => ({ value });
+  // A file body (format binary, or a multipart form of binary parts) is a stream the handler reads; there is
+  // nothing to validate up front.
+  if (httpPart === 'body' && isFileBody(schema)) return (value) => ({ value });
   const compiled = Compile(schema);
   if (httpPart === 'body') {
     return (value) => (compiled.Check(value) ? { value } : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never });
@@ -30,6 +31,13 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     return compiled.Check(converted) ? { value: converted } : { error: toFieldErrors(compiled.Errors(converted) as TypeBoxError[]) as never };
   };
 };
+
+function isFileBody(schema: TSchema): boolean {
+  const { format, properties } = schema as { format?: string; properties?: Record<string, { format?: string }> };
+  if (format === 'binary') return true;
+  const parts = Object.values(properties ?? {});
+  return parts.length > 0 && parts.every((part) => part.format === 'binary');
+}
 
 function needsConversion(schema: TSchema): boolean {
   const properties = Object.values((schema as { properties?: Record<string, { type?: string; default?: unknown }> }).properties ?? {});

@@ -23,12 +23,14 @@ export interface IngestedBatch {
   rowCount: number;
 }
 
-/** A JSON value as the text cell inference reads (objects and arrays as JSON text). */
+/** A value of a record or file as the text cell inference reads (objects and arrays as JSON text). */
 export function toCell(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  // Parquet's 64-bit integers arrive as bigint, inside lists too.
+  return JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? Number(inner) : inner));
 }
 
 /** The columns of inline records: the union of their keys, in order of first appearance. */

@@ -1,15 +1,17 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
 import { AppError } from '../errors.js';
 import type { FileFormat } from '../store/data/port.js';
-import { type BatchRow, SAMPLE_ROWS, toCell } from './ingest.js';
+import type { BatchRow } from './ingest.js';
+import { jsonArrayObjects, ndjsonObjects, parquetObjects, readObjects } from './object-readers.js';
 
 /** File formats an upload may carry, by media type. */
 export const UPLOAD_FORMATS = {
   'text/csv': 'csv',
   'text/tab-separated-values': 'tsv',
   'application/x-ndjson': 'ndjson',
+  'application/json': 'json',
+  'application/vnd.apache.parquet': 'parquet',
 } as const;
 export type UploadFormat = (typeof UPLOAD_FORMATS)[keyof typeof UPLOAD_FORMATS];
 
@@ -23,7 +25,7 @@ export interface TableReader {
   close(): void;
 }
 
-const malformed = (line: number | string, reason: string) => new AppError('validation_failed', `Malformed file at line ${line}: ${reason}`);
+export const malformed = (line: number | string, reason: string) => new AppError('validation_failed', `Malformed file at line ${line}: ${reason}`);
 
 /** CSV and TSV: the first record names the columns; every record must have as many cells. */
 async function readDelimited(path: string, delimiter: string): Promise<TableReader> {
@@ -55,47 +57,6 @@ async function readDelimited(path: string, delimiter: string): Promise<TableRead
   };
 }
 
-/** NDJSON: one object per line; the columns are the keys of the first rows (a later unknown key is refused). */
-async function readNdjson(path: string): Promise<TableReader> {
-  const input = createReadStream(path);
-  const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
-  let number = 0;
-  const nextObject = async (): Promise<{ line: number; value: Record<string, unknown> } | null> => {
-    for (let next = await lines.next(); next.done !== true; next = await lines.next()) {
-      number += 1;
-      if (next.value.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(next.value);
-      } catch (error) {
-        throw malformed(number, (error as Error).message);
-      }
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformed(number, 'each line must be a JSON object');
-      return { line: number, value: value as Record<string, unknown> };
-    }
-    return null;
-  };
-  const head: Array<{ line: number; value: Record<string, unknown> }> = [];
-  for (let object = await nextObject(); object !== null; object = head.length < SAMPLE_ROWS ? await nextObject() : null) head.push(object);
-  const keys = new Set<string>();
-  head.forEach(({ value }) => Object.keys(value).forEach((key) => keys.add(key)));
-  const fields = [...keys];
-  const toRow = ({ line, value }: { line: number; value: Record<string, unknown> }): BatchRow => {
-    const unknown = Object.keys(value).find((key) => !keys.has(key));
-    if (unknown !== undefined) throw new AppError('validation_failed', `Line ${line} has a column "${unknown}" that the first ${SAMPLE_ROWS} rows do not`);
-    return { line, cells: fields.map((field) => toCell(value[field])) };
-  };
-  return {
-    fields,
-    engineFormat: null,
-    close: () => input.destroy(),
-    rows: (async function* rows() {
-      for (const object of head) yield toRow(object);
-      for (let object = await nextObject(); object !== null; object = await nextObject()) yield toRow(object);
-    })(),
-  };
-}
-
 export function openTable(path: string, format: UploadFormat): Promise<TableReader> {
   switch (format) {
     case 'csv':
@@ -103,6 +64,10 @@ export function openTable(path: string, format: UploadFormat): Promise<TableRead
     case 'tsv':
       return readDelimited(path, '\t');
     case 'ndjson':
-      return readNdjson(path);
+      return readObjects(ndjsonObjects(path));
+    case 'json':
+      return readObjects(jsonArrayObjects(path));
+    case 'parquet':
+      return readObjects(parquetObjects(path));
   }
 }

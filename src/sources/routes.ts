@@ -145,20 +145,27 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
         operationId: 'uploadSourceFile',
         summary: 'Append a file to a tabular source as one batch and a new version',
         description:
-          'The body is the file itself, streamed (CSV or TSV with a header line, or NDJSON), up to 10 GiB. The first batch ' +
-          'decides the schema; later files must have exactly the same columns (422 otherwise). A malformed file or a value ' +
-          'that does not fit its column answers 422 naming the line, and nothing of the file is stored. The same bytes ' +
-          'uploaded again add nothing: 200 with the batch they made (201 for a new batch). JSON-array, Parquet and ' +
-          'multipart uploads are not built yet (415).',
+          'The body is the file itself, streamed (CSV or TSV with a header line, NDJSON, a JSON array of objects, or Parquet), ' +
+          'or `multipart/form-data` whose part `file` is the file (its media type, or its name\'s extension when sent as ' +
+          'application/octet-stream, says the format; its file name is used when `fileName` is not given). Up to 10 GiB. ' +
+          'The first batch decides the schema; later files must have exactly the same columns (422 otherwise). A malformed ' +
+          'file or a value that does not fit its column answers 422 naming the line (element, row), and nothing of the file ' +
+          'is stored. The same bytes uploaded again add nothing: 200 with the batch they made (201 for a new batch). Plain ' +
+          'CSV columns are parsed and converted by the data engine itself; other files are converted row by row.',
         tags: ['Sources'],
         params: WsSourceParams,
         querystring: Type.Object({ fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false }),
-        body: { content: Object.fromEntries(Object.keys(UPLOAD_FORMATS).map((type) => [type, binary])) } as never,
+        body: {
+          content: {
+            ...Object.fromEntries(Object.keys(UPLOAD_FORMATS).map((type) => [type, binary])),
+            'multipart/form-data': { schema: Type.Object({ file: Type.String({ format: 'binary', description: 'The file' }) }) },
+          },
+        } as never,
         response: { 200: dataEnvelope(UploadResultSchema), 201: dataEnvelope(UploadResultSchema) },
       },
     }, async (request, reply) => {
-      const mediaType = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      const result = await sources.upload(request.principal, request.params.wsId, request.params.id, request.body as Readable, mediaType, request.query.fileName ?? null);
+      const contentType = String(request.headers['content-type'] ?? '');
+      const result = await sources.upload(request.principal, request.params.wsId, request.params.id, request.body as Readable, contentType, request.query.fileName ?? null);
       reply.code(result.duplicate ? 200 : 201);
       return { data: result };
     });

@@ -13,6 +13,7 @@ import { KeyedMutex } from '../lib/keyed-mutex.js';
 import type { InferredColumn } from './inference/infer-schema.js';
 import { type BatchRow, ROW_COLUMN, fieldsOf, ingestBatch, toCell } from './ingest.js';
 import { UPLOAD_FORMATS, openTable } from './readers.js';
+import { receiveMultipartFile } from './multipart.js';
 import { receiveFile } from './receive.js';
 import { StaleSourceError } from './repo.js';
 import { computeColumnMetadata, tableRows } from './statistics.js';
@@ -95,6 +96,11 @@ export interface OrgListQuery {
   sortDir?: 'asc' | 'desc';
 }
 
+const MULTIPART = 'multipart/form-data';
+
+const unsupportedMedia = () =>
+  new AppError('unsupported_media_type', `Upload a file as one of: ${Object.keys(UPLOAD_FORMATS).join(', ')}, or as the part "file" of ${MULTIPART}`);
+
 /**
  * Sources belong to the organisation; a workspace sees one through a link. Who sees what: an organisation admin
  * with an org-wide credential sees every source, anyone else the sources linked to workspaces they can read.
@@ -138,15 +144,22 @@ export class SourceService {
    * Appends a file to a tabular source as one batch and a new version. The same bytes again add nothing and
    * answer the batch they made. Uploads to one source run one at a time in this process.
    */
-  async upload(principal: Principal, workspaceId: string, id: string, body: Readable, mediaType: string, fileName: string | null): Promise<UploadResult> {
+  async upload(principal: Principal, workspaceId: string, id: string, body: Readable, contentType: string, fileName: string | null): Promise<UploadResult> {
     await this.access.require(principal, workspaceId, 'write');
-    const format = UPLOAD_FORMATS[mediaType as keyof typeof UPLOAD_FORMATS];
-    if (format === undefined) {
-      throw new AppError('unsupported_media_type', `Upload a file as one of: ${Object.keys(UPLOAD_FORMATS).join(', ')}`);
-    }
+    const declared = contentType.split(';')[0]!.trim().toLowerCase();
+    if (declared !== MULTIPART && !(declared in UPLOAD_FORMATS)) throw unsupportedMedia();
     const source = await this.linkedSource(principal, workspaceId, id);
     if (source.data_format !== 'Tabular') throw new AppError('invalid_request', 'Files are uploaded into tabular sources; folder extraction is not built yet');
-    const file = await receiveFile(body, this.uploadDirectory);
+    const received = declared === MULTIPART
+      ? await receiveMultipartFile(body, contentType, this.uploadDirectory)
+      : { file: await receiveFile(body, this.uploadDirectory), mediaType: declared, fileName: null };
+    const file = received.file;
+    const format = UPLOAD_FORMATS[received.mediaType as keyof typeof UPLOAD_FORMATS];
+    fileName ??= received.fileName;
+    if (format === undefined) {
+      await file.discard();
+      throw unsupportedMedia();
+    }
     try {
       return await this.uploads.run(id, async () => {
         const read = (await this.repo.find(principal.organisationId, id)) ?? source;

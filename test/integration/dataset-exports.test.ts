@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
+import { EXPORT_CHUNK_ROWS } from '../../src/datasets/query.js';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
 
 const API = '/api/v1';
@@ -89,4 +90,34 @@ test('export needs exports:read', async (t) => {
   const key = await app.call({ method: 'POST', url: `${API}/api-keys`, body: { name: 'reader', scopes: ['datasets:read'] } });
   const refused = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/datasets/${dataset}/export/csv`, key: key.body.data.key });
   assert.equal(refused.status, 403);
+});
+
+test('a large export is read in keyset parts on chDB: every row once, in the dataset order, header once', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const rows = 2 * EXPORT_CHUNK_ROWS + 1234;
+  const lines = ['n,v'];
+  for (let n = 0; n < rows; n += 1) lines.push(`${n},${(n * 7919) % 1000}`);
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources`, body: { name: 'Many' } });
+  const upload = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${source.body.data.id}/upload`, body: `${lines.join('\n')}\n`, headers: { 'content-type': 'text/csv' } });
+  assert.equal(upload.status, 201, JSON.stringify(upload.body).slice(0, 300));
+  const dataset = await app.call({
+    method: 'POST',
+    url: `${API}/workspaces/${ws}/datasets`,
+    body: { name: 'Sorted', sources: [{ id: source.body.data.id }], operations: [{ sourceId: source.body.data.id, config: { type: 'sort', keys: [{ column: 'v', direction: 'desc' }] } }] },
+  });
+  const csv = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/datasets/${dataset.body.data.id}/export/csv` });
+  const cells: string[][] = parse(csv.body);
+  assert.deepEqual(cells[0], ['n', 'v']);
+  const exported = cells.slice(1).map(([n, v]) => [Number(n), Number(v)] as const);
+  assert.equal(exported.length, rows);
+  assert.equal(new Set(exported.map(([n]) => n)).size, rows, 'every row once');
+  for (let i = 1; i < exported.length; i += 1) {
+    const [[n0, v0], [n1, v1]] = [exported[i - 1]!, exported[i]!];
+    assert.ok(v0 > v1 || (v0 === v1 && n0 < n1), `row ${i} out of order`);
+  }
+  const json = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/datasets/${dataset.body.data.id}/export/json` });
+  assert.equal(json.body.length, rows);
+  assert.deepEqual(json.body[0], { n: exported[0]![0], v: exported[0]![1] });
+  assert.deepEqual(json.body.at(-1), { n: exported.at(-1)![0], v: exported.at(-1)![1] });
 });

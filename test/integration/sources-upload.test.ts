@@ -150,3 +150,99 @@ test('past the inference sample, a bad value or a malformed line still answers 4
   const tables = await app.context.data().query<{ name: string }>(app.tenant.organisationId, () => 'SELECT name FROM system.tables WHERE database = {db:String}', { db: app.tenant.organisationId });
   assert.deepEqual(tables, [], 'no staging table is left behind');
 });
+
+test('a JSON array of objects uploads like NDJSON; a broken array answers 422 naming the element', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const rows = [{ sku: 'a-1', qty: 3, price: '1,200.50', tags: ['x'], seen: '2024-05-01' }, { sku: 'b-2', qty: null, price: '7', tags: [], seen: null }];
+  const res = await upload(app, ws, id, JSON.stringify(rows, null, 2), 'application/json', 'items.json');
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  assert.equal(res.body.data.source.extension, 'json');
+  const stored = await storedRows(app, id);
+  assert.deepEqual(stored.map((r) => [r.sku, r.qty, r.price, r.tags, r.seen]), [['a-1', 3, 1200.5, ['x'], '2024-05-01'], ['b-2', null, 7, [], null]]);
+
+  const other = await emptySource(app);
+  for (const [body, pattern] of [
+    ['[{"sku": "c"}, {"sku": "d",}]', /^Malformed JSON array at element 2/],
+    ['[{"sku": "c"}, 5]', /^Malformed JSON array at element 2: unexpected "5"/],
+    ['{"sku": "c"}', /^Malformed JSON array at the start/],
+    ['[{"sku": "c"}', /^Malformed JSON array at the end: the array is not closed/],
+    ['[{"sku": "c"}] x', /^Malformed JSON array at the end: text after the closing \]/],
+  ] as Array<[string, RegExp]>) {
+    const refused = await upload(app, ws, other.id, body, 'application/json');
+    assert.equal(refused.status, 422, body);
+    assert.match(refused.body.detail, pattern, body);
+  }
+  // Brackets and quotes inside strings do not end an element.
+  const tricky = await upload(app, ws, other.id, '[{"sku": "a \\" ] } ["}, {"qty": 1}]', 'application/json');
+  assert.equal(tricky.status, 201, JSON.stringify(tricky.body));
+  assert.deepEqual((await storedRows(app, other.id)).map((r) => [r.sku, r.qty]), [['a " ] } [', null], [null, 1]]);
+});
+
+test('a Parquet file uploads with its typed values', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const parquet = await app.context.data().export(
+    app.tenant.organisationId,
+    () => "SELECT number AS n, toFloat64(number) / 4 AS quarter, concat('item ', toString(number % 3)) AS label, toDate('2024-01-01') + number AS day, toBool(number % 2 = 0) AS even, [number, number + 1] AS pair FROM numbers(25)",
+    'Parquet',
+  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of parquet) chunks.push(chunk as Buffer);
+  const res = await app.call({
+    method: 'POST',
+    url: `${API}/workspaces/${ws}/sources/${id}/upload?fileName=numbers.parquet`,
+    body: Buffer.concat(chunks),
+    headers: { 'content-type': 'application/vnd.apache.parquet' },
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const types = Object.fromEntries(res.body.data.source.schemaEntries.map((e: { field: string; type: string }) => [e.field, e.type]));
+  assert.deepEqual(types, { n: 'integer', quarter: 'decimal', label: 'categorical', day: 'date', even: 'boolean', pair: 'array' });
+  const stored = await storedRows(app, id);
+  assert.equal(stored.length, 25);
+  assert.deepEqual(stored[5], { [ROW_COLUMN]: 5, n: 5, quarter: 1.25, label: 'item 2', day: '2024-01-06', even: false, pair: [5, 6] });
+  const broken = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${(await emptySource(app)).id}/upload`, body: 'PAR1 not really', headers: { 'content-type': 'application/vnd.apache.parquet' } });
+  assert.equal(broken.status, 422);
+  assert.match(broken.body.detail, /^Malformed Parquet file/);
+});
+
+function multipart(parts: Array<{ name: string; fileName?: string; type?: string; content: string }>): { body: string; type: string } {
+  const boundary = 'causa-test-boundary';
+  const body = parts
+    .map((part) => [
+      `--${boundary}`,
+      `Content-Disposition: form-data; name="${part.name}"${part.fileName === undefined ? '' : `; filename="${part.fileName}"`}`,
+      ...(part.type === undefined ? [] : [`Content-Type: ${part.type}`]),
+      '',
+      part.content,
+    ].join('\r\n'))
+    .join('\r\n');
+  return { body: `${body}\r\n--${boundary}--\r\n`, type: `multipart/form-data; boundary=${boundary}` };
+}
+
+test('multipart/form-data: the part "file" is the file; its type or extension says the format, its name is kept', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const form = multipart([
+    { name: 'note', content: 'ignored' },
+    { name: 'file', fileName: 'orders.csv', type: 'application/octet-stream', content: CSV.trimEnd() },
+  ]);
+  const res = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload`, body: form.body, headers: { 'content-type': form.type } });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  assert.equal(res.body.data.batch.fileName, 'orders.csv');
+  assert.equal((await storedRows(app, id)).length, 3);
+
+  const ndjson = multipart([{ name: 'file', fileName: 'more', type: 'application/x-ndjson', content: '{"id": 9, "amount": 1, "when": "2024-02-01", "region": "west"}' }]);
+  const second = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload?fileName=named.ndjson`, body: ndjson.body, headers: { 'content-type': ndjson.type } });
+  assert.equal(second.status, 201, JSON.stringify(second.body));
+  assert.equal(second.body.data.batch.fileName, 'named.ndjson', 'the query parameter wins');
+
+  const none = multipart([{ name: 'upload', fileName: 'x.csv', type: 'text/csv', content: 'a\n1' }]);
+  const missing = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload`, body: none.body, headers: { 'content-type': none.type } });
+  assert.equal(missing.status, 422);
+  assert.match(missing.body.detail, /no file part named "file"/);
+  const odd = multipart([{ name: 'file', fileName: 'x.xlsx', type: 'application/octet-stream', content: 'a\n1' }]);
+  assert.equal((await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload`, body: odd.body, headers: { 'content-type': odd.type } })).status, 415);
+  assert.equal((await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload`, body: 'x', headers: { 'content-type': 'multipart/form-data' } })).status, 400);
+  assert.equal((await storedRows(app, id)).length, 4);
+});

@@ -58,7 +58,7 @@ export interface QueryOptions {
 
 export type FileFormat = 'CSVWithNames' | 'Parquet';
 
-export type ExportFormat = 'CSVWithNames' | 'JSONEachRow' | 'Parquet' | 'TabSeparatedWithNames';
+export type ExportFormat = 'CSV' | 'CSVWithNames' | 'JSONEachRow' | 'Parquet' | 'TabSeparatedWithNames';
 
 /** Gives SQL builders the qualified name of a table of the calling organisation, and nothing else. */
 export interface TenantSql {
