@@ -95,30 +95,52 @@ export class SourceRepo {
   }
 
   /**
-   * Takes the source for one writer: bumps its version only if it is still `expectedVersion`. Whoever loses the
-   * race touches no data.
+   * Takes the source's write lease, unless another writer holds one that has not lapsed. Whoever does not get it
+   * touches no rows.
    */
-  async claim(organisationId: string, id: string, expectedVersion: number): Promise<boolean> {
+  async acquireLease(organisationId: string, id: string, token: string, now: string, until: string): Promise<boolean> {
     const result = await this.db
       .updateTable('sources')
-      .set({ version: expectedVersion + 1 })
+      .set({ lease_token: token, lease_expires_at: until })
       .where('organisation_id', '=', organisationId)
       .where('id', '=', id)
-      .where('version', '=', expectedVersion)
+      .where((eb) => eb.or([eb('lease_token', 'is', null), eb('lease_expires_at', '<', now)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Stores what an ingested batch changed, only if the row is still at `expectedVersion` (optimistic concurrency). */
-  async updateIngested(row: SourceRow, expectedVersion: number): Promise<void> {
+  /** Extends a held lease; false when it was lost (it lapsed and another writer took it). */
+  async renewLease(organisationId: string, id: string, token: string, until: string): Promise<boolean> {
     const result = await this.db
       .updateTable('sources')
-      .set({ document_count: row.document_count, total_size: row.total_size, last_saved: row.last_saved, details: row.details, version: expectedVersion + 1 })
+      .set({ lease_expires_at: until })
+      .where('organisation_id', '=', organisationId)
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async releaseLease(organisationId: string, id: string, token: string): Promise<void> {
+    await this.db
+      .updateTable('sources')
+      .set({ lease_token: null, lease_expires_at: null })
+      .where('organisation_id', '=', organisationId)
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .execute();
+  }
+
+  /** Stores what a write changed, only while `token` still holds the lease; releases it in the same statement. */
+  async updateLeased(row: SourceRow, token: string): Promise<void> {
+    const result = await this.db
+      .updateTable('sources')
+      .set({ document_count: row.document_count, total_size: row.total_size, last_saved: row.last_saved, details: row.details, version: row.version + 1, lease_token: null, lease_expires_at: null })
       .where('organisation_id', '=', row.organisation_id)
       .where('id', '=', row.id)
-      .where('version', '=', expectedVersion)
+      .where('lease_token', '=', token)
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new StaleSourceError(`source ${row.id} changed`);
+    if (Number(result.numUpdatedRows) !== 1) throw new StaleSourceError(`the write lease on source ${row.id} was lost`);
   }
 
   async hasChildren(organisationId: string, id: string): Promise<boolean> {

@@ -65,6 +65,8 @@ function newSourceRow(principal: Principal, workspaceId: string, fields: { name:
     last_saved: now,
     details: JSON.stringify(emptyDetails(fields.description)),
     version: 1,
+    lease_token: null,
+    lease_expires_at: null,
   };
 }
 
@@ -101,6 +103,9 @@ const MULTIPART = 'multipart/form-data';
 const unsupportedMedia = () =>
   new AppError('unsupported_media_type', `Upload a file as one of: ${Object.keys(UPLOAD_FORMATS).join(', ')}, or as the part "file" of ${MULTIPART}`);
 
+/** How long a write lease lasts unless renewed (renewed every third of it while the writer works). */
+const LEASE_MS = 5 * 60_000;
+
 /**
  * Sources belong to the organisation; a workspace sees one through a link. Who sees what: an organisation admin
  * with an org-wide credential sees every source, anyone else the sources linked to workspaces they can read.
@@ -112,7 +117,7 @@ export interface UploadResult {
 }
 
 export class SourceService {
-  private readonly uploads = new KeyedMutex();
+  private readonly writers = new KeyedMutex();
 
   constructor(
     private readonly repo: SourceRepo,
@@ -161,27 +166,46 @@ export class SourceService {
       throw unsupportedMedia();
     }
     try {
-      return await this.uploads.run(id, async () => {
-        const read = (await this.repo.find(principal.organisationId, id)) ?? source;
-        const known = toSource(read).batchRanges.find((batch) => batch.hash === file.hash);
-        if (known !== undefined) return { source: toSource(read), batch: known, duplicate: true };
-        // Across processes: claim the source before touching its rows; the loser answers 409 having changed nothing.
-        if (!(await this.repo.claim(principal.organisationId, id, read.version))) {
-          throw new AppError('conflict', `Another upload to source ${id} is running; retry when it is done`);
-        }
-        const current = { ...read, version: read.version + 1 };
+      return await this.withLease(principal.organisationId, id, async (current, token) => {
+        const known = toSource(current).batchRanges.find((batch) => batch.hash === file.hash);
+        if (known !== undefined) return { source: toSource(current), batch: known, duplicate: true };
         await this.clearUncommittedRows(current);
         const reader = await openTable(file.path, format);
         const engineReads = reader.engineFormat !== null && file.quotes % 2 === 0;
         const engineFile = engineReads ? { path: file.path, format: reader.engineFormat!, stopReading: reader.close } : undefined;
         const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format, engineFile).finally(reader.close);
-        await this.store(updated, () => this.repo.updateIngested(updated, current.version));
+        await this.store(updated, () => this.repo.updateLeased(updated, token));
         const result = toSource(updated);
         return { source: result, batch: result.batchRanges.at(-1)!, duplicate: false };
       });
     } finally {
       await file.discard();
     }
+  }
+
+  /**
+   * Runs a change of a source's rows as its one writer: queued behind other writers of this process, and across
+   * processes under the source's write lease (renewed while the work runs). A writer that cannot get the lease
+   * answers 409 having changed nothing; a writer that crashed leaves a lease that lapses.
+   */
+  private withLease<T>(organisationId: string, id: string, work: (current: SourceRow, token: string) => Promise<T>): Promise<T> {
+    return this.writers.run(id, async () => {
+      const token = newId('lease');
+      const until = () => new Date(Date.now() + LEASE_MS).toISOString();
+      if (!(await this.repo.acquireLease(organisationId, id, token, nowIso(), until()))) {
+        throw new AppError('conflict', `Another upload or change to source ${id} is running; retry when it is done`);
+      }
+      const renewal = setInterval(() => void this.repo.renewLease(organisationId, id, token, until()).catch(() => undefined), LEASE_MS / 3);
+      renewal.unref();
+      try {
+        const current = await this.repo.find(organisationId, id);
+        if (current === undefined) throw notFound('Source', id);
+        return await work(current, token);
+      } finally {
+        clearInterval(renewal);
+        await this.repo.releaseLease(organisationId, id, token);
+      }
+    });
   }
 
   async create(principal: Principal, workspaceId: string, input: CreateSource): Promise<Source> {
@@ -309,14 +333,14 @@ export class SourceService {
       const batch = (JSON.parse(row.details) as SourceDetails).batchRanges.at(-1)!;
       if (batch.rowStart === 0) await this.data().dropTable(table).catch(() => undefined);
       else await this.data().deleteRowsFrom(table, ROW_COLUMN, batch.rowStart).catch(() => undefined);
-      if (error instanceof StaleSourceError) throw new AppError('conflict', `Source ${row.id} changed during the upload; retry`);
+      if (error instanceof StaleSourceError) throw new AppError('conflict', `Source ${row.id} lost its write lease during the upload (it lapsed and another writer took it); retry`);
       throw error;
     }
   }
 
   /**
    * Rows a crashed upload committed to the data engine but never recorded: beyond the recorded row count (or the
-   * whole table of a source without a schema). Only called by the writer holding the claim.
+   * whole table of a source without a schema). Only called by the writer holding the lease.
    */
   private async clearUncommittedRows(row: SourceRow): Promise<void> {
     const table = { organisationId: row.organisation_id, tableId: row.id };

@@ -98,3 +98,27 @@ test('on PostgreSQL, source lists search, sort and page like on SQLite', async (
   const literal = await b.call({ method: 'GET', url: `/api/v1/sources?search=${encodeURIComponent('_')}` });
   assert.deepEqual(literal.body.data.map((s: { name: string }) => s.name), ['beta_1']);
 });
+
+test('on PostgreSQL, two processes uploading to one source at once never interleave their batches', async (t) => {
+  const processes = await twoProcesses(t);
+  if (processes === undefined) return;
+  const [a, b] = processes;
+  const ws = a.tenant.libraryWorkspaceId;
+  const id = (await a.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/sources`, body: { name: 'Contended' } })).body.data.id;
+  const csv = (from: number, rows: number) => `n,label\n${Array.from({ length: rows }, (_, i) => `${from + i},p${from}`).join('\n')}\n`;
+  const send = (app: TestApp, body: string) =>
+    app.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/sources/${id}/upload`, body, headers: { 'content-type': 'text/csv' } });
+  for (let round = 0; round < 3; round += 1) {
+    const results = await Promise.all([send(a, csv(round * 100_000, 20_000)), send(b, csv(round * 100_000 + 50_000, 20_000))]);
+    for (const result of results) assert.ok([201, 409].includes(result.status), JSON.stringify(result.body).slice(0, 200));
+  }
+  const source = (await a.call({ method: 'GET', url: `/api/v1/sources/${id}` })).body.data;
+  const rows = await a.context.data().query<{ n: number; row: number }>(a.tenant.organisationId, (sql) => `SELECT n, _causa_row AS row FROM ${sql.table(id)} ORDER BY row`);
+  assert.equal(rows.length, source.documentCount);
+  assert.deepEqual(rows.map((r) => r.row), rows.map((_, i) => i), 'ordinals 0..n-1, no gaps or repeats');
+  // Every recorded batch holds exactly its own file's rows, contiguous.
+  for (const batch of source.batchRanges) {
+    const first = rows[batch.rowStart]!.n;
+    for (let i = batch.rowStart; i <= batch.rowEnd; i += 1) assert.equal(rows[i]!.n, first + (i - batch.rowStart));
+  }
+});

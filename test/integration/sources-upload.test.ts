@@ -246,3 +246,26 @@ test('multipart/form-data: the part "file" is the file; its type or extension sa
   assert.equal((await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload`, body: 'x', headers: { 'content-type': 'multipart/form-data' } })).status, 400);
   assert.equal((await storedRows(app, id)).length, 4);
 });
+
+test('a source whose write lease another writer holds answers 409 and is left alone; a lapsed lease is taken over', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  assert.equal((await upload(app, ws, id, CSV)).status, 201);
+  const lease = (token: string | null, expires: string | null) =>
+    app.context.meta.db.updateTable('sources').set({ lease_token: token, lease_expires_at: expires }).where('id', '=', id).execute();
+
+  // Another process is writing: its lease runs for another minute.
+  await lease('lease_other', new Date(Date.now() + 60_000).toISOString());
+  const refused = await upload(app, ws, id, 'id,amount,when,region\n4,1,2024-01-08,east\n');
+  assert.equal(refused.status, 409);
+  assert.equal((await storedRows(app, id)).length, 3);
+
+  // That process crashed after committing rows it never recorded; its lease lapsed.
+  await app.context.data().insert({ organisationId: app.tenant.organisationId, tableId: id }, [{ [ROW_COLUMN]: 3, id: 99, amount: 9, when: '2024-01-09', region: 'orphan' }]);
+  await lease('lease_other', new Date(Date.now() - 1000).toISOString());
+  const taken = await upload(app, ws, id, 'id,amount,when,region\n4,1,2024-01-08,east\n');
+  assert.equal(taken.status, 201, JSON.stringify(taken.body));
+  assert.deepEqual((await storedRows(app, id)).map((r) => r.region), ['north', 'south', 'north', 'east'], 'the orphan row is gone');
+  const row = await app.context.meta.db.selectFrom('sources').select(['lease_token', 'lease_expires_at']).where('id', '=', id).executeTakeFirstOrThrow();
+  assert.deepEqual(row, { lease_token: null, lease_expires_at: null }, 'released');
+});

@@ -131,6 +131,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('dataset_sources_source').on('dataset_sources').columns(['source_id', 'dataset_id']).execute();
     },
   },
+  '0004_source_leases': {
+    async up(db: Kysely<any>) {
+      // One writer at a time per source, across processes: who holds the write lease, and until when.
+      await db.schema.alterTable('sources').addColumn('lease_token', 'text').execute();
+      await db.schema.alterTable('sources').addColumn('lease_expires_at', 'text').execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */

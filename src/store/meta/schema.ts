@@ -90,6 +90,9 @@ export interface SourcesTable {
   /** The rest of the spec's source record (schema entries, column metadata, batch ranges, ...) as JSON. */
   details: string;
   version: number;
+  /** The write lease: the token of the writer changing the source's rows, and when it lapses if not renewed. */
+  lease_token: string | null;
+  lease_expires_at: string | null;
 }
 
 export interface SourceLinksTable {
