@@ -151,3 +151,10 @@ export const UploadResultSchema = Type.Object({
   batch: BatchRangeSchema,
   duplicate: Type.Boolean({ description: 'True when the same bytes had been uploaded before: nothing was added' }),
 });
+
+export const RetypeBody = Body({
+  field: Type.String({ minLength: 1, maxLength: 300, description: 'The column to re-type' }),
+  type: Type.Union(['text', 'categorical', 'integer', 'decimal', 'boolean', 'date', 'datetime'].map((t) => Type.Literal(t)), {
+    description: 'The new type. Dates are read from YYYY-MM-DD text, datetimes from ISO-8601 text; arrays and objects come only from inference.',
+  }),
+});

@@ -13,6 +13,8 @@ import { type InferredColumn, NULL_TOKENS, isNullCell } from './inference/infer-
  */
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** ISO-8601 dates and datetimes with an optional zone, as a ClickHouse (re2) pattern. */
+const ISO_DATETIME = '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?$';
 const TRUE = ['true', 'yes', 'y', 't', '1'];
 const FALSE = ['false', 'no', 'n', 'f', '0'];
 const list = (values: Iterable<string>) => [...values].map((v) => `'${v.replaceAll("'", "\\'")}'`).join(', ');
@@ -38,8 +40,11 @@ export function engineConvertible(columns: InferredColumn[], fields: string[], s
   });
 }
 
-/** SQL that converts the text cell `c` to the column's stored value (NULL for an empty or null-token cell). */
-function conversion(column: InferredColumn, c: string): string {
+/**
+ * SQL that converts the text cell `c` to the column's stored value (NULL for an empty or null-token cell).
+ * Datetimes are read from ISO-8601 text only (re-typing; uploads of datetimes take the JS path).
+ */
+export function conversion(column: InferredColumn, c: string): string {
   const text = `trimBoth(${c})`;
   const value = (() => {
     switch (column.type) {
@@ -54,6 +59,10 @@ function conversion(column: InferredColumn, c: string): string {
         const date = `toDate32OrNull(${text})`;
         return `if(match(${text}, '^[0-9]{4}-[0-9]{2}-[0-9]{2}$') AND toString(${date}) = ${text} AND toYear(${date}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${date}, NULL)`;
       }
+      case 'datetime': {
+        const stamp = `parseDateTime64BestEffortOrNull(${text}, 3, 'UTC')`;
+        return `if(match(${text}, '${ISO_DATETIME}') AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
+      }
       default:
         return text;
     }
@@ -61,7 +70,7 @@ function conversion(column: InferredColumn, c: string): string {
   return `if(${nullish(c)}, NULL, ${value})`;
 }
 
-const nullish = (c: string) => `(${c} IS NULL OR lower(trimBoth(${c})) IN (${list(NULL_TOKENS)}))`;
+export const nullish = (c: string) => `(${c} IS NULL OR lower(trimBoth(${c})) IN (${list(NULL_TOKENS)}))`;
 
 /**
  * Loads a file in the engine and appends its rows to `table` (created first when `create`), numbered from

@@ -2,9 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
-import { CreateSourceBody, DataFormatSchema, FromDataBody, LinkSourceBody, OrgSourceSchema, SOURCE_SORT_KEYS, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
+import { CreateSourceBody, DataFormatSchema, FromDataBody, LinkSourceBody, OrgSourceSchema, RetypeBody, SOURCE_SORT_KEYS, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
 import type { Readable } from 'node:stream';
 import { UPLOAD_FORMATS } from './readers.js';
+import type { RetypeTarget } from './retype.js';
 import type { SourceService } from './service.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
@@ -170,6 +171,24 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
       return { data: result };
     });
   });
+
+  api.post('/workspaces/:wsId/sources/:id/retype', {
+    config: { scope: 'sources:write', problems: [409] },
+    schema: {
+      operationId: 'retypeSourceColumn',
+      summary: 'Change the type of a column of a tabular source, re-validating every stored row',
+      description:
+        'Every stored value is converted through its text and checked first: the first that does not fit answers 422 naming its row, ' +
+        'and nothing changes. Otherwise the column is converted in one step, its statistics recomputed, and the source gets a new ' +
+        '`currentVersionId` (no new batch); later uploads are read with the new type. `availableTypes` lists the types inference ' +
+        'saw the sample fit; any of the listed targets may be asked for. Datasets the change no longer fits answer 409 on read until ' +
+        'they are updated. While an upload or another change holds the source, 409.',
+      tags: ['Sources'],
+      params: WsSourceParams,
+      body: RetypeBody,
+      response: { 200: dataEnvelope(ref(SourceSchema)) },
+    },
+  }, async (request) => ({ data: await sources.retype(request.principal, request.params.wsId, request.params.id, request.body as { field: string; type: RetypeTarget }) }));
 
   api.delete('/workspaces/:wsId/sources/:id', {
     config: { scope: 'sources:delete', problems: [409] },

@@ -16,6 +16,7 @@ import { UPLOAD_FORMATS, openTable } from './readers.js';
 import { receiveMultipartFile } from './multipart.js';
 import { receiveFile } from './receive.js';
 import { StaleSourceError } from './repo.js';
+import { type RetypeTarget, retypeColumn } from './retype.js';
 import { computeColumnMetadata, tableRows } from './statistics.js';
 import type { WorkspaceRepo } from '../workspaces/repo.js';
 import type { SourceFilter, SourceOrder, SourceRepo, SourceRow, SortKey } from './repo.js';
@@ -204,6 +205,38 @@ export class SourceService {
       } finally {
         clearInterval(renewal);
         await this.repo.releaseLease(organisationId, id, token);
+      }
+    });
+  }
+
+  /**
+   * Re-types a column of a tabular source: every stored row is converted and checked first (422 naming the row
+   * that does not fit, nothing changed); later uploads are read with the new type. A new version id, no new batch.
+   */
+  async retype(principal: Principal, workspaceId: string, id: string, input: { field: string; type: RetypeTarget }): Promise<Source> {
+    await this.access.require(principal, workspaceId, 'write');
+    const source = await this.linkedSource(principal, workspaceId, id);
+    if (source.data_format !== 'Tabular') throw new AppError('invalid_request', 'Only the columns of tabular sources have types');
+    return this.withLease(principal.organisationId, id, async (current, token) => {
+      const details = JSON.parse(current.details) as SourceDetails;
+      const columns = details.schemaEntries as InferredColumn[];
+      if (current.document_count === 0 || columns.length === 0) throw new AppError('validation_failed', 'The source has no rows yet: its columns get their types from the first batch');
+      if (columns.find((c) => c.field === input.field)?.type === input.type) return toSource(current);
+      await this.clearUncommittedRows(current);
+      const table = { organisationId: current.organisation_id, tableId: current.id };
+      const { schema, previous } = await retypeColumn(this.data(), table, columns, input.field, input.type, ROW_COLUMN);
+      try {
+        const entry = schema.find((c) => c.field === input.field)!;
+        const statistics = await computeColumnMetadata(this.data(), tableRows(table), [entry]);
+        const next: SourceDetails = { ...details, schemaEntries: schema, columnMetadata: { ...details.columnMetadata, ...statistics }, currentVersionId: newId('ver') };
+        const updated: SourceRow = { ...current, last_saved: nowIso(), details: JSON.stringify(next) };
+        await this.repo.updateLeased(updated, token).catch(async (error: unknown) => {
+          await this.data().exchangeTables(table, previous); // the old rows and their recorded schema go together
+          throw error instanceof StaleSourceError ? new AppError('conflict', `Source ${id} lost its write lease during the change; retry`) : error;
+        });
+        return toSource({ ...updated, version: updated.version + 1 });
+      } finally {
+        await this.data().dropTable(previous).catch(() => undefined);
       }
     });
   }

@@ -51,6 +51,7 @@ const SAMPLES: Record<string, Sample> = {
   uploadSourceFile: { body: 'a,b\n1,x\n2,y\n', contentType: 'text/csv' },
   createSourceFromData: { body: { name: 'Matrix inline source', rows: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] } },
   deleteSource: {},
+  retypeSourceColumn: { body: { field: 'a', type: 'text' } },
   listDatasets: {},
   createDataset: { body: { name: 'Matrix sample dataset' } },
   recommendDatasets: {},
@@ -216,7 +217,9 @@ async function createWorkspace(world: TestApp, key: string, name = `Matrix works
 }
 
 async function createSource(world: TestApp, key: string, workspaceId: string): Promise<string> {
-  const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/sources`, key, body: { name: 'Matrix source' } });
+  // With rows, so that operations on a source's data (re-typing) have some.
+  const body = { name: 'Matrix source', rows: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] };
+  const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/sources/from-data`, key, body });
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return response.body.data.id;
 }

@@ -31,6 +31,7 @@ const CATEGORICAL_MAX = 50;
 const CATEGORY_LIST_MAX = 100;
 const DISPLAY_WIDTH_MAX = 100;
 const ID_NAME = /(^id$|_id$|^id_|uuid|guid|(^|_)key$|(^|_)code$)/i;
+const LEADING_ZERO = /^[+-]?0\d/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isNullCell = (value: string | null | undefined) => value === null || value === undefined || NULL_TOKENS.has(value.trim().toLowerCase());
@@ -71,7 +72,8 @@ export function inferColumn(field: string, cells: Array<string | null>): Inferre
 
   const lower = values.map((v) => v.toLowerCase());
   if (lower.every((v) => TRUE_TOKENS.has(v) || FALSE_TOKENS.has(v) || v === '1' || v === '0')) fits.add('boolean');
-  const numbers = values.map(parseNumber);
+  // Leading zeros (007, 02134) mark codes and postcodes: as numbers they would lose them.
+  const numbers = values.some((v) => LEADING_ZERO.test(v)) ? [null] : values.map(parseNumber);
   const numeric = numbers.every((n): n is ParsedNumber => n !== null) && new Set(numbers.map((n) => n!.unit)).size === 1 ? (numbers as ParsedNumber[]) : null;
   if (numeric !== null) {
     fits.add('decimal');

@@ -90,6 +90,10 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
       const query = `INSERT INTO ${qualifiedTable(to)} ${readSql(to.organisationId, build)}`;
       await guarded(() => client.command({ query, query_params: params, clickhouse_settings: settings(options) }));
     },
+    async exchangeTables(a, b) {
+      if (a.organisationId !== b.organisationId) throw new DataStoreError(new Error('tables never move between organisations'));
+      await guarded(() => client.command({ query: `EXCHANGE TABLES ${qualifiedTable(a)} AND ${qualifiedTable(b)}`, clickhouse_settings: settings() }));
+    },
     async loadFile(table, path, format) {
       const target = qualifiedTable(table);
       if (kind === 'chdb') {

@@ -19,6 +19,8 @@ export interface DataStore {
   appendFrom(from: TableRef, to: TableRef): Promise<void>;
   /** INSERT INTO `to` the rows of a read built by `build` (over tables of the same organisation). */
   insertSelect(to: TableRef, build: SqlBuilder, params?: Record<string, unknown>, options?: QueryOptions): Promise<void>;
+  /** Swaps two tables of one organisation atomically (a re-typed copy takes the place of the original). */
+  exchangeTables(a: TableRef, b: TableRef): Promise<void>;
   /**
    * Loads a local file (e.g. an upload's temp file) into `table`, columns by position, parsed by the engine:
    * chDB reads it in place with file(); a server receives it streamed over HTTP.

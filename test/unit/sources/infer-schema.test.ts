@@ -75,3 +75,9 @@ test('dates outside the years the engine stores (1900 to 2299) are not dates, so
   assert.equal(inferColumn('founded', ['1900-01-01', '2299-12-31']).type, 'date');
   assert.equal(inferColumn('at', ['2300-01-01T00:00:00Z']).type, 'text');
 });
+
+test('numbers written with leading zeros are codes, not numbers', () => {
+  assert.equal(inferColumn('zip', ['02134', '10001', '90210']).type, 'text');
+  assert.equal(inferColumn('code', ['007', '042']).type, 'text');
+  assert.equal(inferColumn('ratio', ['0.5', '0', '10']).type, 'decimal');
+});
