@@ -22,7 +22,7 @@ export const ProblemSchema = Type.Object(
 );
 export type Problem = Static<typeof ProblemSchema>;
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options);
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 UTC timestamp' });
 

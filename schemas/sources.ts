@@ -146,10 +146,37 @@ export const LinkSourceBody = Body({ workspaceId: Type.String({ minLength: 1, ma
 
 export const SOURCE_SORT_KEYS = ['createdAt', 'name', 'lastSaved', 'totalSize', 'documentCount'] as const;
 
+export const SourceFileSchema = Type.Object(
+  {
+    id: Type.String(),
+    sourceId: Type.String({ description: 'The folder source holding it' }),
+    fileName: Nullable(Type.String()),
+    format: Type.String({ description: 'csv, tsv, ndjson, json or parquet' }),
+    bytes: Type.Integer(),
+    hash: Type.String({ description: 'sha256 of the bytes' }),
+    uploadedAt: Timestamp,
+    extractedSourceId: Nullable(Type.String({ description: 'The tabular source extracted from it, once extracted' })),
+  },
+  { $id: 'SourceFile', title: 'SourceFile' },
+);
+export type SourceFile = Static<typeof SourceFileSchema>;
+
 export const UploadResultSchema = Type.Object({
   source: ref(SourceSchema),
-  batch: BatchRangeSchema,
+  batch: Nullable(BatchRangeSchema, { description: 'The batch a tabular source received (null for a folder)' }),
+  file: Nullable(ref(SourceFileSchema), { description: 'The file a folder received (null for a tabular source)' }),
   duplicate: Type.Boolean({ description: 'True when the same bytes had been uploaded before: nothing was added' }),
+});
+
+export const ExtractBody = Body({
+  fileIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 1000, description: 'Default: every file not yet extracted' })),
+});
+
+export const ExtractionResultSchema = Type.Object({
+  folder: ref(SourceSchema),
+  extracted: Type.Array(ref(SourceSchema), { description: 'New tabular sources, one per file, derived from the folder' }),
+  failed: Type.Array(Type.Object({ fileId: Type.String(), fileName: Nullable(Type.String()), error: Type.String() }), { description: 'Files that could not be read as tables: nothing was kept of them' }),
+  skipped: Type.Array(Type.Object({ fileId: Type.String(), fileName: Nullable(Type.String()), extractedSourceId: Type.String() }), { description: 'Files extracted before' }),
 });
 
 export const RetypeBody = Body({

@@ -4,7 +4,7 @@ import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import { ApiKeySchema, CreatedApiKeySchema, MeSchema, UserSchema } from '../schemas/identity.js';
 import { PaginationSchema } from '../schemas/common.js';
 import { WorkspaceMemberSchema, WorkspaceSchema } from '../schemas/workspaces.js';
-import { ColumnMetadataSchema, OrgSourceSchema, SchemaEntrySchema, SourceSchema } from '../schemas/sources.js';
+import { ColumnMetadataSchema, OrgSourceSchema, SchemaEntrySchema, SourceFileSchema, SourceSchema } from '../schemas/sources.js';
 import { CatalogTableSchema, CatalogViewSchema } from '../schemas/catalog.js';
 import { DatasetSchema } from '../schemas/datasets.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
@@ -63,7 +63,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   app.addHook('onClose', async () => context.close());
 
   installProblemHandling(app);
-  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema]);
+  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
   await installOpenApi(app);

@@ -20,6 +20,8 @@ import type { MetaStore } from './store/meta/port.js';
 import { CatalogService } from './catalog/service.js';
 import { DatasetRepo } from './datasets/repo.js';
 import { DatasetService } from './datasets/service.js';
+import { SourceFileRepo } from './sources/files-repo.js';
+import { FolderFiles } from './sources/folders.js';
 import { SourceRepo } from './sources/repo.js';
 import { SourceService } from './sources/service.js';
 import { UserRepo } from './users/repo.js';
@@ -85,7 +87,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     users: new UserService(userRepo, cursors, unique),
     workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
     workspaceAccess,
-    sources: new SourceService(sourceRepo, workspaceRepo, workspaceAccess, cursors, data, join(config.dataDir, 'uploads'), (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId)),
+    sources: new SourceService(
+      sourceRepo,
+      workspaceRepo,
+      workspaceAccess,
+      cursors,
+      data,
+      join(config.dataDir, 'uploads'),
+      (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId),
+      new FolderFiles(new SourceFileRepo(meta.db), join(config.dataDir, 'folders')),
+    ),
     datasets,
     catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors),
     idempotency: new IdempotencyRepo(meta.db, unique),

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
-import { CreateSourceBody, DataFormatSchema, FromDataBody, LinkSourceBody, OrgSourceSchema, RetypeBody, SOURCE_SORT_KEYS, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
+import { CreateSourceBody, DataFormatSchema, FromDataBody, ExtractBody, ExtractionResultSchema, LinkSourceBody, OrgSourceSchema, RetypeBody, SOURCE_SORT_KEYS, SourceFileSchema, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
 import type { Readable } from 'node:stream';
 import { UPLOAD_FORMATS } from './readers.js';
 import type { RetypeTarget } from './retype.js';
@@ -144,7 +144,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
       config: { scope: 'sources:write', rawBody: true, problems: [409] },
       schema: {
         operationId: 'uploadSourceFile',
-        summary: 'Append a file to a tabular source as one batch and a new version',
+        summary: 'Append a file to a tabular source as one batch and a new version, or keep it in a folder source',
         description:
           'The body is the file itself, streamed (CSV or TSV with a header line, NDJSON, a JSON array of objects, or Parquet), ' +
           'or `multipart/form-data` whose part `file` is the file (its media type, or its name\'s extension when sent as ' +
@@ -152,7 +152,8 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
           'The first batch decides the schema; later files must have exactly the same columns (422 otherwise). A malformed ' +
           'file or a value that does not fit its column answers 422 naming the line (element, row), and nothing of the file ' +
           'is stored. The same bytes uploaded again add nothing: 200 with the batch they made (201 for a new batch). Plain ' +
-          'CSV columns are parsed and converted by the data engine itself; other files are converted row by row.',
+          'CSV columns are parsed and converted by the data engine itself; other files are converted row by row. A folder source ' +
+          'keeps the file as it is (`file` in the answer; one more `documentCount`) for extraction.',
         tags: ['Sources'],
         params: WsSourceParams,
         querystring: Type.Object({ fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false }),
@@ -171,6 +172,36 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
       return { data: result };
     });
   });
+
+  api.get('/workspaces/:wsId/sources/:id/files', {
+    config: { scope: 'sources:read' },
+    schema: {
+      operationId: 'listSourceFiles',
+      summary: 'The files a folder source holds, oldest first (a tabular source holds none)',
+      description: 'Not paginated: a folder is listed whole.',
+      tags: ['Sources'],
+      params: WsSourceParams,
+      response: { 200: dataEnvelope(Type.Array(ref(SourceFileSchema))) },
+    },
+  }, async (request) => ({ data: await sources.listFiles(request.principal, request.params.wsId, request.params.id) }));
+
+  api.post('/workspaces/:wsId/sources/:id/extract', {
+    config: { scope: 'sources:write', problems: [409] },
+    schema: {
+      operationId: 'extractFolderFiles',
+      summary: 'Extract files of a folder source into derived tabular sources',
+      description:
+        'Each file (all not yet extracted, or `fileIds`) is read like an upload (CSV, TSV, NDJSON, JSON array, Parquet) into a new tabular source: a child ' +
+        'of the folder (`parentSourceId`), linked to this workspace, `derivedVia` `folder_extraction`, `extractionStatus` `completed`, ' +
+        '`extractionRecipe` naming the folder and file. A file that cannot be read as a table is listed in `failed` with the reason and ' +
+        'leaves nothing; the folder\'s `extractionStatus` (completed, partial, failed) and `extractionError` record the run. Runs within ' +
+        'the request (jobs arrive with the engine issue); while another upload or extraction holds the folder, 409.',
+      tags: ['Sources'],
+      params: WsSourceParams,
+      body: ExtractBody,
+      response: { 200: dataEnvelope(ExtractionResultSchema) },
+    },
+  }, async (request) => ({ data: await sources.extract(request.principal, request.params.wsId, request.params.id, request.body.fileIds) }));
 
   api.post('/workspaces/:wsId/sources/:id/retype', {
     config: { scope: 'sources:write', problems: [409] },

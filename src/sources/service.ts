@@ -1,4 +1,4 @@
-import type { CreateSource, FromData, OrgSource, Source } from '../../schemas/sources.js';
+import type { CreateSource, FromData, OrgSource, Source, SourceFile } from '../../schemas/sources.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, notFound } from '../errors.js';
 import type { CursorCodec } from '../lib/cursor.js';
@@ -12,9 +12,11 @@ import { canonicalJson } from '../lib/canonical-json.js';
 import { KeyedMutex } from '../lib/keyed-mutex.js';
 import type { InferredColumn } from './inference/infer-schema.js';
 import { type BatchRow, ROW_COLUMN, fieldsOf, ingestBatch, toCell } from './ingest.js';
-import { UPLOAD_FORMATS, openTable } from './readers.js';
+import { UPLOAD_FORMATS, type UploadFormat, openTable } from './readers.js';
 import { receiveMultipartFile } from './multipart.js';
-import { receiveFile } from './receive.js';
+import { type ReceivedFile, receiveFile } from './receive.js';
+import { FolderFiles, toSourceFile } from './folders.js';
+import type { SourceFileRow } from './files-repo.js';
 import { StaleSourceError } from './repo.js';
 import { type RetypeTarget, retypeColumn } from './retype.js';
 import { computeColumnMetadata, tableRows } from './statistics.js';
@@ -113,8 +115,16 @@ const LEASE_MS = 5 * 60_000;
  */
 export interface UploadResult {
   source: Source;
-  batch: Source['batchRanges'][number];
+  batch: Source['batchRanges'][number] | null;
+  file: SourceFile | null;
   duplicate: boolean;
+}
+
+export interface ExtractionResult {
+  folder: Source;
+  extracted: Source[];
+  failed: Array<{ fileId: string; fileName: string | null; error: string }>;
+  skipped: Array<{ fileId: string; fileName: string | null; extractedSourceId: string }>;
 }
 
 export class SourceService {
@@ -130,6 +140,7 @@ export class SourceService {
     private readonly uploadDirectory: string,
     /** The datasets reading a source (in one workspace, or anywhere): such a source is not deleted or unlinked. */
     private readonly datasetsUsing: (sourceId: string, workspaceId?: string) => Promise<string[]>,
+    private readonly folders: FolderFiles,
   ) {}
 
   /** A tabular source from inline records: schema inferred, rows stored as its first batch and version. */
@@ -155,7 +166,6 @@ export class SourceService {
     const declared = contentType.split(';')[0]!.trim().toLowerCase();
     if (declared !== MULTIPART && !(declared in UPLOAD_FORMATS)) throw unsupportedMedia();
     const source = await this.linkedSource(principal, workspaceId, id);
-    if (source.data_format !== 'Tabular') throw new AppError('invalid_request', 'Files are uploaded into tabular sources; folder extraction is not built yet');
     const received = declared === MULTIPART
       ? await receiveMultipartFile(body, contentType, this.uploadDirectory)
       : { file: await receiveFile(body, this.uploadDirectory), mediaType: declared, fileName: null };
@@ -167,9 +177,10 @@ export class SourceService {
       throw unsupportedMedia();
     }
     try {
+      if (source.data_format === 'Folder') return await this.addToFolder(principal.organisationId, id, file, format, fileName);
       return await this.withLease(principal.organisationId, id, async (current, token) => {
         const known = toSource(current).batchRanges.find((batch) => batch.hash === file.hash);
-        if (known !== undefined) return { source: toSource(current), batch: known, duplicate: true };
+        if (known !== undefined) return { source: toSource(current), batch: known, file: null, duplicate: true };
         await this.clearUncommittedRows(current);
         const reader = await openTable(file.path, format);
         const engineReads = reader.engineFormat !== null && file.quotes % 2 === 0;
@@ -177,11 +188,83 @@ export class SourceService {
         const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format, engineFile).finally(reader.close);
         await this.store(updated, () => this.repo.updateLeased(updated, token));
         const result = toSource(updated);
-        return { source: result, batch: result.batchRanges.at(-1)!, duplicate: false };
+        return { source: result, batch: result.batchRanges.at(-1)!, file: null, duplicate: false };
       });
     } finally {
       await file.discard();
     }
+  }
+
+  /** A file kept by a folder source: one more document; the same bytes again answer the file they made. */
+  private addToFolder(organisationId: string, id: string, received: ReceivedFile, format: UploadFormat, fileName: string | null): Promise<UploadResult> {
+    return this.withLease(organisationId, id, async (current, token) => {
+      const { file, duplicate } = await this.folders.add(organisationId, id, received, format, fileName);
+      if (duplicate) return { source: toSource(current), batch: null, file: toSourceFile(file), duplicate };
+      const updated: SourceRow = { ...current, document_count: current.document_count + 1, total_size: current.total_size + file.bytes, last_saved: nowIso() };
+      await this.repo.updateLeased(updated, token);
+      return { source: toSource({ ...updated, version: updated.version + 1 }), batch: null, file: toSourceFile(file), duplicate };
+    });
+  }
+
+  async listFiles(principal: Principal, workspaceId: string, id: string): Promise<SourceFile[]> {
+    await this.access.require(principal, workspaceId, 'read');
+    const folder = await this.linkedSource(principal, workspaceId, id);
+    return (await this.folders.list(principal.organisationId, folder.id)).map(toSourceFile);
+  }
+
+  /**
+   * Extracts files of a folder into derived tabular sources (one per file, linked to the workspace, child of the
+   * folder): each is read like an upload. A file that is not a readable table is reported as failed and leaves
+   * nothing; files extracted before are skipped. The folder records how the last extraction went.
+   */
+  async extract(principal: Principal, workspaceId: string, id: string, fileIds: string[] | undefined): Promise<ExtractionResult> {
+    await this.access.require(principal, workspaceId, 'write');
+    const folder = await this.linkedSource(principal, workspaceId, id);
+    if (folder.data_format !== 'Folder') throw new AppError('invalid_request', `Source ${id} is tabular; files are extracted from folder sources`);
+    return this.withLease(principal.organisationId, id, async (current, token) => {
+      const files = await this.folders.list(principal.organisationId, id);
+      const unknown = (fileIds ?? []).filter((fileId) => !files.some((file) => file.id === fileId));
+      if (unknown.length > 0) throw new AppError('validation_failed', `The folder has no file ${unknown.join(', ')}`, { errors: [{ location: 'body/fileIds', message: 'unknown file' }] });
+      const result: ExtractionResult = { folder: toSource(current), extracted: [], failed: [], skipped: [] };
+      for (const file of files.filter((f) => fileIds === undefined || fileIds.includes(f.id))) {
+        if (file.extracted_source_id !== null && (await this.repo.find(principal.organisationId, file.extracted_source_id)) !== undefined) {
+          result.skipped.push({ fileId: file.id, fileName: file.file_name, extractedSourceId: file.extracted_source_id });
+          continue;
+        }
+        try {
+          const source = await this.createFromFile(principal, workspaceId, current, file);
+          await this.folders.markExtracted(file, source.id);
+          result.extracted.push(source);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          result.failed.push({ fileId: file.id, fileName: file.file_name, error: error.message });
+        }
+      }
+      const details = JSON.parse(current.details) as SourceDetails;
+      const status = result.failed.length === 0 ? 'completed' : result.extracted.length === 0 ? 'failed' : 'partial';
+      const error = result.failed.length === 0 ? null : result.failed.map((f) => `${f.fileName ?? f.fileId}: ${f.error}`).join('; ');
+      const updated: SourceRow = { ...current, last_saved: nowIso(), details: JSON.stringify({ ...details, extractionStatus: status, extractionError: error }) };
+      await this.repo.updateLeased(updated, token);
+      return { ...result, folder: toSource({ ...updated, version: updated.version + 1 }) };
+    });
+  }
+
+  /** A tabular source made from a folder's file: a child of the folder, the file as its first batch. */
+  private async createFromFile(principal: Principal, workspaceId: string, folder: SourceRow, file: SourceFileRow): Promise<Source> {
+    const name = (file.file_name ?? file.id).replace(/\.[^.]+$/, '') || file.id;
+    const row = newSourceRow(principal, workspaceId, { name, description: `Extracted from ${folder.name}/${file.file_name ?? file.id}`, dataFormat: 'Tabular', parentId: folder.id, dataSource: 'extraction' });
+    const details = JSON.parse(row.details) as SourceDetails;
+    const derived: SourceRow = {
+      ...row,
+      details: JSON.stringify({ ...details, derivedVia: 'folder_extraction', extractionStatus: 'completed', extractionRecipe: { folderId: folder.id, fileId: file.id, fileName: file.file_name, format: file.format } }),
+    };
+    const path = this.folders.path(file);
+    const format = file.format as UploadFormat;
+    const reader = await openTable(path, format);
+    const engineFile = reader.engineFormat !== null && file.quotes % 2 === 0 ? { path, format: reader.engineFormat, stopReading: reader.close } : undefined;
+    const ingested = await this.ingest(derived, reader.fields, reader.rows, { hash: file.hash, bytes: Number(file.bytes), fileName: file.file_name }, format, engineFile).finally(reader.close);
+    await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
+    return toSource(ingested);
   }
 
   /**
@@ -296,7 +379,8 @@ export class SourceService {
     }
     await this.refuseIfUsed(id);
     await this.repo.delete(principal.organisationId, id);
-    if (row.document_count > 0) await this.data().dropTable({ organisationId: principal.organisationId, tableId: id });
+    if (row.data_format === 'Folder') await this.folders.removeAll(principal.organisationId, id);
+    else if (row.document_count > 0) await this.data().dropTable({ organisationId: principal.organisationId, tableId: id });
   }
 
   async link(principal: Principal, id: string, workspaceId: string): Promise<OrgSource> {

@@ -52,6 +52,8 @@ const SAMPLES: Record<string, Sample> = {
   createSourceFromData: { body: { name: 'Matrix inline source', rows: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] } },
   deleteSource: {},
   retypeSourceColumn: { body: { field: 'a', type: 'text' } },
+  listSourceFiles: {},
+  extractFolderFiles: { body: {} },
   listDatasets: {},
   createDataset: { body: { name: 'Matrix sample dataset' } },
   recommendDatasets: {},
@@ -126,7 +128,7 @@ function requiredScope(label: string, description = ''): Scope | null {
 // Ids: which resource a path parameter names, and sets of ids to put in paths.
 // ---------------------------------------------------------------------------------------------------------------
 
-type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'dataset';
+type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset';
 
 /** Path parameters that name no resource: always sent with this value. */
 const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
@@ -138,6 +140,7 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'id' && template.startsWith(`${API}/api-keys/`)) return 'key';
   if (name === 'id' && template.startsWith(`${API}/users/`)) return 'user';
   if (name === 'id' && template.includes('/datasets/{id}')) return 'dataset';
+  if (name === 'id' && /\/sources\/\{id\}\/(files|extract)$/.test(template)) return 'folder';
   if (name === 'id' && (template.startsWith(`${API}/sources/`) || template.includes('/sources/{id}'))) return 'source';
   throw new Error(`The matrix does not know what {${name}} of ${template} names: teach idKind`);
 }
@@ -147,6 +150,7 @@ const NONEXISTENT: Ids = {
   user: 'usr_00000000000000000000000000',
   key: 'key_00000000000000000000000000',
   source: 'src_00000000000000000000000000',
+  folder: 'src_00000000000000000000000001',
   dataset: 'ds_00000000000000000000000000',
 };
 
@@ -224,6 +228,12 @@ async function createSource(world: TestApp, key: string, workspaceId: string): P
   return response.body.data.id;
 }
 
+async function createFolder(world: TestApp, key: string, workspaceId: string): Promise<string> {
+  const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/sources`, key, body: { name: 'Matrix folder', dataFormat: 'Folder' } });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body.data.id;
+}
+
 async function createDataset(world: TestApp, key: string, workspaceId: string): Promise<string> {
   const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/datasets`, key, body: { name: 'Matrix dataset' } });
   assert.equal(response.status, 201, JSON.stringify(response.body));
@@ -247,7 +257,7 @@ async function freshTargets(world: TestApp, admin: string): Promise<Ids> {
   const user = await createMember(world, admin, `Member of ${workspace}`);
   await grant(world, admin, workspace, user, 'read');
   const { id: key } = await createKey(world, { name: 'spare', scopes: [UNRELATED_SCOPE] });
-  return { workspace, user, key, source: await createSource(world, admin, workspace), dataset: await createDataset(world, admin, workspace) };
+  return { workspace, user, key, source: await createSource(world, admin, workspace), folder: await createFolder(world, admin, workspace), dataset: await createDataset(world, admin, workspace) };
 }
 
 /** Keys that differ in one property from a valid admin key, plus the ids the matrix points them at. */
@@ -300,13 +310,14 @@ async function buildMatrix(t: TestContext): Promise<Matrix> {
     world,
     operations: authenticatedOperations(world.app),
     admin,
-    ids: { workspace: workspaceA, user: member, key: spare.id, source: await createSource(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA) },
+    ids: { workspace: workspaceA, user: member, key: spare.id, source: await createSource(world, admin, workspaceA), folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA) },
     workspaceB,
     otherIds: {
       workspace: world.other.libraryWorkspaceId,
       user: world.other.userId,
       key: otherKeyId,
       source: await createSource(world, world.other.key, world.other.libraryWorkspaceId),
+      folder: await createFolder(world, world.other.key, world.other.libraryWorkspaceId),
       dataset: await createDataset(world, world.other.key, world.other.libraryWorkspaceId),
     },
     keys: {

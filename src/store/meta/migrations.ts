@@ -138,6 +138,25 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('sources').addColumn('lease_expires_at', 'text').execute();
     },
   },
+  '0005_source_files': {
+    async up(db: Kysely<any>) {
+      // The files a folder source holds (the bytes live under the data directory), and what each became.
+      await db.schema
+        .createTable('source_files')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('source_id', 'text', (c) => c.notNull().references('sources.id').onDelete('cascade'))
+        .addColumn('organisation_id', 'text', (c) => c.notNull())
+        .addColumn('file_name', 'text')
+        .addColumn('format', 'text', (c) => c.notNull())
+        .addColumn('bytes', 'bigint', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('quotes', 'bigint', (c) => c.notNull())
+        .addColumn('uploaded_at', 'text', (c) => c.notNull())
+        .addColumn('extracted_source_id', 'text')
+        .addUniqueConstraint('source_files_hash_unique', ['source_id', 'hash'])
+        .execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */

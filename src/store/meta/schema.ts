@@ -118,6 +118,20 @@ export interface DatasetSourcesTable {
   source_id: string;
 }
 
+export interface SourceFilesTable {
+  id: string;
+  source_id: string;
+  organisation_id: string;
+  file_name: string | null;
+  format: string;
+  bytes: number;
+  hash: string;
+  /** Double quotes in the file (see receive.ts): whether the engine may read it. */
+  quotes: number;
+  uploaded_at: string;
+  extracted_source_id: string | null;
+}
+
 export interface MetaDatabase {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -129,4 +143,5 @@ export interface MetaDatabase {
   source_links: SourceLinksTable;
   datasets: DatasetsTable;
   dataset_sources: DatasetSourcesTable;
+  source_files: SourceFilesTable;
 }
