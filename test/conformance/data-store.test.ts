@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -115,6 +115,47 @@ function describeDataStoreConformance(name: string, open: (() => DataStore) | un
         const n = 1000 * (i + 1);
         assert.equal(Number(row!.s), (n * (n - 1)) / 2);
       });
+    });
+
+    it('loads a file by column position into a Log table in file order; insertSelect numbers and moves the rows', async () => {
+      const csv = join(mkdtempSync(join(tmpdir(), 'causa-load-')), 'rows.csv');
+      writeFileSync(csv, `header one,header two\n${Array.from({ length: 5000 }, (_, i) => `${4999 - i},"v, ${i}"`).join('\n')}\n`);
+      const raw: TableRef = { organisationId: orgA, tableId: newId('raw') };
+      const typed: TableRef = { organisationId: orgA, tableId: newId('stg') };
+      await store.createTable(raw, [{ name: 'a', type: 'Nullable(String)' }, { name: 'b', type: 'Nullable(String)' }], [], 'Log');
+      await store.createTable(typed, [{ name: 'row', type: 'UInt64' }, { name: 'a', type: 'Int64' }, { name: 'b', type: 'String' }], ['row']);
+      try {
+        await store.loadFile(raw, csv, 'CSVWithNames');
+        await store.insertSelect(typed, (sql) => `SELECT rowNumberInAllBlocks(), toInt64(a), b FROM ${sql.table(raw.tableId)}`, {}, { singleThreaded: true });
+        const rows = await store.query<{ row: number; a: number; b: string }>(orgA, (sql) => `SELECT row, a, b FROM ${sql.table(typed.tableId)} ORDER BY row`);
+        assert.equal(rows.length, 5000);
+        assert.deepEqual(rows[0], { row: 0, a: 4999, b: 'v, 0' });
+        assert.ok(rows.every((r, i) => r.row === i && r.a === 4999 - i), 'file order kept');
+        // insertSelect writes only into the calling organisation's tables, and reads only through its builder.
+        await assert.rejects(store.insertSelect({ organisationId: orgB, tableId: typed.tableId }, (sql) => `SELECT * FROM ${sql.table(typed.tableId)}`));
+        await assert.rejects(store.insertSelect(typed, () => 'DROP TABLE x'), DataStoreError);
+      } finally {
+        await store.dropTable(raw);
+        await store.dropTable(typed);
+      }
+    });
+
+    it('exchanges two tables of one organisation atomically, never across organisations', async () => {
+      const a: TableRef = { organisationId: orgA, tableId: newId('src') };
+      const b: TableRef = { organisationId: orgA, tableId: newId('rty') };
+      await store.createTable(a, [{ name: 'v', type: 'String' }], []);
+      await store.createTable(b, [{ name: 'v', type: 'Int64' }], []);
+      try {
+        await store.insert(a, [{ v: 'old' }]);
+        await store.insert(b, [{ v: 7 }]);
+        await store.exchangeTables(a, b);
+        assert.deepEqual(await store.query(orgA, (sql) => `SELECT v FROM ${sql.table(a.tableId)}`), [{ v: 7 }]);
+        assert.deepEqual(await store.query(orgA, (sql) => `SELECT v FROM ${sql.table(b.tableId)}`), [{ v: 'old' }]);
+        await assert.rejects(store.exchangeTables(a, { organisationId: orgB, tableId: b.tableId }), DataStoreError);
+      } finally {
+        await store.dropTable(a);
+        await store.dropTable(b);
+      }
     });
 
     it('answers a ping', async () => {
