@@ -88,7 +88,6 @@ export async function ingestInEngine(
 ): Promise<number> {
   const org = table.organisationId;
   const raw: TableRef = { organisationId: org, tableId: newId('raw') };
-  const staging: TableRef = { organisationId: org, tableId: newId('stg') };
   const cell = (i: number) => `r.${quoteColumn(`c${i}`)}`;
   const byField = new Map(columns.map((column) => [column.field, column]));
   await store.createTable(raw, fields.map((_, i) => ({ name: `c${i}`, type: 'Nullable(String)' })), [], 'Log');
@@ -96,9 +95,11 @@ export async function ingestInEngine(
     await store.loadFile(raw, file.path, file.format).catch((error: unknown) => {
       throw malformedFile(error);
     });
-    // The first cell that is present but does not convert, in file order (line = row + 2: the header is line 1).
+    // Is any cell present but not convertible? Asked on every core; only then is the first one looked for, in
+    // file order (one thread, so rows are numbered as read; line = row + 2, the header being line 1).
     const checks = fields.map((field, i) => `NOT ${nullish(cell(i))} AND ${conversion(byField.get(field)!, cell(i))} IS NULL`);
-    const [bad] = await store.query<{ row: number; column: number; value: string }>(
+    const [anyBad] = await store.query(org, (sql) => `SELECT 1 AS bad FROM ${sql.table(raw.tableId)} AS r WHERE ${checks.map((check) => `(${check})`).join(' OR ')} LIMIT 1`);
+    const [bad] = anyBad === undefined ? [] : await store.query<{ row: number; column: number; value: string }>(
       org,
       (sql) =>
         `SELECT row, column, value FROM (SELECT rowNumberInAllBlocks() AS row, multiIf(${checks.flatMap((check, i) => [check, String(i)]).join(', ')}, -1) AS column, ` +
@@ -111,24 +112,28 @@ export async function ingestInEngine(
       const range = column.type === 'date' ? ` (YYYY-MM-DD, years ${YEAR_RANGE.min} to ${YEAR_RANGE.max})` : '';
       throw new AppError('validation_failed', `Line ${Number(bad.row) + 2}, column "${column.field}": ${JSON.stringify(bad.value)} is not ${column.type === 'integer' ? 'an' : 'a'} ${column.type}${range}`);
     }
-    await store.createTable(staging, definitions, [rowColumn]);
+    const [{ n } = { n: 0 }] = await store.query<{ n: number | string }>(org, (sql) => `SELECT count() AS n FROM ${sql.table(raw.tableId)}`);
+    if (Number(n) === 0) throw new AppError('validation_failed', 'The batch has no rows');
+    // Every cell converts (checked above), so the rows go straight into the source's table; should the statement
+    // fail part-way, the rows it wrote (ordinals from rowStart on) are taken out again.
     const outputs = definitions.slice(1).map((definition) => {
       const index = fields.indexOf(definition.name);
       return `${conversion(byField.get(definition.name)!, cell(index))} AS ${quoteColumn(definition.name)}`;
     });
-    await store.insertSelect(
-      staging,
-      (sql) => `SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${sql.table(raw.tableId)} AS r`,
-      { rowStart },
-      { singleThreaded: true },
-    );
-    const [{ n } = { n: 0 }] = await store.query<{ n: number | string }>(org, (sql) => `SELECT count() AS n FROM ${sql.table(staging.tableId)}`);
-    if (Number(n) === 0) throw new AppError('validation_failed', 'The batch has no rows');
-    await store.appendFrom(staging, table);
+    try {
+      await store.insertSelect(
+        table,
+        (sql) => `SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${sql.table(raw.tableId)} AS r`,
+        { rowStart },
+        { singleThreaded: true },
+      );
+    } catch (error) {
+      await store.deleteRowsFrom(table, rowColumn, rowStart).catch(() => undefined);
+      throw error;
+    }
     return Number(n);
   } finally {
     await store.dropTable(raw).catch(() => undefined);
-    await store.dropTable(staging).catch(() => undefined);
   }
 }
 
