@@ -5,7 +5,7 @@ import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'h
 import { compressors } from 'hyparquet-compressors';
 import { AppError } from '../errors.js';
 import { SAMPLE_ROWS, toCell } from './ingest.js';
-import { type TableReader, malformed } from './readers.js';
+import { type TableReader, malformed } from './table-reader.js';
 
 /**
  * Files whose rows are objects (NDJSON, a JSON array, Parquet): each yields its objects in order with where each

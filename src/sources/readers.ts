@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
 import { AppError } from '../errors.js';
-import type { FileFormat } from '../store/data/port.js';
-import type { BatchRow } from './ingest.js';
 import { jsonArrayObjects, ndjsonObjects, parquetObjects, readObjects } from './object-readers.js';
+import { type TableReader, malformed } from './table-reader.js';
+
+export type { TableReader };
 
 /** File formats an upload may carry, by media type. */
 export const UPLOAD_FORMATS = {
@@ -14,18 +15,6 @@ export const UPLOAD_FORMATS = {
   'application/vnd.apache.parquet': 'parquet',
 } as const;
 export type UploadFormat = (typeof UPLOAD_FORMATS)[keyof typeof UPLOAD_FORMATS];
-
-/** A file read as a table: its columns and its rows, streamed. */
-export interface TableReader {
-  fields: string[];
-  rows: AsyncIterable<BatchRow>;
-  /** The format the data engine can read the same file in, when it can (then it may load the file itself). */
-  engineFormat: FileFormat | null;
-  /** Stops reading (when the engine loads the file instead). */
-  close(): void;
-}
-
-export const malformed = (line: number | string, reason: string) => new AppError('validation_failed', `Malformed file at line ${line}: ${reason}`);
 
 /** CSV and TSV: the first record names the columns; every record must have as many cells. */
 async function readDelimited(path: string, delimiter: string): Promise<TableReader> {
