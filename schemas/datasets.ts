@@ -132,8 +132,8 @@ const Operations = Type.Array(OperationSchema, { maxItems: 200, description: 'Ap
 const Tags = Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 }));
 const Name = Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' });
 
-export const CreateDatasetBody = Body({
-  name: Name,
+/** The members a create and an update share (all optional). */
+const DatasetMembers = {
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
   tags: Type.Optional(Tags),
   anchorConceptId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
@@ -141,19 +141,12 @@ export const CreateDatasetBody = Body({
   operations: Type.Optional(Operations),
   workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
   ...IgnoredIdentityFields,
-});
+};
+
+export const CreateDatasetBody = Body({ name: Name, ...DatasetMembers });
 export type CreateDataset = Static<typeof CreateDatasetBody>;
 
-export const PatchDatasetBody = Body({
-  name: Type.Optional(Name),
-  description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
-  tags: Type.Optional(Tags),
-  anchorConceptId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
-  sources: Type.Optional(Sources),
-  operations: Type.Optional(Operations),
-  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
-  ...IgnoredIdentityFields,
-});
+export const PatchDatasetBody = Body({ name: Type.Optional(Name), ...DatasetMembers });
 export type PatchDataset = Static<typeof PatchDatasetBody>;
 
 export const ValidateDatasetBody = Body({ sources: Type.Optional(Sources), operations: Type.Optional(Operations) });
