@@ -1,15 +1,16 @@
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { type ColumnSpec, type DataStore, type FileFormat, type TableRef, quoteColumn } from '../store/data/port.js';
-import { YEAR_RANGE } from './inference/dates.js';
+import { DATE_FORMATS, YEAR_RANGE } from './inference/dates.js';
+import { COMMA_GROUPED, DECIMAL_COMMA, DOT_GROUPED_DECIMAL_COMMA, LEADING_DOT, PLAIN, SPACE_GROUPED } from './inference/numbers.js';
 import { type InferredColumn, NULL_TOKENS, isNullCell } from './inference/infer-schema.js';
 
 /**
  * Ingest by the data engine: the file is parsed by ClickHouse into a staging table of text columns, checked
  * and converted there in SQL, and committed in one statement, so no row passes through JS. Used when every
- * column is written in a form SQL converts exactly as the JS converter would (plain numbers, booleans, ISO
- * dates, text); anything else (grouped or currency numbers, other date formats, datetimes, JSON) takes the JS
- * path.
+ * column is written in a form SQL converts exactly as the JS converter would (numbers without units, grouped
+ * or not, booleans, ISO dates and datetimes, text); anything else (currency and percent units, other date
+ * formats, JSON) takes the JS path.
  */
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -19,13 +20,34 @@ const TRUE = ['true', 'yes', 'y', 't', '1'];
 const FALSE = ['false', 'no', 'n', 'f', '0'];
 const list = (values: Iterable<string>) => [...values].map((v) => `'${v.replaceAll("'", "\\'")}'`).join(', ');
 
+/** A JS regular expression of the inference code as a ClickHouse (re2) string literal: one definition for both. */
+function re2(pattern: RegExp): string {
+  const source = pattern.source.replace(/\(\?<[a-zA-Z]+>/g, '(').replace(/\\u([0-9a-fA-F]{4})/g, '\\x{$1}');
+  return `'${source.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
+/** Number text in canonical form, the way numbers.ts normalises it (grouping and decimal commas), or NULL. */
+function numberText(text: string): string {
+  return (
+    `multiIf(match(${text}, ${re2(PLAIN)}) OR match(${text}, ${re2(LEADING_DOT)}), ${text}, ` +
+    `match(${text}, ${re2(COMMA_GROUPED)}), replaceAll(${text}, ',', ''), ` +
+    `match(${text}, ${re2(SPACE_GROUPED)}), replaceOne(replaceRegexpAll(${text}, ${re2(/[ \u00a0\u202f]/)}, ''), ',', '.'), ` +
+    `match(${text}, ${re2(DOT_GROUPED_DECIMAL_COMMA)}), replaceOne(replaceAll(${text}, '.', ''), ',', '.'), ` +
+    `match(${text}, ${re2(DECIMAL_COMMA)}), replaceOne(${text}, ',', '.'), NULL)`
+  );
+}
+
+const ISO_DATETIME_FORMAT = DATE_FORMATS.find((format) => format.name === 'YYYY-MM-DDTHH:mm:ss')!;
+
 /** Whether the engine can convert every column; `sample` holds text cells aligned with `fields`. */
 export function engineConvertible(columns: InferredColumn[], fields: string[], sample: Array<Array<string | null>>): boolean {
   return columns.every((column) => {
     switch (column.type) {
       case 'integer':
       case 'decimal':
-        return column.unit === null && column.originalFormat === null;
+        return column.unit === null;
+      case 'datetime':
+        return column.originalFormat === ISO_DATETIME_FORMAT.name;
       case 'boolean':
       case 'categorical':
       case 'text':
@@ -49,9 +71,9 @@ export function conversion(column: InferredColumn, c: string): string {
   const value = (() => {
     switch (column.type) {
       case 'integer':
-        return `toInt64OrNull(${text})`;
+        return `toInt64OrNull(${numberText(text)})`;
       case 'decimal':
-        return `toFloat64OrNull(${text})`;
+        return `toFloat64OrNull(${numberText(text)})`;
       case 'boolean':
         return `CAST(multiIf(lower(${text}) IN (${list(TRUE)}), true, lower(${text}) IN (${list(FALSE)}), false, NULL) AS Nullable(Bool))`;
       case 'date': {
@@ -60,8 +82,10 @@ export function conversion(column: InferredColumn, c: string): string {
         return `if(match(${text}, '^[0-9]{4}-[0-9]{2}-[0-9]{2}$') AND toString(${date}) = ${text} AND toYear(${date}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${date}, NULL)`;
       }
       case 'datetime': {
+        // ISO-8601 only, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC.
         const stamp = `parseDateTime64BestEffortOrNull(${text}, 3, 'UTC')`;
-        return `if(match(${text}, '${ISO_DATETIME}') AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
+        const day = `substring(${text}, 1, 10)`;
+        return `if(match(${text}, '${ISO_DATETIME}') AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
       }
       default:
         return text;

@@ -269,3 +269,34 @@ test('a source whose write lease another writer holds answers 409 and is left al
   const row = await app.context.meta.db.selectFrom('sources').select(['lease_token', 'lease_expires_at']).where('id', '=', id).executeTakeFirstOrThrow();
   assert.deepEqual(row, { lease_token: null, lease_expires_at: null }, 'released');
 });
+
+test('the engine converts grouped numbers, decimal commas and ISO datetimes exactly as the JS converter does', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const rows = [
+    ['1,234.5', '1 234,5', '1.234,5', '3,5', '2024-01-05T10:00:00Z', '-7'],
+    ['12', '12', '12', '12', '2024-01-05T10:00:00+02:00', '+3'],
+    ['999,999,999.25', '7 000', '7.000', '0,25', '2024-02-29 23:59:59.5', '.5'],
+    ['', 'NA', 'null', '', '2024-03-01T00:00', '1e3'],
+  ];
+  const header = ['comma', 'space', 'dot', 'decimal_comma', 'at', 'plain'];
+  const csv = `${header.join(',')}\n${rows.map((r) => r.map((cell) => `"${cell}"`).join(',')).join('\n')}\n`;
+  // The same cells as NDJSON, which only the JS converter reads.
+  const ndjson = rows.map((r) => JSON.stringify(Object.fromEntries(header.map((h, i) => [h, r[i]])))).join('\n');
+  const viaEngine = await emptySource(app);
+  const viaJs = await emptySource(app);
+  const engine = await upload(app, ws, viaEngine.id, csv);
+  const js = await upload(app, ws, viaJs.id, ndjson, 'application/x-ndjson');
+  assert.equal(engine.status, 201, JSON.stringify(engine.body));
+  assert.equal(js.status, 201, JSON.stringify(js.body));
+  assert.deepEqual(engine.body.data.source.schemaEntries, js.body.data.source.schemaEntries);
+  assert.deepEqual(engine.body.data.source.schemaEntries.map((e: { type: string }) => e.type), ['decimal', 'decimal', 'decimal', 'decimal', 'datetime', 'decimal']);
+  assert.deepEqual(await storedRows(app, viaEngine.id), await storedRows(app, viaJs.id));
+  assert.deepEqual((await storedRows(app, viaEngine.id)).map((r) => r.at), ['2024-01-05 10:00:00.000', '2024-01-05 08:00:00.000', '2024-02-29 23:59:59.500', '2024-03-01 00:00:00.000']);
+
+  // Past the sample, a datetime that is not a calendar day is refused by the engine too.
+  const later = `at\n${Array.from({ length: 10_500 }, (_, i) => (i === 10_400 ? '2023-02-30T10:00:00Z' : '2024-01-05T10:00:00Z')).join('\n')}\n`;
+  const refused = await upload(app, ws, (await emptySource(app)).id, later);
+  assert.equal(refused.status, 422);
+  assert.match(refused.body.detail, /^Line 10402, column "at": "2023-02-30T10:00:00Z" is not a datetime/);
+});

@@ -15,12 +15,12 @@ export interface ParsedNumber {
 const CURRENCY_SYMBOLS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', CHF: 'CHF' };
 const ISO_CODES = /^(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|SEK|NOK|DKK|KRW|BRL|MXN)$/;
 
-const PLAIN = /^[+-]?(\d+)(\.\d+)?([eE][+-]?\d+)?$/;
-const LEADING_DOT = /^[+-]?\.\d+([eE][+-]?\d+)?$/;
-const COMMA_GROUPED = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/;
-const SPACE_GROUPED = /^[+-]?\d{1,3}([ \u00a0\u202f]\d{3})+([.,]\d+)?$/;
-const DOT_GROUPED_DECIMAL_COMMA = /^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$/;
-const DECIMAL_COMMA = /^[+-]?\d+,\d+$/;
+export const PLAIN = /^[+-]?(\d+)(\.\d+)?([eE][+-]?\d+)?$/;
+export const LEADING_DOT = /^[+-]?\.\d+([eE][+-]?\d+)?$/;
+export const COMMA_GROUPED = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/;
+export const SPACE_GROUPED = /^[+-]?\d{1,3}([ \u00a0\u202f]\d{3})+([.,]\d+)?$/;
+export const DOT_GROUPED_DECIMAL_COMMA = /^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$/;
+export const DECIMAL_COMMA = /^[+-]?\d+,\d+$/;
 
 /** Strips accounting parentheses (negative), a currency symbol or code (either side) or a trailing percent sign. */
 function splitUnit(text: string): { body: string; unit: string | null } {
