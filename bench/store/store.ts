@@ -32,7 +32,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const SECTION = '## Data plane (bench/store/store.ts)';
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const PAGES = Number(process.env.BENCH_PAGES ?? 30);
-/** Rows of the file that takes the JS path (amounts written with thousands separators). */
+/** Rows of the file that takes the JS path (amounts written as currency). */
 const JS_ROWS = Number(process.env.BENCH_JS_ROWS ?? 200_000);
 
 /** The CSV's columns and the types Causa infers for them (the engine baseline creates the same table). */
@@ -62,8 +62,8 @@ interface ServiceResult {
 
 // ---------------------------------------------------------------------------------------------------------
 
-/** `grouped`: amounts written like "1,234.56" (quoted), which only the JS converter reads. */
-async function generateCsv(path: string, rows: number, grouped = false): Promise<void> {
+/** `currency`: amounts written like "$1,234.56" (quoted), which only the JS converter reads. */
+async function generateCsv(path: string, rows: number, currency = false): Promise<void> {
   const out = createWriteStream(path);
   let seed = 42;
   const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
@@ -72,7 +72,7 @@ async function generateCsv(path: string, rows: number, grouped = false): Promise
   let chunk = '';
   for (let i = 0; i < rows; i += 1) {
     const day = new Date(Date.UTC(2020, 0, 1) + Math.floor(random() * 1500) * 86_400_000).toISOString().slice(0, 10);
-    const amount = grouped ? `"${(random() * 100_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}"` : (random() * 1000).toFixed(2);
+    const amount = currency ? `"$${(random() * 100_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}"` : (random() * 1000).toFixed(2);
     chunk += `${i},${categories[Math.floor(random() * categories.length)]},${amount},${Math.floor(random() * 20)},${day},${random() < 0.5},note ${Math.floor(random() * 100_000)}\n`;
     if (chunk.length > 1 << 20) {
       if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
@@ -153,7 +153,7 @@ async function service(csv: string, jsCsv: string): Promise<ServiceResult> {
     clearInterval(sampler);
     if (upload.status !== 201) throw new Error(`upload: ${upload.status} ${JSON.stringify(uploaded)}`);
 
-    const jsSource = (await json('POST', `/workspaces/${ws}/sources`, { name: 'Grouped numbers' })).data.id as string;
+    const jsSource = (await json('POST', `/workspaces/${ws}/sources`, { name: 'Currency amounts' })).data.id as string;
     const jsStarted = performance.now();
     const jsUpload = await fetch(`${base}/workspaces/${ws}/sources/${jsSource}/upload`, {
       method: 'POST',
@@ -238,7 +238,7 @@ async function parent(): Promise<void> {
   try {
     const csv = join(dir, 'bench.csv');
     await generateCsv(csv, ROWS);
-    const jsCsv = join(dir, 'grouped.csv');
+    const jsCsv = join(dir, 'currency.csv');
     await generateCsv(jsCsv, JS_ROWS, true);
     const bytes = statSync(csv).size;
     const machine = machineLine();
@@ -268,7 +268,7 @@ function report(machine: string, bytes: number, engineResult: EngineResult, serv
     '| measure | Causa (over HTTP) | engine alone (same run) | ratio |',
     '|---|---:|---:|---:|',
     `| CSV ingest, rows/s | ${rate(serviceResult.ingestMs)} (${ms(serviceResult.ingestMs / 1000)} s) | ${rate(engineResult.ingestMs)} (${ms(engineResult.ingestMs / 1000)} s, \`INSERT ... SELECT FROM file()\`) | **${(engineResult.ingestMs / serviceResult.ingestMs).toFixed(2)}** |`,
-    `| CSV ingest through the JS converter (${JS_ROWS.toLocaleString('en-US')} rows, amounts written "1,234.56"), rows/s | ${Math.round(JS_ROWS / (serviceResult.jsIngestMs / 1000)).toLocaleString('en-US')} (${ms(serviceResult.jsIngestMs / 1000)} s) | (plain file above) | ${((ROWS / engineResult.ingestMs) / (JS_ROWS / serviceResult.jsIngestMs)).toFixed(0)}x slower than the engine |`,
+    `| CSV ingest through the JS converter (${JS_ROWS.toLocaleString('en-US')} rows, amounts written "$1,234.56"), rows/s | ${Math.round(JS_ROWS / (serviceResult.jsIngestMs / 1000)).toLocaleString('en-US')} (${ms(serviceResult.jsIngestMs / 1000)} s) | (plain file above) | ${((ROWS / engineResult.ingestMs) / (JS_ROWS / serviceResult.jsIngestMs)).toFixed(0)}x slower than the engine |`,
     `| CSV export, MiB/s | ${mibps(serviceResult.exportBytes, serviceResult.exportMs)} (${ms(serviceResult.exportMs / 1000)} s) | ${mibps(engineResult.exportBytes, engineResult.exportMs)} (${ms(engineResult.exportMs / 1000)} s, \`SELECT ... FORMAT CSVWithNames\`) | **${(engineResult.exportMs / serviceResult.exportMs).toFixed(2)}** |`,
     '',
     `Memory of the service during the upload of the ${(bytes / 2 ** 20).toFixed(0)} MiB file: JS heap and buffers at most ${Math.round(serviceResult.peakJsMb)} MiB; process RSS at most ${Math.round(serviceResult.peakRssMb)} MiB (${Math.round(serviceResult.baseRssMb)} MiB with the engine loaded, before it). The body is streamed to a temporary file while hashed; the engine reads that file from disk (plain CSV), or JS reads it in chunks of 10,000 rows; the file is never held in JS. The RSS growth is the engine's working memory for the load and the statistics (exact distinct counts of every column).`,
