@@ -28,7 +28,7 @@ export function catalogRoutes(app: FastifyInstance, catalog: CatalogService): vo
   });
 
   api.get('/workspaces/:wsId/catalog/views', {
-    config: { scope: 'catalog:read' },
+    config: { scope: 'catalog:read', problems: [503] },
     schema: {
       operationId: 'listCatalogViews',
       summary: 'The datasets of a workspace as catalog views, newest first, with row counts',

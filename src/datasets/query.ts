@@ -19,8 +19,15 @@ export interface RecordsPage {
 
 const S = 's';
 
-export async function countRows(store: DataStore, organisationId: string, compiled: CompiledDataset, signal?: AbortSignal): Promise<number> {
-  const [row] = await store.query<{ n: number | string }>(organisationId, (sql) => `SELECT count() AS n FROM (${compiled.relation.sql(sql)})`, compiled.params.values, { ...(signal && { signal }) });
+/**
+ * The time a read of a dataset may take in the engine (records, counts, statistics, previews): one expensive
+ * definition must not hold the engine from everyone else. Exports get longer, per query.
+ */
+export const READ_TIMEOUT_MS = 60_000;
+export const EXPORT_TIMEOUT_MS = 30 * 60_000;
+
+export async function countRows(store: DataStore, organisationId: string, compiled: CompiledDataset): Promise<number> {
+  const [row] = await store.query<{ n: number | string }>(organisationId, (sql) => `SELECT count() AS n FROM (${compiled.relation.sql(sql)})`, compiled.params.values, { timeoutMs: READ_TIMEOUT_MS });
   return Number(row?.n ?? 0);
 }
 
@@ -38,6 +45,7 @@ export async function readRecords(store: DataStore, organisationId: string, comp
     organisationId,
     (sql) => `SELECT * FROM (${relation.sql(sql)}) AS ${S}${where} ORDER BY ${orderBy(relation, S)} LIMIT ${count}`,
     { ...compiled.params.values, ...keyset.values },
+    { timeoutMs: READ_TIMEOUT_MS },
   );
   const hasMore = rows.length > limit;
   const served = hasMore ? rows.slice(0, limit) : rows;
@@ -126,7 +134,7 @@ export const EXPORT_CHUNK_ROWS = 100_000;
 export async function exportRows(store: DataStore, organisationId: string, compiled: CompiledDataset, name: ExportName, signal?: AbortSignal): Promise<Readable> {
   const relation = compiled.relation;
   const list = relation.columns.length === 0 ? '*' : relation.columns.map((c) => qualified(S, c.name)).join(', ');
-  const options = signal === undefined ? {} : { signal };
+  const options = { timeoutMs: EXPORT_TIMEOUT_MS, ...(signal !== undefined && { signal }) };
   if (store.kind !== 'chdb' || name === 'parquet') {
     const stream = await store.export(
       organisationId,

@@ -25,7 +25,9 @@ const ExportParams = Type.Object({
   id: Id('Dataset id'),
   format: Type.Union([Type.Literal('csv'), Type.Literal('json'), Type.Literal('parquet')], { description: 'csv (with a header line), json (an array of row objects) or parquet' }),
 });
-const STALE = 'A stored definition its sources no longer fit (e.g. a source was re-typed) answers 409.';
+const STALE =
+  'A stored definition its sources no longer fit (e.g. a source was re-typed) answers 409. A query the data engine stops at its ' +
+  'time limit (60 s; 30 min per export part) answers 503.';
 
 export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -47,7 +49,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
   });
 
   api.post('/workspaces/:wsId/datasets', {
-    config: { scope: 'datasets:write' },
+    config: { scope: 'datasets:write', problems: [503] },
     schema: {
       operationId: 'createDataset',
       summary: 'Create a dataset over sources of the workspace',
@@ -84,7 +86,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
   }, async (request) => ({ data: await datasets.get(request.principal, request.params.wsId, request.params.id) }));
 
   api.patch('/workspaces/:wsId/datasets/:id', {
-    config: { scope: 'datasets:write', problems: [409] },
+    config: { scope: 'datasets:write', problems: [409, 503] },
     schema: {
       operationId: 'updateDataset',
       summary: 'Change a dataset (any of name, description, tags, sources, operations, anchorConceptId)',
@@ -111,7 +113,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
   });
 
   api.get('/workspaces/:wsId/datasets/:id/enriched', {
-    config: { scope: 'datasets:read', problems: [409] },
+    config: { scope: 'datasets:read', problems: [409, 503] },
     schema: {
       operationId: 'getEnrichedDataset',
       summary: 'A dataset with its output schema, column statistics, row count and each operation explained',
@@ -123,7 +125,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
   }, async (request) => ({ data: await datasets.enriched(request.principal, request.params.wsId, request.params.id) }));
 
   api.get('/workspaces/:wsId/datasets/:id/metadata', {
-    config: { scope: 'datasets:read', problems: [409] },
+    config: { scope: 'datasets:read', problems: [409, 503] },
     schema: {
       operationId: 'getDatasetMetadata',
       summary: 'Schema entries, column statistics and row count of a dataset',
@@ -135,7 +137,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
   }, async (request) => ({ data: await datasets.metadata(request.principal, request.params.wsId, request.params.id) }));
 
   api.get('/workspaces/:wsId/datasets/:id/records', {
-    config: { scope: 'datasets:read', problems: [409] },
+    config: { scope: 'datasets:read', problems: [409, 503] },
     schema: {
       operationId: 'listDatasetRecords',
       summary: 'Rows of a dataset, in its order, by keyset pages',
@@ -165,7 +167,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
   }, async (request) => ({ data: await datasets.schema(request.principal, request.params.wsId, request.params.id) }));
 
   api.post('/workspaces/:wsId/datasets/:id/validate', {
-    config: { scope: 'datasets:write' },
+    config: { scope: 'datasets:write', problems: [503] },
     schema: {
       operationId: 'validateDataset',
       summary: 'Compile a proposed definition and preview it; nothing is stored',
@@ -179,11 +181,14 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
 
   const binary = { schema: Type.String({ format: 'binary' }) };
   api.get('/workspaces/:wsId/datasets/:id/export/:format', {
-    config: { scope: 'exports:read', problems: [409] },
+    config: { scope: 'exports:read', problems: [409, 503] },
     schema: {
       operationId: 'exportDataset',
       summary: 'The whole dataset as a file, streamed',
-      description: `Needs \`exports:read\` and read permission on the workspace. Rows in the dataset's order. ${STALE}`,
+      description:
+        `Needs \`exports:read\` and read permission on the workspace. Rows in the dataset's order, as recorded when the export starts. ` +
+        'On the embedded engine CSV and JSON are read in parts of 100,000 rows: an error after the first part ends the stream early ' +
+        `(the answer is already 200), so a client should check it received a complete file (JSON parses; CSV row count). ${STALE}`,
       tags,
       params: ExportParams,
       response: {

@@ -14,7 +14,7 @@ import type { WorkspaceAccess } from '../workspaces/access.js';
 import { type CompiledDataset, type DatasetDefinition, type SourceInput, compileDataset } from './compiler/compile.js';
 import type { Relation } from './compiler/relation.js';
 import { describeOperation } from './describe.js';
-import { type CursorValue, type ExportName, countRows, exportRows, previewRows, readRecords } from './query.js';
+import { type CursorValue, type ExportName, READ_TIMEOUT_MS, countRows, exportRows, previewRows, readRecords } from './query.js';
 import { recommendDatasets, type RecommendedDataset } from './recommend.js';
 import type { DatasetRepo, DatasetRow } from './repo.js';
 
@@ -178,9 +178,12 @@ export class DatasetService {
     };
   }
 
-  /** An export reads every source as it is when the export starts: batches appended meanwhile are not in it. */
+  /**
+   * An export reads every source as recorded when the export starts (the compiled query bounds each source by its
+   * last recorded batch): batches appended meanwhile are not in it.
+   */
   async export(principal: Principal, workspaceId: string, id: string, format: ExportName, signal?: AbortSignal): Promise<{ name: string; stream: Readable }> {
-    const { row, compiled } = await this.compiled(principal, workspaceId, id, { pinLatest: true });
+    const { row, compiled } = await this.compiled(principal, workspaceId, id);
     return { name: row.name, stream: await exportRows(this.data(), principal.organisationId, compiled, format, signal) };
   }
 
@@ -195,11 +198,10 @@ export class DatasetService {
   }
 
   /** The compiled dataset for a read; a stored definition its sources no longer fit answers 409. */
-  private async compiled(principal: Principal, workspaceId: string, id: string, options: { pinLatest?: boolean } = {}): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
+  private async compiled(principal: Principal, workspaceId: string, id: string): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
     const row = await this.readable(principal, workspaceId, id);
-    const stored = parse(row);
-    const { inputs, rows } = await this.sourceInputs(principal, workspaceId, stored.sources, 'read');
-    const definition = options.pinLatest === true ? { ...stored, sources: stored.sources.map((entry) => pinned(entry, inputs.get(entry.id)!)) } : stored;
+    const definition = parse(row);
+    const { inputs, rows } = await this.sourceInputs(principal, workspaceId, definition.sources, 'read');
     try {
       return { row, compiled: compileDataset(definition, inputs), names: namesOf(rows) };
     } catch (error) {
@@ -213,7 +215,7 @@ export class DatasetService {
   private async statistics(organisationId: string, compiled: CompiledDataset) {
     const schemaEntries = schemaOf(compiled.relation);
     const store = this.data();
-    const over = { organisationId, from: (sql: TenantSql) => `(${compiled.relation.sql(sql)})`, params: compiled.params.values };
+    const over = { organisationId, from: (sql: TenantSql) => `(${compiled.relation.sql(sql)})`, params: compiled.params.values, options: { timeoutMs: READ_TIMEOUT_MS } };
     const columnMetadata = await computeColumnMetadata(store, over, schemaEntries);
     return { schemaEntries, columnMetadata, rowCount: await countRows(store, organisationId, compiled) };
   }
@@ -230,7 +232,7 @@ export class DatasetService {
    */
   private async dryRun(organisationId: string, compiled: CompiledDataset): Promise<void> {
     try {
-      await this.data().query(organisationId, (sql) => `SELECT * FROM (${compiled.relation.sql(sql)}) LIMIT 0`, compiled.params.values);
+      await this.data().query(organisationId, (sql) => `SELECT * FROM (${compiled.relation.sql(sql)}) LIMIT 0`, compiled.params.values, { timeoutMs: READ_TIMEOUT_MS });
     } catch (error) {
       if (!(error instanceof DataStoreError)) throw error;
       throw new AppError('validation_failed', `The dataset cannot be computed: ${error.message.split('\n')[0]!.replace(/\s*\(\w+\)\s*$/, '')}`);
@@ -298,12 +300,6 @@ function normalise(sources: Array<Partial<DatasetSource> & { id: string }>, oper
     })),
     operations: operations.map((operation) => ({ id: operation.id ?? newId('op'), sourceId: operation.sourceId, config: operation.config })),
   };
-}
-
-/** A source entry reading the latest version, pinned to the version that is latest now. */
-function pinned(entry: DatasetSource, input: SourceInput): DatasetSource {
-  if (entry.version.kind !== 'latest' || input.batchEnds.length === 0) return entry;
-  return { ...entry, version: { kind: 'pinned', versionOrdinal: input.batchEnds.length } };
 }
 
 const parse = (row: DatasetRow) => JSON.parse(row.definition) as StoredDefinition;

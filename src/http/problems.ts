@@ -47,7 +47,10 @@ export function toAppError(error: FastifyError & { validation?: unknown; validat
   const status = error.statusCode ?? 500;
   const code = STATUS_CODES[status];
   if (status < 500 && code !== undefined) return new AppError(code, error.message);
-  if (process.env.DEBUG_500) console.error(error);
+  // The data engine stopped a query at its time budget: the request asked for more work than one answer may take.
+  if (error.name === 'DataStoreError' && (error as unknown as { timedOut?: boolean }).timedOut === true) {
+    return new AppError('unavailable', 'The data engine stopped the query at its time limit; narrow it (filters, fewer or selective joins) or export it');
+  }
   return new AppError('internal', 'An internal error occurred; quote the request id when reporting it');
 }
 

@@ -109,6 +109,7 @@ export async function ingestInEngine(
   definitions: ColumnSpec[],
   rowColumn: string,
   rowStart: number,
+  beforeCommit: () => void,
 ): Promise<number> {
   const org = table.organisationId;
   const raw: TableRef = { organisationId: org, tableId: newId('raw') };
@@ -144,6 +145,7 @@ export async function ingestInEngine(
       const index = fields.indexOf(definition.name);
       return `${conversion(byField.get(definition.name)!, cell(index))} AS ${quoteColumn(definition.name)}`;
     });
+    beforeCommit();
     try {
       await store.insertSelect(
         table,

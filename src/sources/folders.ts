@@ -33,6 +33,7 @@ export class FolderFiles {
       bytes: received.bytes,
       hash: received.hash,
       quotes: received.quotes,
+      blank_lines: received.blankLines ? 1 : 0,
       uploaded_at: nowIso(),
       extracted_source_id: null,
     };

@@ -54,6 +54,8 @@ export async function ingestBatch(
   rowStart: number,
   /** The file itself, when the engine can read it: then it loads and converts the rows if the columns allow. */
   file?: { path: string; format: FileFormat; stopReading: () => void },
+  /** Called right before the rows are committed to the table (the writer checks it still holds the source). */
+  beforeCommit: () => void = () => undefined,
 ): Promise<IngestedBatch> {
   if (fields.includes(ROW_COLUMN)) throw invalid(`The column name ${ROW_COLUMN} is reserved`);
   const iterator = rows[Symbol.asyncIterator]();
@@ -75,7 +77,7 @@ export async function ingestBatch(
   if (file !== undefined && engineConvertible(columns, fields, sample.map((row) => row.cells))) {
     file.stopReading();
     try {
-      return { columns, rowCount: await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart) };
+      return { columns, rowCount: await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart, beforeCommit) };
     } catch (error) {
       if (existing === null) await store.dropTable(table).catch(() => undefined);
       throw error;
@@ -97,6 +99,7 @@ export async function ingestBatch(
     for (const row of sample) await add(row);
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) await add(next.value);
     await store.insert(staging, chunk);
+    beforeCommit();
     await store.appendFrom(staging, table);
   } catch (error) {
     if (existing === null) await store.dropTable(table).catch(() => undefined);

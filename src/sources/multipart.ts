@@ -45,12 +45,17 @@ export function receiveMultipartFile(body: Readable, contentType: string, direct
       received = receiveFile(stream, directory).then((file) => ({ file, mediaType, fileName: fileName === '' ? null : fileName }));
       received.catch(reject); // e.g. too large: answered at once, not at the end of the body
     });
-    parser.on('error', (error: Error) => reject(new AppError('invalid_request', `The multipart body is malformed: ${error.message}`)));
+    // A body that breaks after the file part arrived must not leave that file behind.
+    const fail = (error: unknown) => {
+      void received?.then((part) => part.file.discard(), () => undefined);
+      reject(error);
+    };
+    parser.on('error', (error: Error) => fail(new AppError('invalid_request', `The multipart body is malformed: ${error.message}`)));
     parser.on('finish', () => {
       if (received === null) reject(new AppError('validation_failed', 'The multipart body has no file part named "file"'));
       else received.then(resolve, reject);
     });
-    body.on('error', reject);
+    body.on('error', fail);
     body.pipe(parser);
   });
 }

@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
@@ -47,16 +46,38 @@ export async function readObjects(source: ObjectSource): Promise<TableReader> {
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** The largest single record (line, array element) a file may hold: bounds the memory one record can take. */
+export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
+
+const tooLarge = (what: string) => new AppError('validation_failed', `${what} is larger than ${MAX_RECORD_CHARS / 1024 / 1024} MiB; records must be smaller`);
+
+/** The lines of a text file, each at most MAX_RECORD_CHARS long (a longer one is refused before it is held). */
+async function* textLines(input: NodeJS.ReadableStream): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  let number = 0;
+  for await (const chunk of input) {
+    const parts = (pending + decoder.write(chunk as Buffer)).split('\n');
+    pending = parts.pop()!;
+    for (const part of parts) {
+      number += 1;
+      yield part.endsWith('\r') ? part.slice(0, -1) : part;
+    }
+    if (pending.length > MAX_RECORD_CHARS) throw tooLarge(`Line ${number + 1}`);
+  }
+  pending += decoder.end();
+  if (pending !== '') yield pending.endsWith('\r') ? pending.slice(0, -1) : pending;
+}
+
 /** NDJSON: one JSON object per line (blank lines skipped). */
 export function ndjsonObjects(path: string): ObjectSource {
   const input = createReadStream(path);
-  const lines = createInterface({ input, crlfDelay: Infinity });
   return {
     label: 'Line',
     close: () => input.destroy(),
     objects: (async function* objects() {
       let number = 0;
-      for await (const line of lines) {
+      for await (const line of textLines(input)) {
         number += 1;
         if (line.trim() === '') continue;
         let value: unknown;
@@ -136,7 +157,10 @@ export function jsonArrayObjects(path: string): ObjectSource {
             throw bad('the end', 'text after the closing ]');
           }
         }
-        if (state === 'element') pending += text.slice(start);
+        if (state === 'element') {
+          pending += text.slice(start);
+          if (pending.length > MAX_RECORD_CHARS) throw tooLarge(`Element ${index + 1}`);
+        }
       }
       if ((state as string) !== 'after') throw bad('the end', state === 'before' ? 'the file is empty' : 'the array is not closed');
     })(),

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
 import { AppError } from '../errors.js';
-import { jsonArrayObjects, ndjsonObjects, parquetObjects, readObjects } from './object-readers.js';
+import { MAX_RECORD_CHARS, jsonArrayObjects, ndjsonObjects, parquetObjects, readObjects } from './object-readers.js';
 import { type TableReader, malformed } from './table-reader.js';
 
 export type { TableReader };
@@ -19,7 +19,7 @@ export type UploadFormat = (typeof UPLOAD_FORMATS)[keyof typeof UPLOAD_FORMATS];
 /** CSV and TSV: the first record names the columns; every record must have as many cells. */
 async function readDelimited(path: string, delimiter: string): Promise<TableReader> {
   const input = createReadStream(path);
-  const parser = input.pipe(parse({ delimiter, bom: true, info: true, skip_empty_lines: true, relax_quotes: false }));
+  const parser = input.pipe(parse({ delimiter, bom: true, info: true, skip_empty_lines: true, relax_quotes: false, max_record_size: MAX_RECORD_CHARS }));
   const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
   const read = async () => {
     try {

@@ -8,6 +8,8 @@ import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 
 const QUOTE = 0x22;
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
 
 /** Largest file one upload may carry. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 ** 3;
@@ -22,6 +24,8 @@ export interface ReceivedFile {
    * open: such a file is read by the JS reader, which names the line, never by the engine, which would read on.
    */
   quotes: number;
+  /** Whether the file has an empty line: the JS reader skips them, the engine's CSV reader does not. */
+  blankLines: boolean;
   discard(): Promise<void>;
 }
 
@@ -35,12 +39,23 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
   const hash = createHash('sha256');
   let bytes = 0;
   let quotes = 0;
+  let blankLines = false;
+  // The two bytes before the chunk being read; the start of the file counts as following a line end.
+  let before1 = NEWLINE;
+  let before2 = -1;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.length;
       if (bytes > maxBytes) return done(new AppError('payload_too_large', `An upload may carry at most ${maxBytes} bytes`));
       hash.update(chunk);
       for (let at = chunk.indexOf(QUOTE); at !== -1; at = chunk.indexOf(QUOTE, at + 1)) quotes += 1;
+      for (let at = blankLines ? -1 : chunk.indexOf(NEWLINE); at !== -1 && !blankLines; at = chunk.indexOf(NEWLINE, at + 1)) {
+        const previous = at > 0 ? chunk[at - 1] : before1;
+        const earlier = at > 1 ? chunk[at - 2] : at === 1 ? before1 : before2;
+        blankLines = previous === NEWLINE || (previous === RETURN && earlier === NEWLINE);
+      }
+      before2 = chunk.length > 1 ? chunk[chunk.length - 2]! : before1;
+      before1 = chunk.length > 0 ? chunk[chunk.length - 1]! : before1;
       done(null, chunk);
     },
   });
@@ -51,5 +66,5 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
     await discard();
     throw error;
   }
-  return { path, hash: hash.digest('hex'), bytes, quotes, discard };
+  return { path, hash: hash.digest('hex'), bytes, quotes, blankLines, discard };
 }

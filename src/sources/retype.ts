@@ -55,6 +55,7 @@ export async function retypeColumn(
   field: string,
   type: RetypeTarget,
   rowColumn: string,
+  beforeCommit: () => void,
 ): Promise<{ schema: InferredColumn[]; previous: TableRef }> {
   const column = columns.find((c) => c.field === field);
   if (column === undefined) throw new AppError('validation_failed', `The source has no column "${field}" (columns: ${columns.map((c) => `"${c.field}"`).join(', ')})`);
@@ -75,6 +76,7 @@ export async function retypeColumn(
   try {
     const list = [`t.${quoteColumn(rowColumn)}`, ...schema.map((entry) => (entry.field === field ? `${converted} AS ${quoteColumn(field)}` : `t.${quoteColumn(entry.field)}`))];
     await store.insertSelect(copy, (sql) => `SELECT ${list.join(', ')} FROM ${sql.table(table.tableId)} AS t`);
+    beforeCommit();
     await store.exchangeTables(table, copy);
   } catch (error) {
     await store.dropTable(copy).catch(() => undefined);

@@ -12,7 +12,7 @@ import { canonicalJson } from '../lib/canonical-json.js';
 import { KeyedMutex } from '../lib/keyed-mutex.js';
 import type { InferredColumn } from './inference/infer-schema.js';
 import { type BatchRow, ROW_COLUMN, fieldsOf, ingestBatch, toCell } from './ingest.js';
-import { UPLOAD_FORMATS, type UploadFormat, openTable } from './readers.js';
+import { type TableReader, UPLOAD_FORMATS, type UploadFormat, openTable } from './readers.js';
 import { receiveMultipartFile } from './multipart.js';
 import { type ReceivedFile, receiveFile } from './receive.js';
 import { FolderFiles, toSourceFile } from './folders.js';
@@ -103,8 +103,23 @@ export interface OrgListQuery {
 
 const MULTIPART = 'multipart/form-data';
 
+/**
+ * The file for the engine to load itself, when it reads it exactly as the JS reader would: no quote left open
+ * (the engine would read on to the end) and no empty lines (the JS reader skips them, the engine does not).
+ */
+function engineFile(reader: TableReader, path: string, file: { quotes: number; blankLines: boolean }) {
+  if (reader.engineFormat === null || file.quotes % 2 !== 0 || file.blankLines) return undefined;
+  return { path, format: reader.engineFormat, stopReading: reader.close };
+}
+
 const unsupportedMedia = () =>
   new AppError('unsupported_media_type', `Upload a file as one of: ${Object.keys(UPLOAD_FORMATS).join(', ')}, or as the part "file" of ${MULTIPART}`);
+
+/** A held write lease: its token, and a check to make right before rows are committed. */
+interface Lease {
+  token: string;
+  assertHeld(): void;
+}
 
 /** How long a write lease lasts unless renewed (renewed every third of it while the writer works). */
 const LEASE_MS = 5 * 60_000;
@@ -178,15 +193,14 @@ export class SourceService {
     }
     try {
       if (source.data_format === 'Folder') return await this.addToFolder(principal.organisationId, id, file, format, fileName);
-      return await this.withLease(principal.organisationId, id, async (current, token) => {
+      return await this.withLease(principal.organisationId, id, async (current, lease) => {
         const known = toSource(current).batchRanges.find((batch) => batch.hash === file.hash);
         if (known !== undefined) return { source: toSource(current), batch: known, file: null, duplicate: true };
         await this.clearUncommittedRows(current);
         const reader = await openTable(file.path, format);
-        const engineReads = reader.engineFormat !== null && file.quotes % 2 === 0;
-        const engineFile = engineReads ? { path: file.path, format: reader.engineFormat!, stopReading: reader.close } : undefined;
-        const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format, engineFile).finally(reader.close);
-        await this.store(updated, () => this.repo.updateLeased(updated, token));
+        const direct = engineFile(reader, file.path, file);
+        const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format, direct, lease.assertHeld).finally(reader.close);
+        await this.store(updated, () => this.repo.updateLeased(updated, lease.token));
         const result = toSource(updated);
         return { source: result, batch: result.batchRanges.at(-1)!, file: null, duplicate: false };
       });
@@ -197,11 +211,11 @@ export class SourceService {
 
   /** A file kept by a folder source: one more document; the same bytes again answer the file they made. */
   private addToFolder(organisationId: string, id: string, received: ReceivedFile, format: UploadFormat, fileName: string | null): Promise<UploadResult> {
-    return this.withLease(organisationId, id, async (current, token) => {
+    return this.withLease(organisationId, id, async (current, lease) => {
       const { file, duplicate } = await this.folders.add(organisationId, id, received, format, fileName);
       if (duplicate) return { source: toSource(current), batch: null, file: toSourceFile(file), duplicate };
       const updated: SourceRow = { ...current, document_count: current.document_count + 1, total_size: current.total_size + file.bytes, last_saved: nowIso() };
-      await this.repo.updateLeased(updated, token);
+      await this.repo.updateLeased(updated, lease.token);
       return { source: toSource({ ...updated, version: updated.version + 1 }), batch: null, file: toSourceFile(file), duplicate };
     });
   }
@@ -221,7 +235,7 @@ export class SourceService {
     await this.access.require(principal, workspaceId, 'write');
     const folder = await this.linkedSource(principal, workspaceId, id);
     if (folder.data_format !== 'Folder') throw new AppError('invalid_request', `Source ${id} is tabular; files are extracted from folder sources`);
-    return this.withLease(principal.organisationId, id, async (current, token) => {
+    return this.withLease(principal.organisationId, id, async (current, lease) => {
       const files = await this.folders.list(principal.organisationId, id);
       const unknown = (fileIds ?? []).filter((fileId) => !files.some((file) => file.id === fileId));
       if (unknown.length > 0) throw new AppError('validation_failed', `The folder has no file ${unknown.join(', ')}`, { errors: [{ location: 'body/fileIds', message: 'unknown file' }] });
@@ -244,7 +258,7 @@ export class SourceService {
       const status = result.failed.length === 0 ? 'completed' : result.extracted.length === 0 ? 'failed' : 'partial';
       const error = result.failed.length === 0 ? null : result.failed.map((f) => `${f.fileName ?? f.fileId}: ${f.error}`).join('; ');
       const updated: SourceRow = { ...current, last_saved: nowIso(), details: JSON.stringify({ ...details, extractionStatus: status, extractionError: error }) };
-      await this.repo.updateLeased(updated, token);
+      await this.repo.updateLeased(updated, lease.token);
       return { ...result, folder: toSource({ ...updated, version: updated.version + 1 }) };
     });
   }
@@ -261,8 +275,8 @@ export class SourceService {
     const path = this.folders.path(file);
     const format = file.format as UploadFormat;
     const reader = await openTable(path, format);
-    const engineFile = reader.engineFormat !== null && file.quotes % 2 === 0 ? { path, format: reader.engineFormat, stopReading: reader.close } : undefined;
-    const ingested = await this.ingest(derived, reader.fields, reader.rows, { hash: file.hash, bytes: Number(file.bytes), fileName: file.file_name }, format, engineFile).finally(reader.close);
+    const direct = engineFile(reader, path, { quotes: Number(file.quotes), blankLines: file.blank_lines === 1 });
+    const ingested = await this.ingest(derived, reader.fields, reader.rows, { hash: file.hash, bytes: Number(file.bytes), fileName: file.file_name }, format, direct).finally(reader.close);
     await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
     return toSource(ingested);
   }
@@ -272,25 +286,37 @@ export class SourceService {
    * processes under the source's write lease (renewed while the work runs). A writer that cannot get the lease
    * answers 409 having changed nothing; a writer that crashed leaves a lease that lapses.
    */
-  private withLease<T>(organisationId: string, id: string, work: (current: SourceRow, token: string) => Promise<T>): Promise<T> {
+  private withLease<T>(organisationId: string, id: string, work: (current: SourceRow, lease: Lease) => Promise<T>): Promise<T> {
     return this.writers.run(id, async () => {
       const token = newId('lease');
       const until = () => new Date(Date.now() + LEASE_MS).toISOString();
       if (!(await this.repo.acquireLease(organisationId, id, token, nowIso(), until()))) {
         throw new AppError('conflict', `Another upload or change to source ${id} is running; retry when it is done`);
       }
-      const renewal = setInterval(() => void this.repo.renewLease(organisationId, id, token, until()).catch(() => undefined), LEASE_MS / 3);
+      // A renewal that finds the lease gone (it lapsed, another writer took it) stops this writer before it
+      // commits rows; one that cannot reach the store leaves the decision to the next renewal.
+      let lost = false;
+      const renewal = setInterval(() => {
+        this.repo.renewLease(organisationId, id, token, until()).then((held) => (lost ||= !held), () => undefined);
+      }, LEASE_MS / 3);
       renewal.unref();
+      const lease: Lease = {
+        token,
+        assertHeld: () => {
+          if (lost) throw new AppError('conflict', `The write lease on source ${id} lapsed and another writer took it; nothing of this change was kept`);
+        },
+      };
       try {
         const current = await this.repo.find(organisationId, id);
         if (current === undefined) throw notFound('Source', id);
-        return await work(current, token);
+        return await work(current, lease);
       } finally {
         clearInterval(renewal);
         await this.repo.releaseLease(organisationId, id, token);
       }
     });
   }
+
 
   /**
    * Re-types a column of a tabular source: every stored row is converted and checked first (422 naming the row
@@ -300,27 +326,30 @@ export class SourceService {
     await this.access.require(principal, workspaceId, 'write');
     const source = await this.linkedSource(principal, workspaceId, id);
     if (source.data_format !== 'Tabular') throw new AppError('invalid_request', 'Only the columns of tabular sources have types');
-    return this.withLease(principal.organisationId, id, async (current, token) => {
+    return this.withLease(principal.organisationId, id, async (current, lease) => {
       const details = JSON.parse(current.details) as SourceDetails;
       const columns = details.schemaEntries as InferredColumn[];
       if (current.document_count === 0 || columns.length === 0) throw new AppError('validation_failed', 'The source has no rows yet: its columns get their types from the first batch');
       if (columns.find((c) => c.field === input.field)?.type === input.type) return toSource(current);
       await this.clearUncommittedRows(current);
       const table = { organisationId: current.organisation_id, tableId: current.id };
-      const { schema, previous } = await retypeColumn(this.data(), table, columns, input.field, input.type, ROW_COLUMN);
+      const { schema, previous } = await retypeColumn(this.data(), table, columns, input.field, input.type, ROW_COLUMN, lease.assertHeld);
+      // From here the table holds the converted rows and `previous` the old ones: until the new schema is recorded,
+      // any failure puts the old rows back, and they are dropped only once they are no longer needed.
+      let recorded: SourceRow;
       try {
         const entry = schema.find((c) => c.field === input.field)!;
         const statistics = await computeColumnMetadata(this.data(), tableRows(table), [entry]);
         const next: SourceDetails = { ...details, schemaEntries: schema, columnMetadata: { ...details.columnMetadata, ...statistics }, currentVersionId: newId('ver') };
-        const updated: SourceRow = { ...current, last_saved: nowIso(), details: JSON.stringify(next) };
-        await this.repo.updateLeased(updated, token).catch(async (error: unknown) => {
-          await this.data().exchangeTables(table, previous); // the old rows and their recorded schema go together
-          throw error instanceof StaleSourceError ? new AppError('conflict', `Source ${id} lost its write lease during the change; retry`) : error;
-        });
-        return toSource({ ...updated, version: updated.version + 1 });
-      } finally {
+        recorded = { ...current, last_saved: nowIso(), details: JSON.stringify(next) };
+        await this.repo.updateLeased(recorded, lease.token);
+      } catch (error) {
+        await this.data().exchangeTables(table, previous); // if this fails too, `previous` is kept, not dropped
         await this.data().dropTable(previous).catch(() => undefined);
+        throw error instanceof StaleSourceError ? new AppError('conflict', `Source ${id} lost its write lease during the change; retry`) : error;
       }
+      await this.data().dropTable(previous).catch(() => undefined);
+      return toSource({ ...recorded, version: recorded.version + 1 });
     });
   }
 
@@ -413,11 +442,12 @@ export class SourceService {
     file: { hash: string; bytes: number; fileName: string | null },
     extension: string,
     engineFile?: Parameters<typeof ingestBatch>[6],
+    beforeCommit?: () => void,
   ): Promise<SourceRow> {
     const details = JSON.parse(row.details) as SourceDetails;
     const table = { organisationId: row.organisation_id, tableId: row.id };
     const existing = details.schemaEntries.length === 0 ? null : (details.schemaEntries as InferredColumn[]);
-    const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count, engineFile);
+    const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count, engineFile, beforeCommit);
     const columnMetadata = await computeColumnMetadata(this.data(), tableRows(table), batch.columns);
     const now = nowIso();
     const next: SourceDetails = {
@@ -446,11 +476,13 @@ export class SourceService {
     try {
       await write();
     } catch (error) {
+      // A lost lease means another writer owns the source now: its rows may sit where this batch's were, so
+      // nothing is deleted; the rows of this batch are never recorded, so no read shows them.
+      if (error instanceof StaleSourceError) throw new AppError('conflict', `Source ${row.id} lost its write lease during the upload (it lapsed and another writer took it); retry`);
       const table = { organisationId: row.organisation_id, tableId: row.id };
       const batch = (JSON.parse(row.details) as SourceDetails).batchRanges.at(-1)!;
       if (batch.rowStart === 0) await this.data().dropTable(table).catch(() => undefined);
       else await this.data().deleteRowsFrom(table, ROW_COLUMN, batch.rowStart).catch(() => undefined);
-      if (error instanceof StaleSourceError) throw new AppError('conflict', `Source ${row.id} lost its write lease during the upload (it lapsed and another writer took it); retry`);
       throw error;
     }
   }

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ColumnMetadataSchema } from '../../schemas/sources.js';
-import type { DataStore, SqlBuilder, TableRef } from '../store/data/port.js';
+import type { DataStore, QueryOptions, SqlBuilder, TableRef } from '../store/data/port.js';
 import { storageType } from './inference/convert.js';
 import type { InferredColumn } from './inference/infer-schema.js';
 
@@ -19,6 +19,7 @@ export interface Rows {
   organisationId: string;
   from: SqlBuilder;
   params: Record<string, unknown>;
+  options?: QueryOptions;
 }
 
 export const tableRows = (table: TableRef): Rows => ({ organisationId: table.organisationId, from: (sql) => sql.table(table.tableId), params: {} });
@@ -41,7 +42,7 @@ async function columnStatistics(store: DataStore, over: Rows, column: InferredCo
     const c = `t.${sql.column(column.field)}`;
     // Array cells are never null (an empty cell is stored as []), so only scalar columns count nulls.
     return `SELECT count() AS rows, countIf(${isArray ? '0' : `isNull(${c})`}) AS nulls, uniqExact(${c}) AS cardinality FROM ${over.from(sql)} AS t`;
-  }, over.params);
+  }, over.params, over.options);
   const rows = Number(base!.rows);
   const metadata: ColumnMetadata = {
     dtype: type,
@@ -62,7 +63,7 @@ async function numericStatistics(store: DataStore, over: Rows, column: InferredC
   const [range] = await store.query<{ lo: number | null; hi: number | null; mean: number | null }>(org, (sql) => {
     const c = `t.${sql.column(column.field)}`;
     return `SELECT min(${c}) AS lo, max(${c}) AS hi, avg(${c}) AS mean FROM ${over.from(sql)} AS t`;
-  }, over.params);
+  }, over.params, over.options);
   const lo = range!.lo === null ? null : Number(range!.lo);
   const hi = range!.hi === null ? null : Number(range!.hi);
   const distribution: Record<string, number> = {};
@@ -75,6 +76,7 @@ async function numericStatistics(store: DataStore, over: Rows, column: InferredC
         return `SELECT least(toInt64(floor((${c} - {lo:Float64}) / {width:Float64})), ${HISTOGRAM_BINS - 1}) AS bin, count() AS n FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL GROUP BY bin ORDER BY bin`;
       },
       { ...over.params, lo, width },
+      over.options,
     );
     for (const { bin, n } of bins) {
       const from = lo + Number(bin) * width;
@@ -88,7 +90,7 @@ async function rangeStatistics(store: DataStore, over: Rows, column: InferredCol
   const [range] = await store.query<{ lo: string | null; hi: string | null }>(over.organisationId, (sql) => {
     const c = `t.${sql.column(column.field)}`;
     return `SELECT toString(min(${c})) AS lo, toString(max(${c})) AS hi FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL`;
-  }, over.params);
+  }, over.params, over.options);
   return { rangeFrom: range?.lo ?? null, rangeTo: range?.hi ?? null };
 }
 
@@ -97,7 +99,7 @@ async function textStatistics(store: DataStore, over: Rows, column: InferredColu
   const top = await store.query<{ v: string; n: string }>(org, (sql) => {
     const c = `t.${sql.column(column.field)}`;
     return `SELECT toString(${c}) AS v, count() AS n FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
-  }, over.params);
+  }, over.params, over.options);
   const [shape] = await store.query<{ pattern: string | null; objects: number | null }>(org, (sql) => {
     const c = `ifNull(toString(t.${sql.column(column.field)}), '')`;
     // The most common shape: letters as A, digits as 9 (e.g. "AA-9999").
@@ -105,7 +107,7 @@ async function textStatistics(store: DataStore, over: Rows, column: InferredColu
       `SELECT topK(1)(replaceRegexpAll(replaceRegexpAll(${c}, '[A-Za-z]', 'A'), '[0-9]', '9'))[1] AS pattern, ` +
       `countIf(startsWith(${c}, '{') AND isValidJSON(${c})) / count() AS objects FROM ${over.from(sql)} AS t WHERE t.${sql.column(column.field)} IS NOT NULL`
     );
-  }, over.params);
+  }, over.params, over.options);
   return {
     categoryOccurences: Object.fromEntries(top.map(({ v, n }) => [v, Number(n)])),
     stringPattern: shape?.pattern ?? null,
@@ -126,16 +128,16 @@ async function arrayStatistics(store: DataStore, over: Rows, column: InferredCol
       `countIf(length(${c}) BETWEEN 11 AND 50) AS elevenToFifty, countIf(length(${c}) > 50) AS fiftyPlus, ` +
       `avg(length(arrayDistinct(${c}))) AS avgUniquePerRow FROM ${over.from(sql)} AS t`
     );
-  }, over.params);
+  }, over.params, over.options);
   const [elements] = await store.query<Record<string, number | string | null>>(org, (sql) => {
     const e = `arrayJoin(t.${sql.column(column.field)})`;
     const numbers = numeric ? `, min(x) AS elementMin, max(x) AS elementMax, avg(x) AS elementMean, sum(x) AS elementSum, stddevPop(x) AS elementStddev` : '';
     return `SELECT uniqExact(x) AS uniqueElementCount${numbers} FROM (SELECT ${e} AS x FROM ${over.from(sql)} AS t)`;
-  }, over.params);
+  }, over.params, over.options);
   const occurrences = await store.query<{ v: string; n: string }>(org, (sql) => {
     const e = `arrayJoin(t.${sql.column(column.field)})`;
     return `SELECT toString(x) AS v, count() AS n FROM (SELECT ${e} AS x FROM ${over.from(sql)} AS t) GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
-  }, over.params);
+  }, over.params, over.options);
   const n = (value: unknown) => (value === null || value === undefined ? null : Number(value));
   return {
     elementType: column.subtype,

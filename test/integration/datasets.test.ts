@@ -246,3 +246,40 @@ test('recommended definitions: each source alone, and sources sharing an identif
   const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/datasets`, body: { name: join.name, sources: join.sources.map((s: { id: string }) => ({ id: s.id })), operations: join.operations } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
 });
+
+test('values that leave the real numbers (x / 0, ln 0) are null, so sorting and paging by them keep every row', async (t) => {
+  const { app, ws, create, records } = await setup(t);
+  const rows = Array.from({ length: 10 }, (_, i) => ({ x: i - 3, y: i % 3 }));
+  const source = (await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'Ratios', rows } })).body.data.id;
+  const dataset = await create({
+    name: 'Ratios',
+    sources: [{ id: source }],
+    operations: [
+      { sourceId: source, config: { type: 'derive', column: 'r', expression: 'x / y' } },
+      { sourceId: source, config: { type: 'derive', column: 'l', expression: 'ln(y)' } },
+      { sourceId: source, config: { type: 'sort', keys: [{ column: 'r', direction: 'desc' }] } },
+    ],
+  });
+  assert.equal(dataset.status, 201, JSON.stringify(dataset.body));
+  const seen: Array<{ x: number; r: number | null; l: number | null }> = [];
+  let query = '?limit=2';
+  for (;;) {
+    const page = await records(dataset.body.data.id, query);
+    seen.push(...page.data);
+    if (!page.pagination.hasMore) break;
+    query = `?limit=2&cursor=${encodeURIComponent(page.pagination.cursor)}`;
+  }
+  assert.equal(seen.length, 10);
+  const expected = rows.map((row) => (row.y === 0 ? null : row.x / row.y));
+  assert.deepEqual(seen.map((row) => row.r), [...expected.filter((v) => v !== null).sort((a, b) => b! - a!), null, null, null, null]);
+  assert.ok(seen.every((row) => row.l === null || Number.isFinite(row.l)));
+});
+
+test('rows past the last recorded batch (an upload still running or one that crashed) are never shown', async (t) => {
+  const { app, ws, orders, create, records } = await setup(t);
+  await app.context.data().insert({ organisationId: app.tenant.organisationId, tableId: orders }, [{ _causa_row: 5, order_id: 'ghost' }]);
+  const dataset = await create({ name: 'Recorded only', sources: [{ id: orders }] });
+  const page = await records(dataset.body.data.id);
+  assert.equal(page.pagination.total, 5);
+  assert.ok(!page.data.some((row: { order_id: string }) => row.order_id === 'ghost'));
+});

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ROW_COLUMN } from '../../src/sources/ingest.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildTestApp, testConfig, type TestApp } from '../helpers/app.js';
 
 const API = '/api/v1';
 
@@ -299,4 +302,46 @@ test('the engine converts grouped numbers, decimal commas and ISO datetimes exac
   const refused = await upload(app, ws, (await emptySource(app)).id, later);
   assert.equal(refused.status, 422);
   assert.match(refused.body.detail, /^Line 10402, column "at": "2023-02-30T10:00:00Z" is not a datetime/);
+});
+
+test('a CSV with empty lines is read by the JS reader (which skips them), the same as without them', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const res = await upload(app, ws, id, 'a,b\n1,2\n\n3,4\n\n');
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  assert.deepEqual((await storedRows(app, id)).map((r) => [r.a, r.b]), [[1, 2], [3, 4]]);
+  const single = await emptySource(app);
+  assert.equal((await upload(app, ws, single.id, 'a\n1\n\n2\n')).status, 201);
+  assert.deepEqual((await storedRows(app, single.id)).map((r) => r.a), [1, 2], 'no empty rows from the empty line');
+});
+
+test('a record larger than 16 MiB is refused with 422, never held', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const huge = JSON.stringify({ a: 'x'.repeat(17 * 1024 * 1024) });
+  const ndjson = await upload(app, ws, id, `{"a":"small"}\n${huge}\n`, 'application/x-ndjson');
+  assert.equal(ndjson.status, 422);
+  assert.match(ndjson.body.detail, /^Line 2 is larger than 16 MiB/);
+  const array = await upload(app, ws, id, `[{"a":"small"},${huge}]`, 'application/json');
+  assert.equal(array.status, 422);
+  assert.match(array.body.detail, /^Element 2 is larger than 16 MiB/);
+});
+
+test('a multipart body that breaks after its file part leaves no temporary file behind', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'causa-multipart-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const app = await buildTestApp(t, {}, testConfig({ dataDir }));
+  const { ws, id } = await emptySource(app);
+  const boundary = 'b0undary';
+  const body = [`--${boundary}`, 'Content-Disposition: form-data; name="file"; filename="a.csv"', 'Content-Type: text/csv', '', 'a,b\n1,2', `--${boundary}`, 'Content-Disposition: form-data; name="other"', '', 'never ends'].join('\r\n');
+  const res = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/${id}/upload`, body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  assert.equal(res.status, 400, JSON.stringify(res.body));
+  await new Promise((resolve) => setImmediate(resolve));
+  const uploads = join(dataDir, 'uploads');
+  const left = existsSync(uploads) ? readdirSync(uploads) : [];
+  for (let i = 0; i < 50 && left.length > 0; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    left.splice(0, left.length, ...readdirSync(uploads));
+  }
+  assert.deepEqual(left, []);
 });

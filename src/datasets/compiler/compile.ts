@@ -83,18 +83,20 @@ export function compileDataset(definition: DatasetDefinition, inputs: Map<string
 function baseRelation(input: SourceInput, entry: DatasetSource, params: Params, location: string): Relation {
   if (input.tableId === null) return emptyRelation();
   const tableId = input.tableId;
-  let until: string | null = null;
-  if (entry.version.kind === 'pinned') {
-    const end = input.batchEnds[entry.version.versionOrdinal - 1];
-    if (end === undefined) throw definitionError(`${location}/version/versionOrdinal`, `source ${entry.id} has ${input.batchEnds.length} versions`);
-    until = params.bind(end, 'UInt64');
+  // Rows up to the end of the version read: the latest recorded batch unless pinned to an earlier one. Rows past
+  // it belong to an upload still running or one that crashed before recording them, and are never shown.
+  const end = entry.version.kind === 'pinned' ? input.batchEnds[entry.version.versionOrdinal - 1] : input.batchEnds.at(-1);
+  if (end === undefined) {
+    const ordinal = entry.version.kind === 'pinned' ? entry.version.versionOrdinal : 0;
+    throw definitionError(`${location}/version/versionOrdinal`, `source ${entry.id} has ${input.batchEnds.length} versions, not ${ordinal}`);
   }
+  const until = params.bind(end, 'UInt64');
   const list = [`${quoteColumn(ROW_COLUMN)} AS ${quoteColumn(keyName(0))}`, ...input.columns.map((c) => quoteColumn(c.field))];
   return {
     columns: input.columns.map((entry) => ({ name: entry.field, type: entry.type, subtype: entry.subtype, entry })),
     keys: [keyName(0)],
     order: [],
-    sql: (tenant) => `SELECT ${list.join(', ')} FROM ${tenant.table(tableId)}${until === null ? '' : ` WHERE ${quoteColumn(ROW_COLUMN)} <= ${until}`}`,
+    sql: (tenant) => `SELECT ${list.join(', ')} FROM ${tenant.table(tableId)} WHERE ${quoteColumn(ROW_COLUMN)} <= ${until}`,
   };
 }
 

@@ -236,9 +236,17 @@ const DATE_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'];
 /** One signature per function: the argument check and the SQL it becomes. */
 type FunctionRule = (args: Typed[], fail: (message: string) => Error) => Typed;
 
+/**
+ * Arithmetic that can leave the real numbers (x / 0, ln(0), sqrt(-1)) answers NULL instead of NaN or infinity,
+ * which JSON cannot carry and which would otherwise break ordering and paging.
+ */
+const finite = (sql: string) => `if(isFinite(${sql}), ${sql}, NULL)`;
+
 const numeric = (name: string, sqlName: string, result: ExprType = 'decimal'): FunctionRule => (args, fail) => {
   if (args.length !== 1 || !NUMERIC.has(args[0]!.type)) throw fail(`${name}(number) takes one number`);
-  return { sql: `${sqlName}(${args[0]!.sql})`, type: result === 'integer' && args[0]!.type === 'decimal' ? 'decimal' : result };
+  const type = result === 'integer' && args[0]!.type === 'decimal' ? 'decimal' : result;
+  const sql = `${sqlName}(${args[0]!.sql})`;
+  return { sql: type === 'decimal' ? finite(sql) : sql, type };
 };
 const text = (name: string, sqlName: string): FunctionRule => (args, fail) => {
   if (args.length !== 1) throw fail(`${name}(text) takes one argument`);
@@ -279,7 +287,7 @@ const FUNCTIONS: Record<string, FunctionRule> = {
   },
   pow: (args, fail) => {
     if (args.length !== 2 || !args.every((a) => NUMERIC.has(a.type))) throw fail('pow(base, exponent) takes two numbers');
-    return { sql: `pow(${args[0]!.sql}, ${args[1]!.sql})`, type: 'decimal' };
+    return { sql: finite(`pow(${args[0]!.sql}, ${args[1]!.sql})`), type: 'decimal' };
   },
   least: (args, fail) => variadic('least', args, fail),
   greatest: (args, fail) => variadic('greatest', args, fail),
@@ -317,7 +325,7 @@ const FUNCTIONS: Record<string, FunctionRule> = {
   },
   tonumber: (args, fail) => {
     if (args.length !== 1) throw fail('toNumber(value) takes one argument');
-    return { sql: `toFloat64OrNull(toString(${args[0]!.sql}))`, type: 'decimal' };
+    return { sql: finite(`toFloat64OrNull(toString(${args[0]!.sql}))`), type: 'decimal' };
   },
   year: datePart('year', 'toYear'),
   month: datePart('month', 'toMonth'),
@@ -380,6 +388,7 @@ class Compiler {
   private literal(value: number | string | boolean | null): Typed {
     if (value === null) return { sql: 'NULL', type: 'null', literal: null };
     if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw this.fail(`${value} is not a number this language can hold`);
       const integer = Number.isSafeInteger(value);
       return { sql: this.params.bind(value, integer ? 'Int64' : 'Float64'), type: integer ? 'integer' : 'decimal', literal: value };
     }
@@ -396,7 +405,7 @@ class Compiler {
       if (!NUMERIC.has(left.type) || !NUMERIC.has(right.type)) throw this.fail(`"${op}" needs numbers on both sides (use concat() for text)`);
       const integer = op !== '/' && left.type !== 'decimal' && right.type !== 'decimal';
       // x % 0 is null, as x / 0 reads (ClickHouse would fail the whole query on an integer modulo by zero).
-      const sql = op === '%' ? `if(${right.sql} = 0, NULL, ${left.sql} % ${right.sql})` : `(${left.sql} ${op} ${right.sql})`;
+      const sql = op === '%' ? `if(${right.sql} = 0, NULL, ${left.sql} % ${right.sql})` : op === '/' ? finite(`(${left.sql} / ${right.sql})`) : `(${left.sql} ${op} ${right.sql})`;
       return { sql, type: integer ? 'integer' : 'decimal' };
     }
     // Comparisons: a text literal compared with a date is read as a date.

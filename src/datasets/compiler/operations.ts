@@ -194,7 +194,8 @@ function compileAggregation(relation: Relation, aggregation: Aggregation, rowKey
       return { sql: call('sum', [c]), column: columnOf(name, column.type === 'integer' ? 'integer' : 'decimal') };
     case 'avg':
       if (!isNumeric(column)) throw wrong('a number column');
-      return { sql: call('avg', [c]), column: columnOf(name, 'decimal') };
+      // The average of no values is NaN in ClickHouse: NULL here, as JSON and ordering need.
+      return { sql: `if(isFinite(${call('avg', [c])}), ${call('avg', [c])}, NULL)`, column: columnOf(name, 'decimal') };
     case 'min':
     case 'max':
       if (!isSortable(column) || column.type === 'boolean') throw wrong('a number, date or text column');

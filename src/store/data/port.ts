@@ -101,8 +101,12 @@ export function tenantSql(organisationId: string): TenantSql {
  * tenant's table: such hints are cut before an error leaves the adapter.
  */
 export class DataStoreError extends Error {
+  /** The query ran out of its time budget (QueryOptions.timeoutMs). */
+  readonly timedOut: boolean;
+
   constructor(cause: unknown) {
     super(String((cause as Error)?.message ?? cause).replace(/\s*Maybe you meant[^?]*\?\.?/g, ''));
     this.name = 'DataStoreError';
+    this.timedOut = /TIMEOUT_EXCEEDED|Timeout exceeded/i.test(this.message);
   }
 }

@@ -151,6 +151,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('bytes', 'bigint', (c) => c.notNull())
         .addColumn('hash', 'text', (c) => c.notNull())
         .addColumn('quotes', 'bigint', (c) => c.notNull())
+        .addColumn('blank_lines', 'integer', (c) => c.notNull())
         .addColumn('uploaded_at', 'text', (c) => c.notNull())
         .addColumn('extracted_source_id', 'text')
         .addUniqueConstraint('source_files_hash_unique', ['source_id', 'hash'])

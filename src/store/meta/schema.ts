@@ -126,8 +126,9 @@ export interface SourceFilesTable {
   format: string;
   bytes: number;
   hash: string;
-  /** Double quotes in the file (see receive.ts): whether the engine may read it. */
+  /** Double quotes in the file and whether it has empty lines (see receive.ts): whether the engine may read it. */
   quotes: number;
+  blank_lines: number;
   uploaded_at: string;
   extracted_source_id: string | null;
 }
