@@ -179,9 +179,13 @@ export const ExtractionResultSchema = Type.Object({
   skipped: Type.Array(Type.Object({ fileId: Type.String(), fileName: Nullable(Type.String()), extractedSourceId: Type.String() }), { description: 'Files extracted before' }),
 });
 
+/** The types a column can be re-typed to. Arrays and JSON objects come only from inference. */
+export const RETYPE_TARGETS = ['text', 'categorical', 'integer', 'decimal', 'boolean', 'date', 'datetime'] as const;
+export type RetypeTarget = (typeof RETYPE_TARGETS)[number];
+
 export const RetypeBody = Body({
   field: Type.String({ minLength: 1, maxLength: 300, description: 'The column to re-type' }),
-  type: Type.Union(['text', 'categorical', 'integer', 'decimal', 'boolean', 'date', 'datetime'].map((t) => Type.Literal(t)), {
+  type: Type.Union(RETYPE_TARGETS.map((t) => Type.Literal(t)), {
     description: 'The new type. Dates are read from YYYY-MM-DD text, datetimes from ISO-8601 text; arrays and objects come only from inference.',
   }),
 });

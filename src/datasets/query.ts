@@ -57,7 +57,7 @@ export async function readRecords(store: DataStore, organisationId: string, comp
 }
 
 /** A row as the API presents it: visible columns only, datetimes as ISO-8601 UTC. */
-export function presentRow(relation: Relation, row: Record<string, unknown>): Record<string, unknown> {
+function presentRow(relation: Relation, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const column of relation.columns) {
     const value = row[column.name] ?? null;

@@ -3,11 +3,10 @@ import { newId } from '../lib/ids.js';
 import { type DataStore, type TableRef, quoteColumn } from '../store/data/port.js';
 import { conversion, nullish } from './engine-ingest.js';
 import { storageType } from './inference/convert.js';
-import type { ColumnType, InferredColumn } from './inference/infer-schema.js';
+import type { RetypeTarget } from '../../schemas/sources.js';
+import type { InferredColumn } from './inference/infer-schema.js';
 
-/** The types a column can be re-typed to. Arrays and JSON objects come only from inference. */
-export const RETYPE_TARGETS = ['text', 'categorical', 'integer', 'decimal', 'boolean', 'date', 'datetime'] as const satisfies readonly ColumnType[];
-export type RetypeTarget = (typeof RETYPE_TARGETS)[number];
+export type { RetypeTarget };
 
 /** A stored value as text, the form every conversion starts from (NULL stays NULL). */
 function textOf(column: InferredColumn, c: string): string {

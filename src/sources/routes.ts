@@ -5,7 +5,6 @@ import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schem
 import { CreateSourceBody, DataFormatSchema, FromDataBody, ExtractBody, ExtractionResultSchema, LinkSourceBody, OrgSourceSchema, RetypeBody, SOURCE_SORT_KEYS, SourceFileSchema, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
 import type { Readable } from 'node:stream';
 import { UPLOAD_FORMATS } from './readers.js';
-import type { RetypeTarget } from './retype.js';
 import type { SourceService } from './service.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
@@ -219,7 +218,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
       body: RetypeBody,
       response: { 200: dataEnvelope(ref(SourceSchema)) },
     },
-  }, async (request) => ({ data: await sources.retype(request.principal, request.params.wsId, request.params.id, request.body as { field: string; type: RetypeTarget }) }));
+  }, async (request) => ({ data: await sources.retype(request.principal, request.params.wsId, request.params.id, request.body) }));
 
   api.delete('/workspaces/:wsId/sources/:id', {
     config: { scope: 'sources:delete', problems: [409] },
