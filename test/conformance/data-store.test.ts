@@ -158,6 +158,17 @@ function describeDataStoreConformance(name: string, open: (() => DataStore) | un
       }
     });
 
+    it('answers a short query while a long one runs (one long dataset query does not hold up everyone)', { timeout: 120_000 }, async () => {
+      const finished: string[] = [];
+      const long = store
+        .query(orgA, () => 'SELECT count() AS n FROM numbers(300000000) WHERE sipHash64(number) % 7 = 1', {}, { timeoutMs: 100_000 })
+        .then(() => finished.push('long'));
+      await new Promise((resolve) => setImmediate(resolve)); // the long query is under way
+      await store.query(orgA, () => 'SELECT 1 AS one').then(() => finished.push('short'));
+      await long;
+      assert.deepEqual(finished, ['short', 'long']);
+    });
+
     it('answers a ping', async () => {
       await store.ping();
     });

@@ -63,7 +63,7 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
   return {
     kind,
     async ensureTenant(organisationId) {
-      await guarded(() => client.command({ query: `CREATE DATABASE IF NOT EXISTS ${databaseOf(organisationId)}` }));
+      await guarded(() => client.command({ query: `CREATE DATABASE IF NOT EXISTS ${databaseOf(organisationId)}`, clickhouse_settings: settings() }));
     },
     async createTable(table: TableRef, columns: ColumnSpec[], orderBy: string[], engine = 'MergeTree') {
       const definitions = columns.map((c) => `${quoteColumn(c.name)} ${c.type}`).join(', ');
@@ -74,12 +74,12 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
     },
     async dropTable(table) {
       const query = `DROP TABLE IF EXISTS ${qualifiedTable(table)}`;
-      await guarded(() => client.command({ query }));
+      await guarded(() => client.command({ query, clickhouse_settings: settings() }));
     },
     async insert(table, rows) {
       if (rows.length === 0) return 0;
       const target = qualifiedTable(table);
-      await guarded(() => client.insert({ table: target, values: rows, format: 'JSONEachRow' }));
+      await guarded(() => client.insert({ table: target, values: rows, format: 'JSONEachRow', clickhouse_settings: settings() }));
       return rows.length;
     },
     async appendFrom(from, to) {
@@ -111,7 +111,7 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
     },
     async deleteRowsFrom(table, column, from) {
       const query = `DELETE FROM ${qualifiedTable(table)} WHERE ${quoteColumn(column)} >= {from:UInt64}`;
-      await guarded(() => client.command({ query, query_params: { from } }));
+      await guarded(() => client.command({ query, query_params: { from }, clickhouse_settings: settings() }));
     },
     async query<Row>(organisationId: string, build: SqlBuilder, params: Record<string, unknown> = {}, options: QueryOptions = {}) {
       const result = await run(organisationId, build, params, options);

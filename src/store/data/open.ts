@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createClient } from '@clickhouse/client';
 import type { Config } from '../../config.js';
 import { createClickHouseDataStore } from './clickhouse.js';
+import { pooledClient } from './session-pool.js';
 import type { DataStore } from './port.js';
 
 /**
@@ -17,9 +18,13 @@ export function openDataStore(config: Pick<Config, 'clickhouseUrl' | 'dataDir'>)
   return openChdbDataStore(join(config.dataDir, 'chdb'));
 }
 
-export function openChdbDataStore(path: string): DataStore {
+/** chDB sessions per process: enough that a long dataset query leaves others served (session-pool.ts). */
+export const CHDB_SESSIONS = 4;
+
+export function openChdbDataStore(path: string, sessions = CHDB_SESSIONS): DataStore {
   mkdirSync(path, { recursive: true });
   // chdb/connection is CommonJS; loaded lazily so that processes on a ClickHouse server never load libchdb.
   const { createChdbConnection } = createRequire(import.meta.url)('chdb/connection') as typeof import('chdb/connection');
-  return createClickHouseDataStore(createClient({ connection: createChdbConnection({ path }) } as never), 'chdb');
+  const clients = Array.from({ length: sessions }, () => createClient({ connection: createChdbConnection({ path }) } as never));
+  return createClickHouseDataStore(pooledClient(clients), 'chdb');
 }
