@@ -1,10 +1,10 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, Timestamp } from './common.js';
+import { Nullable, PageQuery, Timestamp } from './common.js';
 
 /** Catalog page size (spec, Limits): default 200, at most 1000. */
 export const CatalogPageQuery = {
+  ...PageQuery,
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'Page size, 1 to 1000 (default 200)' })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Opaque cursor from a previous page' })),
 };
 
 export const CatalogTableSchema = Type.Object(

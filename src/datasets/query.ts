@@ -111,11 +111,6 @@ function afterCondition(components: Component[], values: CursorValue[], params: 
   return parts.map((part) => `(${part})`).join(' OR ');
 }
 
-/** The first rows of a dataset (validate's preview). */
-export async function previewRows(store: DataStore, organisationId: string, compiled: CompiledDataset, limit: number): Promise<Array<Record<string, unknown>>> {
-  return (await readRecords(store, organisationId, compiled, limit, null)).rows;
-}
-
 export const EXPORT_FORMATS = {
   csv: { format: 'CSVWithNames', contentType: 'text/csv; charset=utf-8' },
   json: { format: 'JSONEachRow', contentType: 'application/json' },

@@ -14,7 +14,7 @@ import type { WorkspaceAccess } from '../workspaces/access.js';
 import { type CompiledDataset, type DatasetDefinition, type SourceInput, compileDataset } from './compiler/compile.js';
 import type { Relation } from './compiler/relation.js';
 import { describeOperation } from './describe.js';
-import { type CursorValue, type ExportName, READ_TIMEOUT_MS, countRows, exportRows, previewRows, readRecords } from './query.js';
+import { type CursorValue, type ExportName, READ_TIMEOUT_MS, countRows, exportRows, readRecords } from './query.js';
 import { recommendDatasets, type RecommendedDataset } from './recommend.js';
 import type { DatasetRepo, DatasetRow } from './repo.js';
 
@@ -172,7 +172,7 @@ export class DatasetService {
       operationSchemas: compiled.steps.map(({ operation, relation }) => ({ operationId: operation.id, schema: schemaOf(relation) })),
       finalSchema: schemaOf(compiled.relation),
       preview: {
-        rows: await previewRows(store, principal.organisationId, compiled, PREVIEW_ROWS),
+        rows: (await readRecords(store, principal.organisationId, compiled, PREVIEW_ROWS, null)).rows,
         rowCount: await countRows(store, principal.organisationId, compiled),
       },
     };

@@ -1,8 +1,9 @@
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { type ColumnSpec, type DataStore, type FileFormat, type TableRef, quoteColumn } from '../store/data/port.js';
-import { DATE_FORMATS, YEAR_RANGE } from './inference/dates.js';
+import { DATE_FORMATS, ISO_DATE, ISO_INSTANT, YEAR_RANGE } from './inference/dates.js';
 import { COMMA_GROUPED, DECIMAL_COMMA, DOT_GROUPED_DECIMAL_COMMA, LEADING_DOT, PLAIN, SPACE_GROUPED } from './inference/numbers.js';
+import { refusal } from './inference/convert.js';
 import { type InferredColumn, NULL_TOKENS, isNullCell } from './inference/infer-schema.js';
 
 /**
@@ -13,9 +14,6 @@ import { type InferredColumn, NULL_TOKENS, isNullCell } from './inference/infer-
  * formats, JSON) takes the JS path.
  */
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** ISO-8601 dates and datetimes with an optional zone, as a ClickHouse (re2) pattern. */
-const ISO_DATETIME = '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?$';
 const TRUE = ['true', 'yes', 'y', 't', '1'];
 const FALSE = ['false', 'no', 'n', 'f', '0'];
 const list = (values: Iterable<string>) => [...values].map((v) => `'${v.replaceAll("'", "\\'")}'`).join(', ');
@@ -79,13 +77,13 @@ export function conversion(column: InferredColumn, c: string): string {
       case 'date': {
         // Only real dates in the stored range: toDate32 would move 2023-02-30 to March and clamp 1040 to 1900.
         const date = `toDate32OrNull(${text})`;
-        return `if(match(${text}, '^[0-9]{4}-[0-9]{2}-[0-9]{2}$') AND toString(${date}) = ${text} AND toYear(${date}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${date}, NULL)`;
+        return `if(match(${text}, ${re2(ISO_DATE)}) AND toString(${date}) = ${text} AND toYear(${date}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${date}, NULL)`;
       }
       case 'datetime': {
         // ISO-8601 only, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC.
         const stamp = `parseDateTime64BestEffortOrNull(${text}, 3, 'UTC')`;
         const day = `substring(${text}, 1, 10)`;
-        return `if(match(${text}, '${ISO_DATETIME}') AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
+        return `if(match(${text}, ${re2(ISO_INSTANT)}) AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
       }
       default:
         return text;
@@ -133,9 +131,7 @@ export async function ingestInEngine(
       { singleThreaded: true },
     );
     if (bad !== undefined) {
-      const column = byField.get(fields[bad.column]!)!;
-      const range = column.type === 'date' ? ` (YYYY-MM-DD, years ${YEAR_RANGE.min} to ${YEAR_RANGE.max})` : '';
-      throw new AppError('validation_failed', `Line ${Number(bad.row) + 2}, column "${column.field}": ${JSON.stringify(bad.value)} is not ${column.type === 'integer' ? 'an' : 'a'} ${column.type}${range}`);
+      throw new AppError('validation_failed', refusal(Number(bad.row) + 2, byField.get(fields[bad.column]!)!, bad.value));
     }
     const [{ n } = { n: 0 }] = await store.query<{ n: number | string }>(org, (sql) => `SELECT count() AS n FROM ${sql.table(raw.tableId)}`);
     if (Number(n) === 0) throw new AppError('validation_failed', 'The batch has no rows');

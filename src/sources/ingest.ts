@@ -2,8 +2,7 @@ import { newId } from '../lib/ids.js';
 import { AppError } from '../errors.js';
 import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
 import { engineConvertible, ingestInEngine } from './engine-ingest.js';
-import { convertCell, storageType } from './inference/convert.js';
-import { YEAR_RANGE } from './inference/dates.js';
+import { convertCell, refusal, storageType } from './inference/convert.js';
 import { type InferredColumn, inferSchema, isNullCell } from './inference/infer-schema.js';
 
 /** The column holding each row's ordinal: stable order and keyset paging of records. */
@@ -117,8 +116,7 @@ function toRecord(columns: InferredColumn[], row: BatchRow, ordinal: number): Re
     const cell = row.cells[i] ?? null;
     const value = convertCell(column, cell);
     if (value === null && !isNullCell(cell) && column.type !== 'text' && column.type !== 'categorical') {
-      const range = column.type === 'date' || column.type === 'datetime' ? ` (${column.originalFormat}, years ${YEAR_RANGE.min} to ${YEAR_RANGE.max})` : '';
-      throw invalid(`Line ${row.line}, column "${column.field}": ${JSON.stringify(cell)} is not ${column.type === 'integer' ? 'an' : 'a'} ${column.type}${range}`);
+      throw invalid(refusal(row.line, column, cell!));
     }
     record[column.field] = value;
   });

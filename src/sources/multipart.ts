@@ -1,17 +1,14 @@
 import type { Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import { AppError } from '../errors.js';
+import { UPLOAD_FORMATS } from './readers.js';
 import { type ReceivedFile, receiveFile } from './receive.js';
 
-/** Media types by file extension, for parts sent as application/octet-stream. */
+/** Media types by file extension, for parts sent as application/octet-stream: each format's name, and aliases. */
 const BY_EXTENSION: Record<string, string> = {
-  csv: 'text/csv',
-  tsv: 'text/tab-separated-values',
+  ...Object.fromEntries(Object.entries(UPLOAD_FORMATS).map(([mediaType, format]) => [format, mediaType])),
   tab: 'text/tab-separated-values',
-  ndjson: 'application/x-ndjson',
   jsonl: 'application/x-ndjson',
-  json: 'application/json',
-  parquet: 'application/vnd.apache.parquet',
 };
 
 export interface ReceivedPart {

@@ -8,8 +8,8 @@ import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 
 const QUOTE = 0x22;
-const NEWLINE = 0x0a;
-const RETURN = 0x0d;
+const EMPTY_LINE = Buffer.from('\n\n');
+const EMPTY_CRLF_LINE = Buffer.from('\n\r\n');
 
 /** Largest file one upload may carry. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 ** 3;
@@ -40,22 +40,20 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
   let bytes = 0;
   let quotes = 0;
   let blankLines = false;
-  // The two bytes before the chunk being read; the start of the file counts as following a line end.
-  let before1 = NEWLINE;
-  let before2 = -1;
+  // The last bytes of the previous chunk, so a blank line split across chunks is seen; the start of the file
+  // counts as following a line end.
+  let tail: Buffer = Buffer.from('\n');
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.length;
       if (bytes > maxBytes) return done(new AppError('payload_too_large', `An upload may carry at most ${maxBytes} bytes`));
       hash.update(chunk);
       for (let at = chunk.indexOf(QUOTE); at !== -1; at = chunk.indexOf(QUOTE, at + 1)) quotes += 1;
-      for (let at = blankLines ? -1 : chunk.indexOf(NEWLINE); at !== -1 && !blankLines; at = chunk.indexOf(NEWLINE, at + 1)) {
-        const previous = at > 0 ? chunk[at - 1] : before1;
-        const earlier = at > 1 ? chunk[at - 2] : at === 1 ? before1 : before2;
-        blankLines = previous === NEWLINE || (previous === RETURN && earlier === NEWLINE);
+      if (!blankLines) {
+        const seam = Buffer.concat([tail, chunk.subarray(0, 2)]);
+        blankLines = [seam, chunk].some((bytes) => bytes.includes(EMPTY_LINE) || bytes.includes(EMPTY_CRLF_LINE));
+        tail = chunk.length >= 2 ? chunk.subarray(-2) : Buffer.concat([tail, chunk]).subarray(-2);
       }
-      before2 = chunk.length > 1 ? chunk[chunk.length - 2]! : before1;
-      before1 = chunk.length > 0 ? chunk[chunk.length - 1]! : before1;
       done(null, chunk);
     },
   });

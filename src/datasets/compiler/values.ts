@@ -1,5 +1,5 @@
 import type { ColumnType } from '../../sources/inference/infer-schema.js';
-import { YEAR_RANGE } from '../../sources/inference/dates.js';
+import { ISO_DATE, ISO_INSTANT, YEAR_RANGE } from '../../sources/inference/dates.js';
 import { parseNumber } from '../../sources/inference/numbers.js';
 import { type Column, definitionError } from './relation.js';
 
@@ -27,8 +27,6 @@ export function paramType(type: ColumnType, subtype: string | null = null): stri
 export const elementType = (column: Column): ColumnType =>
   column.subtype === 'integer' || column.subtype === 'decimal' ? 'decimal' : column.subtype === 'boolean' ? 'boolean' : 'text';
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
  * An ISO-8601 date or datetime (any text Date.parse reads when `lenient`) in the engine's text forms, or null
@@ -36,7 +34,7 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[
  */
 export function readInstant(text: string, lenient: boolean): { date: string; datetime: string } | null {
   const trimmed = text.trim();
-  const iso = ISO_DATE.test(trimmed) || ISO_DATETIME.test(trimmed);
+  const iso = ISO_INSTANT.test(trimmed);
   if (!iso && !lenient) return null;
   const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(trimmed);
   if (day !== null) {

@@ -1,7 +1,13 @@
-import { DATE_FORMATS, readDate } from './dates.js';
+import { DATE_FORMATS, YEAR_RANGE, readDate } from './dates.js';
 import type { InferredColumn } from './infer-schema.js';
 import { isNullCell } from './infer-schema.js';
 import { parseNumber } from './numbers.js';
+
+/** Why a cell was refused: the line, the column, the value and the type (and form) it had to have. */
+export function refusal(line: number, column: InferredColumn, cell: string): string {
+  const form = column.type === 'date' || column.type === 'datetime' ? ` (${column.originalFormat}, years ${YEAR_RANGE.min} to ${YEAR_RANGE.max})` : '';
+  return `Line ${line}, column "${column.field}": ${JSON.stringify(cell)} is not ${column.type === 'integer' ? 'an' : 'a'} ${column.type}${form}`;
+}
 
 /** How each inferred column type is stored in the data engine (all nullable: cells may be empty). */
 export function storageType(column: InferredColumn): string {

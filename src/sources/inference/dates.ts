@@ -32,6 +32,10 @@ export const DATE_FORMATS: DateFormat[] = [
 
 const MONTH_INDEX = Object.fromEntries(MONTHS.split('|').map((m, i) => [m, i + 1]));
 
+/** ISO-8601 calendar dates, and ISO-8601 dates with an optional time and zone: what SQL and filters read as ISO. */
+export const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+export const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
 /** The range the data engine stores dates and datetimes in (Date32, DateTime64); outside it a value would be clamped. */
 export const YEAR_RANGE = { min: 1900, max: 2299 };
 
