@@ -1,6 +1,6 @@
 /**
  * Import boundaries (STYLE.md): routes -> service -> repo/engine -> store/compute.
- * schemas/ is TypeBox only; the engine knows nothing of HTTP, tenants or stores; workers import only compute.
+ * schemas/ is TypeBox only; the engine knows nothing of HTTP, tenants or stores; workers import only compute and the engine.
  */
 module.exports = {
   forbidden: [
@@ -41,9 +41,10 @@ module.exports = {
     },
     {
       name: 'workers-are-lean',
+      comment: 'pool workers run kernels and the pure engine, nothing that touches stores, tenants or HTTP.',
       severity: 'error',
       from: { path: '^workers/' },
-      to: { path: '^src/(?!compute/|errors\\.ts)' },
+      to: { path: '^src/(?!compute/|engine/|lib/|errors\\.ts)' },
     },
   ],
   options: {

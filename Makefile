@@ -25,7 +25,7 @@ bench: build
 
 ## Import-boundary check (routes -> service -> repo/engine -> store/compute).
 lint: node_modules/.installed
-	npx depcruise src schemas --config .dependency-cruiser.cjs
+	npx depcruise src schemas workers --config .dependency-cruiser.cjs
 
 ## After changing dependencies: refresh the lock, then stub the native chdb platforms this registry lacks.
 lock:

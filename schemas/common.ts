@@ -24,6 +24,10 @@ export type Problem = Static<typeof ProblemSchema>;
 
 export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options);
 
+/** One of a fixed list of strings, typed as that union. */
+export const literals = <T extends readonly string[]>(values: T, description?: string) =>
+  Type.Unsafe<T[number]>(Type.Union(values.map((value) => Type.Literal(value)), description === undefined ? {} : { description }));
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 UTC timestamp' });
 
 export const PaginationSchema = Type.Object(

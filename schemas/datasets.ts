@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Body, IgnoredIdentityFields, Nullable, Timestamp, ref } from './common.js';
+import { Body, IgnoredIdentityFields, Nullable, Timestamp, literals, ref } from './common.js';
 import { ColumnMetadataSchema, SchemaEntrySchema } from './sources.js';
 
 /** Enumerations of the spec. */
@@ -13,8 +13,6 @@ export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 export const AGGREGATE_FUNCTIONS = ['sum', 'avg', 'min', 'max', 'count', 'countDistinct', 'first', 'last', 'categoryShare'] as const;
 export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
 
-const literals = <T extends readonly string[]>(values: T, description?: string) =>
-  Type.Unsafe<T[number]>(Type.Union(values.map((value) => Type.Literal(value)), description === undefined ? {} : { description }));
 const Column = (description = 'A column of the relation the operation applies to') => Type.String({ minLength: 1, maxLength: 300, description });
 const Scalar = Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()]);
 

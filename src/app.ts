@@ -7,6 +7,8 @@ import { WorkspaceMemberSchema, WorkspaceSchema } from '../schemas/workspaces.js
 import { ColumnMetadataSchema, OrgSourceSchema, SchemaEntrySchema, SourceFileSchema, SourceSchema } from '../schemas/sources.js';
 import { CatalogTableSchema, CatalogViewSchema } from '../schemas/catalog.js';
 import { DatasetSchema } from '../schemas/datasets.js';
+import { JobAcceptedSchema, JobSchema } from '../schemas/jobs.js';
+import { DigitalTwinSchema, TwinVersionSchema } from '../schemas/twins.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
 import { installAuth } from './http/auth.js';
@@ -20,7 +22,9 @@ import './http/types.js';
 import { meRoutes } from './me/routes.js';
 import { catalogRoutes } from './catalog/routes.js';
 import { datasetRoutes } from './datasets/routes.js';
+import { jobRoutes } from './jobs/routes.js';
 import { sourceRoutes } from './sources/routes.js';
+import { twinRoutes } from './twins/routes.js';
 import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
@@ -61,9 +65,10 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
     done();
   });
   app.addHook('onClose', async () => context.close());
+  app.addHook('onReady', async () => context.jobRunner.start(app.log));
 
   installProblemHandling(app);
-  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema]);
+  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema, JobSchema, JobAcceptedSchema, DigitalTwinSchema, TwinVersionSchema]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
   await installOpenApi(app);
@@ -82,6 +87,8 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
       sourceRoutes(api, context.sources);
       datasetRoutes(api, context.datasets);
       catalogRoutes(api, context.catalog);
+      jobRoutes(api, context.jobs);
+      twinRoutes(api, context.twins);
     },
     { prefix: API_PREFIX },
   );

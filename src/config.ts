@@ -13,6 +13,10 @@ export interface Config {
   /** 32 bytes; null means "generate or load one from the data dir" (embedded profile only). */
   secretKey: Buffer | null;
   workers: number;
+  /** Jobs one process runs at once (CAUSA_JOB_CONCURRENCY, default = workers). */
+  jobConcurrency: number;
+  /** Hosts webhooks may call even though they resolve to non-public addresses (CAUSA_WEBHOOK_ALLOW_HOSTS). */
+  webhookAllowHosts: string[];
   logLevel: LogLevel;
 }
 
@@ -78,6 +82,17 @@ function secretKey(env: Env): Buffer | null {
   return bytes;
 }
 
+/** A comma-separated list of host names or host:port pairs (an operator allow-list). */
+function hostList(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  if (raw === undefined) return [];
+  const hosts = raw.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '');
+  for (const host of hosts) {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host)) throw new ConfigError(name, 'comma-separated host names or host:port pairs', host);
+  }
+  return hosts;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -99,8 +114,11 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapApiKey,
     secretKey: secretKey(env),
     workers: integer(env, 'CAUSA_WORKERS', Math.max(1, cpus().length), 1, 256),
+    jobConcurrency: 0,
+    webhookAllowHosts: hostList(env, 'CAUSA_WEBHOOK_ALLOW_HOSTS'),
     logLevel: logLevel as LogLevel,
   };
+  config.jobConcurrency = integer(env, 'CAUSA_JOB_CONCURRENCY', config.workers, 1, 256);
   // Processes of the scale-out profile must agree on one key (cursors, credentials), so none may invent its own.
   if (config.databaseUrl !== null && config.secretKey === null) {
     throw new ConfigError('CAUSA_SECRET_KEY', 'a value whenever DATABASE_URL is set (all processes must share it)', '');

@@ -24,6 +24,14 @@ import { SourceFileRepo } from './sources/files-repo.js';
 import { FolderFiles } from './sources/folders.js';
 import { SourceRepo } from './sources/repo.js';
 import { SourceService } from './sources/service.js';
+import { ComputePool } from './compute/pool.js';
+import { JobRepo } from './jobs/repo.js';
+import { JobRunner } from './jobs/runner.js';
+import { JobService } from './jobs/service.js';
+import { TwinLearning } from './twins/learning.js';
+import { TwinRepo } from './twins/repo.js';
+import { TwinService } from './twins/service.js';
+import { WebhookSender } from './webhooks/deliver.js';
 import { UserRepo } from './users/repo.js';
 import { UserService } from './users/service.js';
 import { WorkspaceAccess } from './workspaces/access.js';
@@ -48,6 +56,11 @@ export interface Context {
   datasets: DatasetService;
   catalog: CatalogService;
   idempotency: IdempotencyRepo;
+  jobs: JobService;
+  jobRunner: JobRunner;
+  twins: TwinService;
+  /** The compute pool, started on first use. */
+  compute(): ComputePool;
   close(): Promise<void>;
 }
 
@@ -75,6 +88,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const sourceRepo = new SourceRepo(meta.db);
   const datasetRepo = new DatasetRepo(meta.db);
   const datasets = new DatasetService(datasetRepo, sourceRepo, workspaceAccess, cursors, data);
+  let pool: ComputePool | undefined;
+  const compute = () => (pool ??= new ComputePool(config.workers));
+  const jobRepo = new JobRepo(meta.db);
+  const webhooks = new WebhookSender({ allowHosts: config.webhookAllowHosts });
+  const jobRunner = new JobRunner(jobRepo, webhooks, { concurrency: config.jobConcurrency, exclusive: meta.kind === 'sqlite' });
+  const jobs = new JobService(jobRepo, jobRunner, workspaceAccess, cursors, config.webhookAllowHosts);
+  const twinRepo = new TwinRepo(meta.db);
+  new TwinLearning(twinRepo, datasets, compute).register(jobRunner);
   return {
     config,
     meta,
@@ -100,7 +121,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     datasets,
     catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors),
     idempotency: new IdempotencyRepo(meta.db, unique),
+    jobs,
+    jobRunner,
+    twins: new TwinService(twinRepo, datasets, jobs, workspaceAccess, cursors, unique),
+    compute,
     async close() {
+      await jobRunner.stop();
+      await pool?.close();
       await dataStore?.close();
       await bus.close();
       await limiter.close();

@@ -9,7 +9,7 @@ import type { InferredColumn } from '../sources/inference/infer-schema.js';
 import type { SourceRepo, SourceRow } from '../sources/repo.js';
 import { toSource } from '../sources/service.js';
 import { type ColumnMetadata, computeColumnMetadata } from '../sources/statistics.js';
-import { type DataStore, DataStoreError, type TenantSql } from '../store/data/port.js';
+import { type DataStore, DataStoreError, type TenantSql, quoteColumn } from '../store/data/port.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import { type CompiledDataset, type DatasetDefinition, type SourceInput, compileDataset } from './compiler/compile.js';
 import type { Relation } from './compiler/relation.js';
@@ -28,6 +28,11 @@ interface StoredDefinition {
 }
 
 const PREVIEW_ROWS = 20;
+
+/** What a twin learns from: a dataset, or a source read whole. */
+export type DataBinding = { datasetId: string } | { sourceId: string };
+
+const unknownBinding = (member: string, message: string) => new AppError('validation_failed', `${member}: ${message}`, { errors: [{ location: `body/${member}`, message }] });
 
 /**
  * Datasets: definitions over the workspace's sources, compiled to one query whenever they are read. Nothing is
@@ -195,6 +200,40 @@ export class DatasetService {
       { limit: 200, after: null },
     );
     return recommendDatasets(rows.rows.map(toSource));
+  }
+
+  /**
+   * The compiled relation of what a twin learns from: a dataset of the workspace, or a tabular source linked to it
+   * read whole (a twin may model a raw source directly). An unknown id answers 422 naming `member`.
+   */
+  async learningInput(principal: Principal, workspaceId: string, binding: DataBinding, member = 'datasetId'): Promise<{ schema: InferredColumn[]; compiled: CompiledDataset }> {
+    let compiled: CompiledDataset;
+    if ('datasetId' in binding) {
+      const row = await this.repo.find(principal.organisationId, workspaceId, binding.datasetId);
+      if (row === undefined) throw unknownBinding(member, `dataset ${binding.datasetId} is not in this workspace`);
+      compiled = (await this.compiled(principal, workspaceId, binding.datasetId)).compiled;
+    } else {
+      const definition = normalise([{ id: binding.sourceId }], []);
+      const { inputs } = await this.sourceInputs(principal, workspaceId, definition.sources, 'write').catch((error: unknown) => {
+        throw error instanceof AppError && error.code === 'validation_failed' ? unknownBinding(member, `source ${binding.sourceId} is not a tabular source of this workspace`) : error;
+      });
+      compiled = compileDataset(definition, inputs);
+    }
+    return { schema: schemaOf(compiled.relation), compiled };
+  }
+
+  /** Up to `maxRows` rows of a learning input, visible columns only, with the total row count. */
+  async learningRows(organisationId: string, compiled: CompiledDataset, columns: string[], maxRows: number, signal?: AbortSignal): Promise<{ rows: Array<Record<string, unknown>>; total: number }> {
+    const store = this.data();
+    const total = await countRows(store, organisationId, compiled);
+    const list = columns.map((name) => `s.${quoteColumn(name)}`).join(', ');
+    const rows = await store.query<Record<string, unknown>>(
+      organisationId,
+      (sql) => `SELECT ${list === '' ? '1' : list} FROM (${compiled.relation.sql(sql)}) AS s LIMIT ${Math.floor(maxRows)}`,
+      compiled.params.values,
+      { timeoutMs: READ_TIMEOUT_MS, ...(signal === undefined ? {} : { signal }) },
+    );
+    return { rows, total };
   }
 
   /** The compiled dataset for a read; a stored definition its sources no longer fit answers 409. */

@@ -48,7 +48,7 @@ const SAMPLES: Record<string, Sample> = {
   unlinkSource: {},
   listWorkspaceSources: {},
   createSource: { body: { name: 'Matrix sample source', dataFormat: 'Tabular' } },
-  uploadSourceFile: { body: 'a,b\n1,x\n2,y\n', contentType: 'text/csv' },
+  uploadSourceFile: { body: 'a,b,c\n1,x,0.5\n2,y,1.5\n', contentType: 'text/csv' },
   createSourceFromData: { body: { name: 'Matrix inline source', rows: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] } },
   deleteSource: {},
   retypeSourceColumn: { body: { field: 'a', type: 'text' } },
@@ -68,6 +68,22 @@ const SAMPLES: Record<string, Sample> = {
   exportDataset: {},
   listCatalogTables: {},
   listCatalogViews: {},
+  listJobs: {},
+  getJob: {},
+  cancelJob: {},
+  listDigitalTwins: {},
+  createDigitalTwin: { body: (ids: Ids) => ({ name: 'Matrix sample twin', sourceId: ids.source }) },
+  getDigitalTwin: {},
+  updateDigitalTwin: { body: { tags: ['edited'] } },
+  deleteDigitalTwin: {},
+  listTwinVersions: {},
+  createTwinVersion: { body: { bump: 'minor' } },
+  getTwinVersion: {},
+  getFixedGraph: {},
+  patchFixedGraph: { body: { removeEdges: [{ source: 'c', target: 'a' }] } },
+  discoverTwinVersion: { body: { bootstrapSamples: 0 } },
+  trainTwinVersion: { body: {} },
+  runTwinPipeline: { body: { bootstrapSamples: 0 } },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -128,7 +144,7 @@ function requiredScope(label: string, description = ''): Scope | null {
 // Ids: which resource a path parameter names, and sets of ids to put in paths.
 // ---------------------------------------------------------------------------------------------------------------
 
-type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset';
+type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'job';
 
 /** Path parameters that name no resource: always sent with this value. */
 const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
@@ -140,6 +156,9 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'id' && template.startsWith(`${API}/api-keys/`)) return 'key';
   if (name === 'id' && template.startsWith(`${API}/users/`)) return 'user';
   if (name === 'id' && template.includes('/datasets/{id}')) return 'dataset';
+  if (name === 'id' && template.includes('/digital-twins/{id}')) return 'twin';
+  if (name === 'vId') return 'version';
+  if (name === 'id' && template.includes('/jobs/{id}')) return 'job';
   if (name === 'id' && /\/sources\/\{id\}\/(files|extract)$/.test(template)) return 'folder';
   if (name === 'id' && (template.startsWith(`${API}/sources/`) || template.includes('/sources/{id}'))) return 'source';
   throw new Error(`The matrix does not know what {${name}} of ${template} names: teach idKind`);
@@ -152,6 +171,9 @@ const NONEXISTENT: Ids = {
   source: 'src_00000000000000000000000000',
   folder: 'src_00000000000000000000000001',
   dataset: 'ds_00000000000000000000000000',
+  twin: 'dt_00000000000000000000000000',
+  version: 'dtv_00000000000000000000000000',
+  job: 'job_00000000000000000000000000',
 };
 
 const urlOf = (operation: Operation, ids: Ids) =>
@@ -222,7 +244,7 @@ async function createWorkspace(world: TestApp, key: string, name = `Matrix works
 
 async function createSource(world: TestApp, key: string, workspaceId: string): Promise<string> {
   // With rows, so that operations on a source's data (re-typing) have some.
-  const body = { name: 'Matrix source', rows: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] };
+  const body = { name: 'Matrix source', rows: [{ a: 1, b: 'x', c: 2.5 }, { a: 2, b: 'y', c: 4.25 }] };
   const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/sources/from-data`, key, body });
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return response.body.data.id;
@@ -238,6 +260,21 @@ async function createDataset(world: TestApp, key: string, workspaceId: string): 
   const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/datasets`, key, body: { name: 'Matrix dataset' } });
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return response.body.data.id;
+}
+
+/**
+ * A twin over a source of the workspace (the matrix source: numeric columns a and c), its first version with the edge
+ * a -> c pinned (so it can be trained), and a job (a discovery of that version).
+ */
+async function createTwinTargets(world: TestApp, key: string, workspaceId: string, sourceId: string): Promise<Pick<Ids, 'twin' | 'version' | 'job'>> {
+  const twin = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins`, key, body: { name: 'Matrix twin', sourceId } });
+  assert.equal(twin.status, 201, JSON.stringify(twin.body));
+  const base = `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${twin.body.data.versionId}`;
+  const pinned = await world.call({ method: 'PATCH', url: `${base}/graph/fixed`, key, body: { addEdges: [{ source: 'a', target: 'c' }] } });
+  assert.equal(pinned.status, 200, JSON.stringify(pinned.body));
+  const job = await world.call({ method: 'POST', url: `${base}/discover`, key, body: { bootstrapSamples: 0 } });
+  assert.equal(job.status, 202, JSON.stringify(job.body));
+  return { twin: twin.body.data.id, version: twin.body.data.versionId, job: job.body.data.jobId };
 }
 
 async function createMember(world: TestApp, key: string, name: string): Promise<string> {
@@ -257,7 +294,8 @@ async function freshTargets(world: TestApp, admin: string): Promise<Ids> {
   const user = await createMember(world, admin, `Member of ${workspace}`);
   await grant(world, admin, workspace, user, 'read');
   const { id: key } = await createKey(world, { name: 'spare', scopes: [UNRELATED_SCOPE] });
-  return { workspace, user, key, source: await createSource(world, admin, workspace), folder: await createFolder(world, admin, workspace), dataset: await createDataset(world, admin, workspace) };
+  const source = await createSource(world, admin, workspace);
+  return { workspace, user, key, source, folder: await createFolder(world, admin, workspace), dataset: await createDataset(world, admin, workspace), ...(await createTwinTargets(world, admin, workspace, source)) };
 }
 
 /** Keys that differ in one property from a valid admin key, plus the ids the matrix points them at. */
@@ -310,16 +348,18 @@ async function buildMatrix(t: TestContext): Promise<Matrix> {
     world,
     operations: authenticatedOperations(world.app),
     admin,
-    ids: { workspace: workspaceA, user: member, key: spare.id, source: await createSource(world, admin, workspaceA), folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA) },
+    ids: await (async () => {
+      const source = await createSource(world, admin, workspaceA);
+      const rest = { folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA) };
+      return { workspace: workspaceA, user: member, key: spare.id, source, ...rest, ...(await createTwinTargets(world, admin, workspaceA, source)) };
+    })(),
     workspaceB,
-    otherIds: {
-      workspace: world.other.libraryWorkspaceId,
-      user: world.other.userId,
-      key: otherKeyId,
-      source: await createSource(world, world.other.key, world.other.libraryWorkspaceId),
-      folder: await createFolder(world, world.other.key, world.other.libraryWorkspaceId),
-      dataset: await createDataset(world, world.other.key, world.other.libraryWorkspaceId),
-    },
+    otherIds: await (async () => {
+      const [key, workspace] = [world.other.key, world.other.libraryWorkspaceId];
+      const source = await createSource(world, key, workspace);
+      const rest = { folder: await createFolder(world, key, workspace), dataset: await createDataset(world, key, workspace) };
+      return { workspace, user: world.other.userId, key: otherKeyId, source, ...rest, ...(await createTwinTargets(world, key, workspace, source)) };
+    })(),
     keys: {
       pinnedToA: (await createKey(world, { name: 'pinned to A', workspaceId: workspaceA })).key,
       expired: expired.key,

@@ -5,7 +5,9 @@ import { createRedisBus } from '../../src/store/bus/redis.js';
 import { createRedisRateLimiter } from '../../src/store/limiter/redis.js';
 import { openPostgresMetaStore } from '../../src/store/meta/postgres.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { waitForJob } from '../helpers/jobs.js';
 import { requireScaleOut } from '../helpers/scale-out.js';
+import { linearChainRows } from '../helpers/simulated.js';
 
 /** Two API processes of the scale-out profile: one PostgreSQL, one Redis (limiter and invalidation bus). */
 async function twoProcesses(t: Parameters<typeof buildTestApp>[0]): Promise<[TestApp, TestApp] | undefined> {
@@ -121,4 +123,36 @@ test('on PostgreSQL, two processes uploading to one source at once never interle
     const first = rows[batch.rowStart]!.n;
     for (let i = batch.rowStart; i <= batch.rowEnd; i += 1) assert.equal(rows[i]!.n, first + (i - batch.rowStart));
   }
+});
+
+test('on PostgreSQL, two processes share the job queue: each job runs once, and a cancel in one stops work in the other', async (t) => {
+  const processes = await twoProcesses(t);
+  if (processes === undefined) return;
+  const [a, b] = processes;
+  const ws = a.tenant.libraryWorkspaceId;
+  const rows = linearChainRows(400);
+  const source = (await a.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/sources/from-data`, body: { name: 'chain', rows } })).body.data.id;
+  const twin = (await a.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/digital-twins`, body: { name: 'shared twin', sourceId: source } })).body.data;
+  const version = `/api/v1/workspaces/${ws}/digital-twins/${twin.id}/versions/${twin.versionId}`;
+  const submitted = [];
+  for (let i = 0; i < 6; i++) submitted.push((await (i % 2 === 0 ? a : b).call({ method: 'POST', url: `${version}/discover`, body: { bootstrapSamples: 2 } })).body.data.jobId);
+  for (const id of submitted) assert.equal((await waitForJob(a, ws, id)).status, 'completed');
+  const owners = await a.context.meta.db.selectFrom('jobs').select(['id', 'owner']).where('id', 'in', submitted).execute();
+  assert.ok(owners.every((row) => row.owner === a.context.jobRunner.owner || row.owner === b.context.jobRunner.owner), 'every job was claimed by one of the two');
+
+  // A long discovery claimed by whichever process, cancelled through the other one.
+  const long = (await a.call({ method: 'POST', url: `${version}/discover`, body: { bootstrapSamples: 200 } })).body.data.jobId;
+  let owner: string | null = null;
+  for (let i = 0; i < 500 && owner === null; i++) {
+    owner = (await a.context.meta.db.selectFrom('jobs').select('owner').where('id', '=', long).executeTakeFirstOrThrow()).owner;
+    if (owner === null) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const other = owner === a.context.jobRunner.owner ? b : a;
+  const runner = owner === a.context.jobRunner.owner ? a : b;
+  assert.deepEqual((await other.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/jobs/${long}/cancel` })).body.data, { jobId: long, status: 'cancelled' });
+  // The owner notices at its next heartbeat (2 s) and stops: its runner holds no job any more.
+  const deadline = Date.now() + 10_000;
+  while (runner.context.jobRunner.active > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(runner.context.jobRunner.active, 0, 'the owning process stopped the cancelled work');
+  assert.equal((await waitForJob(a, ws, long)).status, 'cancelled');
 });

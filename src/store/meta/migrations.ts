@@ -158,6 +158,69 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_jobs': {
+    async up(db: Kysely<any>) {
+      // Durable job records; the queue is this table: a process claims a queued row by a conditional update.
+      await db.schema
+        .createTable('jobs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+        .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('resource_type', 'text')
+        .addColumn('resource_id', 'text')
+        .addColumn('params', 'text', (c) => c.notNull())
+        .addColumn('progress', 'text', (c) => c.notNull())
+        .addColumn('result', 'text')
+        .addColumn('error', 'text')
+        .addColumn('webhook_url', 'text')
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text')
+        .addColumn('completed_at', 'text')
+        .addColumn('owner', 'text')
+        .addColumn('heartbeat_at', 'text')
+        .execute();
+      await db.schema.createIndex('jobs_workspace_created').on('jobs').columns(['workspace_id', 'created_at', 'id']).execute();
+      await db.schema.createIndex('jobs_status_created').on('jobs').columns(['status', 'created_at']).execute();
+    },
+  },
+  '0007_digital_twins': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('digital_twins')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+        .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('normalized_name', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('record', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('digital_twins_workspace_created').on('digital_twins').columns(['workspace_id', 'created_at', 'id']).execute();
+      // One row per version; `record` holds the public version members, `model` the fitted CBN (never served).
+      await db.schema
+        .createTable('twin_versions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('twin_id', 'text', (c) => c.notNull().references('digital_twins.id').onDelete('cascade'))
+        .addColumn('organisation_id', 'text', (c) => c.notNull())
+        .addColumn('workspace_id', 'text', (c) => c.notNull())
+        .addColumn('version_major', 'integer', (c) => c.notNull())
+        .addColumn('version_minor', 'integer', (c) => c.notNull())
+        .addColumn('version_patch', 'integer', (c) => c.notNull())
+        .addColumn('record', 'text', (c) => c.notNull())
+        .addColumn('model', 'text')
+        .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('twin_versions_number_unique', ['twin_id', 'version_major', 'version_minor', 'version_patch'])
+        .execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */

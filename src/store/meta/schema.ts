@@ -133,6 +133,66 @@ export interface SourceFilesTable {
   extracted_source_id: string | null;
 }
 
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface JobsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  type: string;
+  status: JobStatus;
+  /** What the job works on, e.g. digital-twin-version and its id. */
+  resource_type: string | null;
+  resource_id: string | null;
+  /** JSON: the job's inputs. */
+  params: string;
+  /** JSON: {percentage, state, eta}. */
+  progress: string;
+  /** JSON, set when completed. */
+  result: string | null;
+  error: string | null;
+  webhook_url: string | null;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  /** The process running it, and when that process last said it still is (restart recovery). */
+  owner: string | null;
+  heartbeat_at: string | null;
+}
+
+export interface DigitalTwinsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  normalized_name: string;
+  type: string;
+  status: string;
+  /** JSON: the remaining twin members (tags, data binding, schema, suggestions, environment groups, autoUpdate). */
+  record: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TwinVersionsTable {
+  id: string;
+  twin_id: string;
+  organisation_id: string;
+  workspace_id: string;
+  version_major: number;
+  version_minor: number;
+  version_patch: number;
+  /** JSON: the public version members. */
+  record: string;
+  /** JSON: the fitted model, internal. */
+  model: string | null;
+  /** Bumped on every write: concurrent writers compare it (optimistic locking). */
+  revision: number;
+  created_at: string;
+}
+
 export interface MetaDatabase {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -145,4 +205,7 @@ export interface MetaDatabase {
   datasets: DatasetsTable;
   dataset_sources: DatasetSourcesTable;
   source_files: SourceFilesTable;
+  jobs: JobsTable;
+  digital_twins: DigitalTwinsTable;
+  twin_versions: TwinVersionsTable;
 }

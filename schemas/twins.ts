@@ -1,0 +1,213 @@
+import { type Static, Type } from 'typebox';
+import { Body, IgnoredIdentityFields, Nullable, Timestamp, literals, ref } from './common.js';
+import { WebhookUrl } from './jobs.js';
+import { SchemaEntrySchema } from './sources.js';
+
+export const TWIN_TYPES = ['static', 'temporal', 'multi-environment-temporal', 'multi-environment-static'] as const;
+export type TwinType = (typeof TWIN_TYPES)[number];
+export const VERSION_STATUSES = ['untrained', 'discovering', 'discovered', 'training', 'trained'] as const;
+
+const Name = Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' });
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 });
+const Variable = Type.String({ minLength: 1, maxLength: 300 });
+const Edge = Type.Object({ source: Variable, target: Variable }, { additionalProperties: false });
+const Json = Type.Record(Type.String(), Type.Unknown());
+
+export const SuggestedSimulationSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  scenario: Json,
+  createdAt: Timestamp,
+});
+
+export const DigitalTwinSchema = Type.Object(
+  {
+    id: Type.String(),
+    organisationId: Type.String(),
+    workspaceId: Type.String(),
+    name: Type.String(),
+    normalizedName: Type.String({ description: 'Lower-cased, trimmed, inner spaces collapsed' }),
+    type: literals(TWIN_TYPES),
+    canonicalInputSchema: Type.Array(ref(SchemaEntrySchema), { description: 'The columns the twin models (identifiers, free text, dates and the time column left out)' }),
+    tags: Tags,
+    status: Type.String({ description: '`active`' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    suggestedSimulations: Type.Array(SuggestedSimulationSchema, { description: 'Questions worth asking, derived from the trained graph' }),
+    suggestionsGeneratedAt: Nullable(Timestamp),
+    environmentGroups: Type.Array(Json, { description: 'Saved environment groups (multi-environment twins; none yet)' }),
+    autoUpdate: Type.Object({ enabled: Type.Boolean(), mode: Type.String() }),
+    datasetId: Nullable(Type.String()),
+    sourceId: Nullable(Type.String()),
+    selectedTimeColumnName: Nullable(Type.String()),
+    environmentColumns: Type.Array(Type.String()),
+    shardCount: Type.Integer({ minimum: 1 }),
+    latestVersionId: Type.String({ description: 'The newest version' }),
+    versionId: Type.Optional(Type.String({ description: 'Create responses only: the initial version 1.0.0' })),
+  },
+  { $id: 'DigitalTwin', title: 'DigitalTwin' },
+);
+export type DigitalTwin = Static<typeof DigitalTwinSchema>;
+
+export const RelationshipSchema = Type.Object({
+  source: Type.String(),
+  target: Type.String(),
+  strength: Nullable(Type.Number({ description: 'Standardised effect of source on target (signed for continuous pairs)' })),
+  strengthStatus: Type.String({ description: '`measured` once estimated from data, `pinned` for a fixed edge not yet estimated' }),
+  timeLagEffects: Type.Array(Type.Object({ lag: Type.Integer(), strength: Type.Number(), granularity: Nullable(Type.String()) })),
+  cyclicalEffects: Type.Array(Type.Object({ frequency: Type.Number(), strength: Type.Number() })),
+  confidence: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Share of bootstrap resamples that found this edge in this direction' })),
+  agreementRate: Nullable(Type.Number({ description: 'Multi-environment twins: share of environments where the edge holds' })),
+  isEnvironmentGated: Type.Boolean(),
+});
+export type Relationship = Static<typeof RelationshipSchema>;
+
+export const NodeSchema = Type.Object({
+  name: Type.String(),
+  nodeType: Type.String({ description: '`observed`' }),
+  type: Type.String({ description: '`continuous` or `categorical`' }),
+  categories: Nullable(Type.Array(Type.String())),
+  latentClusterId: Nullable(Type.String()),
+  environmentColumns: Type.Array(Type.String()),
+  isDerived: Type.Boolean(),
+  symbolicEquation: Nullable(Type.String({ description: 'The fitted mechanism, e.g. `y = 1.2 + 0.8*x + N(0, 0.5^2)`' })),
+  derivedInfo: Nullable(Json),
+  parentImpacts: Nullable(Type.Record(Type.String(), Type.Number(), { description: 'Per parent: standardised impact on this node' })),
+});
+export type Node = Static<typeof NodeSchema>;
+
+const Diff = Type.Object({ type: Type.String({ description: '`added`, `removed` or `changed`' }), key: Type.String(), before: Type.Unknown(), after: Type.Unknown() });
+export type ChangelogDiff = Static<typeof Diff>;
+
+export const ChangelogSchema = Type.Object({
+  temporalDependenciesDiffs: Type.Array(Diff),
+  fixedSubGraphDiffs: Type.Array(Diff),
+  causalGraphDiffs: Type.Array(Diff),
+  nodesDiffs: Type.Array(Diff),
+  evaluationDiffs: Type.Array(Diff),
+});
+export type Changelog = Static<typeof ChangelogSchema>;
+
+export const EvaluationSchema = Type.Object({
+  modelType: Type.String(),
+  nodeMetrics: Type.Record(Type.String(), Type.Record(Type.String(), Type.Number())),
+  globalMetrics: Type.Record(Type.String(), Type.Number()),
+  skippedReason: Nullable(Type.String()),
+  skipReasons: Type.Array(Type.String()),
+  nEvalPoints: Type.Integer(),
+});
+
+export const FixedSubGraphSchema = Type.Object({
+  relationships: Type.Array(Edge, { description: 'Edges pinned present: discovery never removes them, training always fits them' }),
+  antiRelationships: Type.Array(Edge, { description: 'Edges forbidden: never added in that direction' }),
+});
+export type FixedSubGraph = Static<typeof FixedSubGraphSchema>;
+
+export const DiscoverySummarySchema = Type.Object({
+  alpha: Type.Number(),
+  maxDepth: Nullable(Type.Integer()),
+  timeBudgetSeconds: Type.Number(),
+  bootstrapSamples: Type.Integer(),
+  testsRun: Type.Integer(),
+  depthReached: Type.Integer(),
+  timedOut: Type.Boolean(),
+  seconds: Type.Number(),
+  nRows: Type.Integer(),
+});
+
+export const TwinVersionSchema = Type.Object(
+  {
+    id: Type.String(),
+    twinId: Type.String(),
+    organisationId: Type.String(),
+    workspaceId: Type.String(),
+    versionMajor: Type.Integer(),
+    versionMinor: Type.Integer(),
+    versionPatch: Type.Integer(),
+    version: Type.String({ description: '`major.minor.patch`' }),
+    status: literals(VERSION_STATUSES, 'What has been learned: `untrained` -> `discovered` (graph) -> `trained` (fitted model, ready to simulate)'),
+    createdAt: Timestamp,
+    createdBy: Type.String(),
+    derivedFromVersionId: Nullable(Type.String()),
+    changelog: ChangelogSchema,
+    datasetId: Nullable(Type.String()),
+    sourceId: Nullable(Type.String()),
+    type: literals(TWIN_TYPES),
+    inputFields: Type.Array(Type.String()),
+    canonicalInputSchema: Type.Array(ref(SchemaEntrySchema)),
+    temporalDependencies: Nullable(Json),
+    timeSeriesMetadata: Nullable(Json),
+    granularity: Nullable(Type.String()),
+    fixedSubGraph: FixedSubGraphSchema,
+    variableRoles: Type.Object({ sources: Type.Array(Type.String(), { description: 'Variables with no parents' }), targets: Type.Array(Type.String(), { description: 'Variables with no children' }) }),
+    derivedColumns: Type.Array(Json),
+    dataSignature: Nullable(Type.String({ description: 'sha256 of the training data as read' })),
+    configSignature: Nullable(Type.String({ description: 'sha256 of the fixed graph and learning options' })),
+    nTrainSamples: Nullable(Type.Integer()),
+    causalGraph: Type.Array(RelationshipSchema),
+    nodes: Type.Array(NodeSchema),
+    evaluation: Nullable(EvaluationSchema),
+    panelEvaluation: Nullable(Json),
+    discovery: Nullable(DiscoverySummarySchema),
+    discoveredAt: Nullable(Timestamp),
+    trainedAt: Nullable(Timestamp),
+  },
+  { $id: 'TwinVersion', title: 'TwinVersion' },
+);
+export type TwinVersion = Static<typeof TwinVersionSchema>;
+
+export const CreateTwinBody = Body({
+  name: Name,
+  type: Type.Optional(literals(TWIN_TYPES, 'Default `static`. Only `static` twins can be discovered and trained so far.')),
+  tags: Type.Optional(Tags),
+  datasetId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+  sourceId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'Models a tabular source directly' }))),
+  selectedTimeColumnName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 300 }))),
+  environmentColumns: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 20 })),
+  shardCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
+  ...IgnoredIdentityFields,
+});
+export type CreateTwin = Static<typeof CreateTwinBody>;
+
+export const PatchTwinBody = Body({ name: Type.Optional(Name), tags: Type.Optional(Tags) });
+export type PatchTwin = Static<typeof PatchTwinBody>;
+
+export const CreateVersionBody = Body({
+  bump: Type.Optional(literals(['major', 'minor', 'patch'] as const, 'Which number to raise above the twin\'s newest version (default `patch`)')),
+  baseVersionId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'Version to derive from (default the newest): its fixed graph and data binding are copied' }))),
+  datasetId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'Learn from another dataset of the workspace' }))),
+});
+export type CreateVersion = Static<typeof CreateVersionBody>;
+
+export const PatchFixedGraphBody = Body({
+  addEdges: Type.Optional(Type.Array(Edge, { maxItems: 1000, description: 'Pin these edges present (any earlier forbid of the same edge must be cleared in the same request or first)' })),
+  removeEdges: Type.Optional(Type.Array(Edge, { maxItems: 1000, description: 'Forbid these edges (source -> target)' })),
+  clearEdges: Type.Optional(Type.Array(Edge, { maxItems: 1000, description: 'Drop any pin or forbid of these edges (applied first)' })),
+});
+export type PatchFixedGraph = Static<typeof PatchFixedGraphBody>;
+
+const DiscoveryMembers = {
+  alpha: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 0.5, description: 'Significance level of the independence tests (default 0.05)' })),
+  maxDepth: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description: 'Largest conditioning set (default: no cap)' })),
+  timeBudgetSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: 'Wall-clock budget of the search (default 300)' })),
+  bootstrapSamples: Type.Optional(Type.Integer({ minimum: 0, maximum: 200, description: 'Resamples run in parallel for edge confidence (default 16; 0 = no confidence)' })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })),
+};
+const TrainMembers = {
+  nonlinear: Type.Optional(Type.Boolean({ description: 'Add squares and products of continuous parents to each continuous mechanism (default false)' })),
+  testFraction: Type.Optional(Type.Number({ minimum: 0.05, maximum: 0.5, description: 'Held-out share of rows for the evaluation (default 0.2)' })),
+};
+
+export const DiscoverBody = Body({ ...DiscoveryMembers, webhookUrl: Type.Optional(WebhookUrl) });
+export type Discover = Static<typeof DiscoverBody>;
+export const TrainBody = Body({ ...TrainMembers, seed: DiscoveryMembers.seed, webhookUrl: Type.Optional(WebhookUrl) });
+export type Train = Static<typeof TrainBody>;
+export const RunPipelineBody = Body({
+  versionId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Version to learn (default the newest)' })),
+  ...DiscoveryMembers,
+  ...TrainMembers,
+  webhookUrl: Type.Optional(WebhookUrl),
+});
+export type RunPipeline = Static<typeof RunPipelineBody>;

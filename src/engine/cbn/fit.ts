@@ -1,0 +1,143 @@
+/**
+ * Fits a causal Bayesian network on a given DAG (DESIGN.md "CBN fit"): each node given its parents --
+ * linear-Gaussian regression (with the optional basis of squares and products) for continuous nodes, a Laplace-
+ * smoothed CPT for a categorical node whose parents are all categorical, multinomial logistic regression for a
+ * categorical node with a continuous parent. Missing values: each node is fitted on the rows where it and its
+ * parents are observed (complete cases per family); a node with no such row falls back to its marginal.
+ */
+import type { Kernels } from '../../compute/kernels.js';
+import { AppError } from '../../errors.js';
+import { columnByName, columnNames } from '../frame.js';
+import { topologicalSort } from '../graph/dag.js';
+import type { CategoricalColumn, CbnModel, ContinuousColumn, EdgeRef, FitOptions, Frame, NodeModel } from '../types.js';
+import { termColumn, termsFor } from './design.js';
+import { fitLogistic } from './fit-logistic.js';
+
+/** Largest CPT (parent configurations) kept as a table; beyond it the node is fitted as a logistic model. */
+const MAX_CPT_CONFIGURATIONS = 65_536;
+/** At most this many sorted standardised residuals are kept for abduction. */
+const RESIDUAL_QUANTILES = 1000;
+
+export function fitCbn(frame: Frame, edges: readonly EdgeRef[], options: FitOptions, kernels: Kernels): CbnModel {
+  const names = columnNames(frame);
+  const known = new Set(names);
+  for (const e of edges) {
+    if (!known.has(e.source) || !known.has(e.target)) throw new AppError('validation_failed', `edge ${e.source} -> ${e.target} names a column that is not in the data`);
+  }
+  const order = topologicalSort(names, edges);
+  if (order === null) throw new AppError('validation_failed', 'the edges form a directed cycle');
+  const parentsOf = new Map(names.map((n) => [n, [] as string[]]));
+  for (const e of edges) if (!parentsOf.get(e.target)!.includes(e.source)) parentsOf.get(e.target)!.push(e.source);
+  const nodes = order.map((name): NodeModel => {
+    const column = columnByName(frame, name);
+    const parents = parentsOf.get(name)!;
+    return column.kind === 'continuous'
+      ? fitContinuousNode(frame, column, parents, options, kernels)
+      : fitCategoricalNode(frame, column, parents, options, kernels);
+  });
+  return { nodes };
+}
+
+export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parents: string[], options: FitOptions, kernels: Kernels): NodeModel {
+  const terms = termsFor(frame, parents, options.nonlinear === true);
+  const termValues = terms.map((t) => termColumn(frame, t));
+  const rows: number[] = [];
+  for (let r = 0; r < frame.nRows; r++) {
+    if (!Number.isNaN(column.values[r]!) && termValues.every((v) => !Number.isNaN(v[r]!))) rows.push(r);
+  }
+  const { mean, std } = observedMeanAndStd(column.values);
+  const k = terms.length;
+  if (rows.length === 0) {
+    return { name: column.name, kind: 'continuous', parents, terms, intercept: mean, coefficients: new Array<number>(k).fill(0), noiseStd: std, residualQuantiles: [0], mean, std };
+  }
+  // Centre and scale each term, and centre y, so the small ridge only guards against collinearity.
+  const centre = termValues.map((v) => observedMeanAndStd(Float64Array.from(rows, (r) => v[r]!)));
+  const yMean = rows.reduce((s, r) => s + column.values[r]!, 0) / rows.length;
+  const n = rows.length;
+  const x = new Float64Array(n * (k + 1));
+  const y = new Float64Array(n);
+  rows.forEach((r, i) => {
+    x[i * (k + 1)] = 1;
+    for (let t = 0; t < k; t++) x[i * (k + 1) + t + 1] = (termValues[t]![r]! - centre[t]!.mean) / centre[t]!.std;
+    y[i] = column.values[r]! - yMean;
+  });
+  const fit = kernels.leastSquares(x, y, n, k + 1, 1e-8 * n);
+  const coefficients = terms.map((_, t) => (fit.coef[t + 1] ?? 0) / centre[t]!.std);
+  const intercept = yMean + (fit.coef[0] ?? 0) - coefficients.reduce((s, b, t) => s + b * centre[t]!.mean, 0);
+  const residuals = new Float64Array(n);
+  let rss = 0;
+  rows.forEach((r, i) => {
+    let prediction = intercept;
+    for (let t = 0; t < k; t++) prediction += coefficients[t]! * termValues[t]![r]!;
+    residuals[i] = column.values[r]! - prediction;
+    rss += residuals[i]! ** 2;
+  });
+  const dof = n - k - 1 > 0 ? n - k - 1 : n;
+  const noiseStd = Math.sqrt(rss / dof);
+  const scale = noiseStd > 0 ? noiseStd : 1;
+  return {
+    name: column.name, kind: 'continuous', parents, terms, intercept, coefficients, noiseStd,
+    residualQuantiles: sortedQuantiles(residuals.map((e) => e / scale), RESIDUAL_QUANTILES), mean, std,
+  };
+}
+
+export function fitCategoricalNode(frame: Frame, column: CategoricalColumn, parents: string[], options: FitOptions, kernels: Kernels): NodeModel {
+  const smoothing = options.smoothing ?? 1;
+  const classes = column.categories.length;
+  const counts = new Float64Array(classes);
+  let observed = 0;
+  for (const c of column.codes) if (c >= 0) {
+    counts[c]!++;
+    observed++;
+  }
+  const marginal = Array.from(counts, (c) => (c + smoothing) / (observed + smoothing * classes));
+  const parentColumns = parents.map((name) => columnByName(frame, name));
+  const base = { name: column.name, kind: 'categorical' as const, parents, categories: [...column.categories], marginal };
+  const configurations = parentColumns.reduce((acc, c) => acc * (c.kind === 'categorical' ? Math.max(c.categories.length, 1) : Infinity), 1);
+  if (configurations <= MAX_CPT_CONFIGURATIONS) {
+    const cats = parentColumns as CategoricalColumn[];
+    const table = Array.from({ length: configurations }, () => new Float64Array(classes));
+    for (let r = 0; r < frame.nRows; r++) {
+      const c = column.codes[r]!;
+      if (c < 0) continue;
+      let config = 0;
+      let ok = true;
+      for (const parent of cats) {
+        const code = parent.codes[r]!;
+        if (code < 0) {
+          ok = false;
+          break;
+        }
+        config = config * parent.categories.length + code;
+      }
+      if (ok) table[config]![c]!++;
+    }
+    const rows = table.map((row) => {
+      const total = row.reduce((a, b) => a + b, 0);
+      return Array.from(row, (v) => (v + smoothing) / (total + smoothing * classes));
+    });
+    return { ...base, cpt: { parentCategories: cats.map((c) => [...c.categories]), table: rows } };
+  }
+  return { ...base, logistic: fitLogistic(frame, column, parents, kernels) };
+}
+
+function observedMeanAndStd(values: Float64Array): { mean: number; std: number } {
+  let sum = 0;
+  let count = 0;
+  for (const v of values) if (!Number.isNaN(v)) {
+    sum += v;
+    count++;
+  }
+  const mean = count > 0 ? sum / count : 0;
+  let ss = 0;
+  for (const v of values) if (!Number.isNaN(v)) ss += (v - mean) ** 2;
+  const std = Math.sqrt(ss / Math.max(count - 1, 1));
+  return { mean, std: std > 0 ? std : 1 };
+}
+
+/** `count` evenly spaced order statistics of the values, sorted (all of them when there are fewer). */
+function sortedQuantiles(values: Float64Array, count: number): number[] {
+  const sorted = Array.from(values).sort((a, b) => a - b);
+  if (sorted.length <= count) return sorted;
+  return Array.from({ length: count }, (_, i) => sorted[Math.round((i * (sorted.length - 1)) / (count - 1))]!);
+}

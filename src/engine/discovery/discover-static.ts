@@ -1,0 +1,101 @@
+/**
+ * Causal discovery for a static twin (DESIGN.md "Static discovery"): PC-stable skeleton with the CI test chosen by
+ * data type, v-structures and Meek rules; then the BIC-best of two score searches (tabu hill climbing from the PC
+ * pattern, and GES from the empty graph refined by the same hill climbing; score-search.ts) picks the DAG. The
+ * answer is that DAG with edge strengths, and its CPDAG.
+ *
+ * Missing values: the Gaussian statistics use pairwise-complete covariances (tests with the smallest pairwise
+ * count as n), G-square drops the rows missing in a test's variables (test-wise deletion), and count/logistic
+ * scores use the rows complete for each family rescaled to all rows. Nothing is imputed.
+ */
+import type { Kernels } from '../../compute/kernels.js';
+import { cpdagOfDag } from '../graph/cpdag.js';
+import { applyMeekRules } from '../graph/meek.js';
+import { clonePdag, isDirected, type Pdag, parentsOf, pdagToEdges } from '../graph/pdag.js';
+import type { DiscoveredEdge, DiscoveryOptions, DiscoveryResult, Frame, WorkHooks } from '../types.js';
+import { WorkBudget } from './budget.js';
+import { ciTesterFor } from './ci-tests.js';
+import { startingDag } from './dag-from-pdag.js';
+import { buildKnowledge, type Knowledge, skeletonMasks } from './knowledge.js';
+import { localScorerFor } from './local-score.js';
+import { applyKnowledge, orientSkeleton } from './orient-pc.js';
+import { pcStableSkeleton } from './pc-skeleton.js';
+import { type PreparedData, prepareForDiscovery } from './prepare.js';
+import { searchBestDag } from './score-search.js';
+import { edgeStrength } from './strength.js';
+
+export const DEFAULT_ALPHA = 0.05;
+export const DEFAULT_TIME_BUDGET_MS = 60_000;
+
+export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels: Kernels, hooks: WorkHooks = {}): DiscoveryResult {
+  const budget = new WorkBudget(options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS, hooks);
+  budget.checkpoint();
+  budget.progress(0, 'prepare');
+  const data = prepareForDiscovery(frame, kernels);
+  const { p, names } = data;
+  const knowledge = buildKnowledge(names, options.required, options.forbidden);
+  const { pinned, excluded } = skeletonMasks(knowledge, p);
+  const skeleton = pcStableSkeleton(p, ciTesterFor(data, kernels), {
+    alpha: options.alpha ?? DEFAULT_ALPHA,
+    maxDepth: Math.max(0, Math.min(options.maxDepth ?? Number.POSITIVE_INFINITY, p - 2)),
+    pinned, excluded, informative: data.informative, budget, progressSpan: [0.02, 0.6],
+  });
+  budget.progress(0.6, 'orient');
+  const pattern = orientSkeleton(p, skeleton, knowledge);
+  let dag = startingDag(pattern, knowledge);
+  const scorer = localScorerFor(data, kernels);
+  let timedOut = skeleton.timedOut;
+  if (!timedOut) {
+    const candidates = candidatePairs(data, skeleton.marginal, pinned, excluded);
+    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95] });
+    dag = search.dag;
+    timedOut = search.timedOut;
+  }
+  budget.checkpoint();
+  budget.progress(0.96, 'summarise');
+  const classFromData = cpdagOfDag(dag);
+  const cpdag = withKnowledge(classFromData, knowledge);
+  const edges: DiscoveredEdge[] = [];
+  for (let j = 0; j < p; j++) {
+    const parents = parentsOf(dag, j);
+    for (const i of parents) {
+      edges.push({
+        source: names[i]!,
+        target: names[j]!,
+        strength: edgeStrength(data, scorer, kernels, i, j, parents),
+        orientationFromData: isDirected(classFromData, i, j),
+      });
+    }
+  }
+  budget.progress(1, 'done');
+  return {
+    edges,
+    cpdag: pdagToEdges(names, cpdag),
+    stats: { tests: skeleton.tests, depthReached: skeleton.depthReached, timedOut, millis: Math.round(budget.elapsedMs) },
+  };
+}
+
+/**
+ * Pairs the score search may join. With Gaussian scores (continuous data) a score costs a small solve on the
+ * covariance, so every pair is a candidate; count and logistic scores pass over the rows, so there the search is
+ * bounded by the pairs PC found marginally dependent (the idea of max-min hill climbing, Tsamardinos et al. 2006).
+ * Pinned pairs are always candidates; pairs forbidden both ways never are.
+ */
+function candidatePairs(data: PreparedData, marginal: Uint8Array, pinned: Uint8Array, excluded: Uint8Array): Uint8Array {
+  const { p } = data;
+  const out = new Uint8Array(p * p);
+  for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) {
+    if (i === j) continue;
+    const open = data.mode === 'continuous' ? data.informative[i] === 1 && data.informative[j] === 1 : marginal[i * p + j] === 1;
+    out[i * p + j] = pinned[i * p + j] === 1 || (open && excluded[i * p + j] === 0) ? 1 : 0;
+  }
+  return out;
+}
+
+/** The equivalence class narrowed by background knowledge: required/forbidden orientations, then Meek R1-R4. */
+function withKnowledge(cpdag: Pdag, knowledge: Knowledge): Pdag {
+  const out = clonePdag(cpdag);
+  applyKnowledge(out, knowledge);
+  applyMeekRules(out, true);
+  return out;
+}

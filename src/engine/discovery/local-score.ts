@@ -1,0 +1,218 @@
+/**
+ * Decomposable BIC local scores (Schwarz 1978): log-likelihood of a node given its parents minus
+ * (log n / 2) x free parameters. Continuous nodes: linear-Gaussian regression on the parents' Gaussian embedding,
+ * computed from the covariance alone. Categorical nodes: multinomial counts when every parent is categorical
+ * (Heckerman, Geiger & Chickering 1995), multinomial logistic regression otherwise. With missing values the
+ * count and logistic likelihoods use the rows complete for the family, rescaled to all n rows (the node-average
+ * likelihood of Balov 2013), so parent sets with different missingness compare fairly.
+ */
+import type { Kernels } from '../../compute/kernels.js';
+import type { PreparedData } from './prepare.js';
+
+export interface LocalScorer {
+  readonly n: number;
+  /** Maximised log-likelihood of the node given the parents, on the scale of n rows. */
+  logLik(node: number, parents: readonly number[]): number;
+  parameters(node: number, parents: readonly number[]): number;
+  /** BIC: logLik - log(n)/2 * parameters; higher is better. Cached by family. */
+  score(node: number, parents: readonly number[]): number;
+}
+
+export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScorer {
+  const gaussian = data.moments ? gaussianFamily(data, kernels) : null;
+  const counts = countFamily(data);
+  const logistic = data.mode === 'mixed' ? logisticFamily(data, kernels) : null;
+  const familyOf = (node: number, parents: readonly number[]) => {
+    if (data.kinds[node] === 'continuous') return gaussian!;
+    if (parents.every((q) => data.kinds[q] === 'categorical')) return counts;
+    return logistic!;
+  };
+  const cache = new Map<string, number>();
+  const logLikCache = new Map<string, number>();
+  const penalty = Math.log(Math.max(data.n, 2)) / 2;
+  const gamma = Number(process.env.EBIC_GAMMA ?? 0);
+  const informativeCount = data.informative.reduce((a, b) => a + b, 0);
+  const sizePenalty = (k: number) => gamma * logBinomial(Math.max(informativeCount - 1, k), k);
+  const keyOf = (node: number, parents: readonly number[]) => `${node}|${[...parents].sort((a, b) => a - b).join(',')}`;
+  const logLik = (node: number, parents: readonly number[]) => {
+    const key = keyOf(node, parents);
+    let value = logLikCache.get(key);
+    if (value === undefined) {
+      value = familyOf(node, parents).logLik(node, parents);
+      logLikCache.set(key, value);
+    }
+    return value;
+  };
+  const parameters = (node: number, parents: readonly number[]) => familyOf(node, parents).parameters(node, parents);
+  return {
+    n: data.n,
+    logLik,
+    parameters,
+    score(node, parents) {
+      const key = keyOf(node, parents);
+      let value = cache.get(key);
+      if (value === undefined) {
+        value = logLik(node, parents) - penalty * parameters(node, parents) - sizePenalty(parents.length);
+        cache.set(key, value);
+      }
+      return value;
+    },
+  };
+}
+
+interface Family {
+  logLik(node: number, parents: readonly number[]): number;
+  parameters(node: number, parents: readonly number[]): number;
+}
+
+function gaussianFamily(data: PreparedData, kernels: Kernels): Family {
+  const { cov, q } = data.moments!;
+  const n = data.n;
+  return {
+    logLik(node, parents) {
+      const y = data.blocks[node]![0];
+      if (y === undefined) return 0;
+      const cols = parents.flatMap((v) => data.blocks[v]!);
+      const variance = residualVariance(cov, q, y, cols, kernels);
+      return (-n / 2) * (Math.log(2 * Math.PI * Math.max(variance, 1e-12)) + 1);
+    },
+    parameters: (_node, parents) => 2 + parents.reduce((s, v) => s + data.blocks[v]!.length, 0),
+  };
+}
+
+/** Var(y | cols) from a covariance matrix: S_yy - S_yP S_PP^-1 S_Py through a Cholesky factor of S_PP. */
+export function residualVariance(cov: Float64Array, q: number, y: number, cols: readonly number[], kernels: Kernels): number {
+  const syy = cov[y * q + y]!;
+  const k = cols.length;
+  if (k === 0) return syy;
+  const spp = new Float64Array(k * k);
+  for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) spp[a * k + b] = cov[cols[a]! * q + cols[b]!]!;
+  let factor = kernels.cholesky(spp, k);
+  for (let ridge = 1e-10; factor.status !== 0 && ridge < 1; ridge *= 100) {
+    for (let a = 0; a < k; a++) spp[a * k + a] = cov[cols[a]! * q + cols[a]!]! * (1 + ridge) + ridge;
+    factor = kernels.cholesky(spp, k);
+  }
+  const { l } = factor;
+  // Forward substitution L z = S_Py; the explained variance is |z|^2.
+  const z = new Float64Array(k);
+  let explained = 0;
+  for (let a = 0; a < k; a++) {
+    let s = cov[cols[a]! * q + y]!;
+    for (let b = 0; b < a; b++) s -= l[a * k + b]! * z[b]!;
+    z[a] = s / l[a * k + a]!;
+    explained += z[a]! * z[a]!;
+  }
+  return Math.max(syy - explained, syy * 1e-12);
+}
+
+function countFamily(data: PreparedData): Family {
+  const { n } = data;
+  let scratch = new Float64Array(1024);
+  return {
+    logLik(node, parents) {
+      const child = data.codes[node]!;
+      const r = data.levels[node]!;
+      let configs = 1;
+      for (const v of parents) configs *= Math.max(data.levels[v]!, 1);
+      if (configs * r > 4 * n + 1024) return 0; // more cells than rows: the BIC penalty alone rules the family out (loglik <= 0)
+      const size = configs * r;
+      if (scratch.length < size) scratch = new Float64Array(size);
+      const counts = scratch;
+      counts.fill(0, 0, size);
+      const parentCodes = parents.map((v) => data.codes[v]!);
+      const strides = parents.map((v) => Math.max(data.levels[v]!, 1));
+      let used = 0;
+      for (let row = 0; row < n; row++) {
+        const c = child[row]!;
+        if (c < 0) continue;
+        let config = 0;
+        let ok = true;
+        for (let t = 0; t < parentCodes.length; t++) {
+          const code = parentCodes[t]![row]!;
+          if (code < 0) {
+            ok = false;
+            break;
+          }
+          config = config * strides[t]! + code;
+        }
+        if (!ok) continue;
+        counts[config * r + c]!++;
+        used++;
+      }
+      if (used === 0) return 0;
+      let ll = 0;
+      for (let config = 0; config < configs; config++) {
+        let total = 0;
+        for (let k = 0; k < r; k++) total += counts[config * r + k]!;
+        if (total === 0) continue;
+        for (let k = 0; k < r; k++) {
+          const c = counts[config * r + k]!;
+          if (c > 0) ll += c * Math.log(c / total);
+        }
+      }
+      return (ll * n) / used;
+    },
+    parameters(node, parents) {
+      let configs = 1;
+      for (const v of parents) configs *= Math.max(data.levels[v]!, 1);
+      return Math.max(data.levels[node]! - 1, 0) * configs;
+    },
+  };
+}
+
+function logisticFamily(data: PreparedData, kernels: Kernels): Family {
+  const { n } = data;
+  const scale = data.values.map((values) => (values ? meanAndStd(values) : null));
+  const width = (parents: readonly number[]) => 1 + parents.reduce((s, v) => s + (data.kinds[v] === 'continuous' ? 1 : Math.max(data.levels[v]! - 1, 0)), 0);
+  return {
+    logLik(node, parents) {
+      const child = data.codes[node]!;
+      const classes = data.levels[node]!;
+      const k = width(parents);
+      const rows: number[] = [];
+      for (let row = 0; row < n; row++) {
+        if (child[row]! < 0) continue;
+        if (parents.every((v) => (data.kinds[v] === 'continuous' ? !Number.isNaN(data.values[v]![row]!) : data.codes[v]![row]! >= 0))) rows.push(row);
+      }
+      if (rows.length === 0 || classes < 2) return 0;
+      const x = new Float64Array(rows.length * k);
+      const y = new Int32Array(rows.length);
+      rows.forEach((row, i) => {
+        y[i] = child[row]!;
+        let col = 0;
+        x[i * k + col++] = 1;
+        for (const v of parents) {
+          if (data.kinds[v] === 'continuous') {
+            const s = scale[v]!;
+            x[i * k + col++] = (data.values[v]![row]! - s.mean) / s.std;
+          } else {
+            const code = data.codes[v]![row]!;
+            for (let level = 1; level < data.levels[v]!; level++) x[i * k + col++] = code === level ? 1 : 0;
+          }
+        }
+      });
+      const fit = kernels.logisticRegression(x, y, rows.length, k, classes, 1e-4, 50);
+      return (-fit.logLoss * rows.length * n) / rows.length;
+    },
+    parameters: (node, parents) => Math.max(data.levels[node]! - 1, 0) * width(parents),
+  };
+}
+
+function meanAndStd(values: Float64Array): { mean: number; std: number } {
+  let sum = 0;
+  let count = 0;
+  for (const v of values) if (!Number.isNaN(v)) {
+    sum += v;
+    count++;
+  }
+  const mean = count > 0 ? sum / count : 0;
+  let ss = 0;
+  for (const v of values) if (!Number.isNaN(v)) ss += (v - mean) ** 2;
+  return { mean, std: Math.sqrt(ss / Math.max(count - 1, 1)) || 1 };
+}
+
+function logBinomial(n: number, k: number): number {
+  let out = 0;
+  for (let i = 0; i < k; i++) out += Math.log((n - i) / (i + 1));
+  return out;
+}

@@ -1,0 +1,134 @@
+import type { PageRequest } from '../lib/page.js';
+import type { MetaDb } from '../store/meta/port.js';
+import type { JobStatus, JobsTable } from '../store/meta/schema.js';
+
+export type JobRow = JobsTable;
+
+const IN_FLIGHT: JobStatus[] = ['queued', 'running'];
+
+/**
+ * Job rows are also the queue: a process claims a queued job with a conditional update, so two processes never
+ * run the same job, and every later write names the owner, so a job taken from a stalled process stays taken.
+ */
+export class JobRepo {
+  constructor(private readonly db: MetaDb) {}
+
+  async insert(row: JobRow): Promise<void> {
+    await this.db.insertInto('jobs').values(row).execute();
+  }
+
+  find(organisationId: string, workspaceId: string, id: string): Promise<JobRow | undefined> {
+    return this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  findById(id: string): Promise<JobRow | undefined> {
+    return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Keyset page, newest first; the total counts the workspace's jobs. */
+  async list(organisationId: string, workspaceId: string, page: PageRequest): Promise<{ rows: JobRow[]; total: number }> {
+    const base = this.db.selectFrom('jobs').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId);
+    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    let rows = base.selectAll();
+    if (page.after !== null) {
+      const [createdAt, id] = page.after as [string, string];
+      rows = rows.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
+    }
+    const result = await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return { rows: result, total: Number(total) };
+  }
+
+  /** The oldest queued jobs, candidates for a claim. */
+  async queued(limit: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('jobs').select('id').where('status', '=', 'queued').orderBy('created_at').orderBy('id').limit(limit).execute();
+    return rows.map((row) => row.id);
+  }
+
+  /** Takes a queued job for `owner`; false when another process (or a cancel) got there first. */
+  async claim(id: string, owner: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ status: 'running', owner, started_at: now, heartbeat_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Records progress and that the owner is alive; false when the job is no longer this owner's running job. */
+  async heartbeat(id: string, owner: string, progress: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ progress, heartbeat_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .where('owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Moves the owner's running job to a terminal state; false when it was cancelled or taken meanwhile. */
+  async finish(id: string, owner: string, change: { status: JobStatus; progress: string; result: string | null; error: string | null; completedAt: string }): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ status: change.status, progress: change.progress, result: change.result, error: change.error, completed_at: change.completedAt })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .where('owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Cancels a job still in flight; false when it had already reached a terminal state. */
+  async cancel(id: string, progress: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ status: 'cancelled', progress, completed_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', IN_FLIGHT)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Running jobs whose owner stopped saying it is alive: heartbeats older than `before`, or (when this process is
+   * the only one, as in the embedded profile) any owner but `except`.
+   */
+  async orphaned(before: string, except: string | null): Promise<JobRow[]> {
+    let query = this.db.selectFrom('jobs').selectAll().where('status', '=', 'running');
+    query = except === null ? query.where('heartbeat_at', '<', before) : query.where((eb) => eb.or([eb('owner', '!=', except), eb('owner', 'is', null), eb('heartbeat_at', '<', before)]));
+    return query.orderBy('created_at').limit(1000).execute();
+  }
+
+  /** Fails an orphaned job, if it is still the running job of the owner it was found with. */
+  async failOrphan(row: JobRow, error: string, now: string): Promise<boolean> {
+    let query = this.db
+      .updateTable('jobs')
+      .set({ status: 'failed', error, completed_at: now })
+      .where('id', '=', row.id)
+      .where('status', '=', 'running');
+    query = row.owner === null ? query.where('owner', 'is', null) : query.where('owner', '=', row.owner);
+    if (row.heartbeat_at !== null) query = query.where('heartbeat_at', '=', row.heartbeat_at);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Ids of in-flight jobs working on any of these resources (a twin being deleted cancels them). */
+  async inFlightFor(organisationId: string, resourceIds: string[]): Promise<string[]> {
+    if (resourceIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('organisation_id', '=', organisationId)
+      .where('resource_id', 'in', resourceIds)
+      .where('status', 'in', IN_FLIGHT)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+}

@@ -1,0 +1,117 @@
+import type { PageRequest } from '../lib/page.js';
+import type { MetaDb } from '../store/meta/port.js';
+import type { DigitalTwinsTable, TwinVersionsTable } from '../store/meta/schema.js';
+
+export type TwinRow = DigitalTwinsTable;
+export type VersionRow = TwinVersionsTable;
+
+
+export class TwinRepo {
+  constructor(private readonly db: MetaDb) {}
+
+  async insert(twin: TwinRow, version: VersionRow): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx.insertInto('digital_twins').values(twin).execute();
+      await tx.insertInto('twin_versions').values(version).execute();
+    });
+  }
+
+  find(organisationId: string, workspaceId: string, id: string): Promise<TwinRow | undefined> {
+    return this.db
+      .selectFrom('digital_twins')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async list(organisationId: string, workspaceId: string, page: PageRequest): Promise<{ rows: TwinRow[]; total: number }> {
+    const base = this.db.selectFrom('digital_twins').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId);
+    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    let rows = base.selectAll();
+    if (page.after !== null) {
+      const [createdAt, id] = page.after as [string, string];
+      rows = rows.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
+    }
+    const result = await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return { rows: result, total: Number(total) };
+  }
+
+  async update(row: TwinRow): Promise<void> {
+    await this.db
+      .updateTable('digital_twins')
+      .set({ name: row.name, normalized_name: row.normalized_name, record: row.record, updated_at: row.updated_at })
+      .where('organisation_id', '=', row.organisation_id)
+      .where('id', '=', row.id)
+      .execute();
+  }
+
+  /** Deletes the twin and (by cascade) its versions; answers the ids of the versions it had. */
+  async delete(organisationId: string, workspaceId: string, id: string): Promise<string[] | null> {
+    return this.db.transaction().execute(async (tx) => {
+      const versions = await tx.selectFrom('twin_versions').select('id').where('organisation_id', '=', organisationId).where('twin_id', '=', id).execute();
+      await tx.deleteFrom('twin_versions').where('organisation_id', '=', organisationId).where('twin_id', '=', id).execute();
+      const result = await tx
+        .deleteFrom('digital_twins')
+        .where('organisation_id', '=', organisationId)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) === 1 ? versions.map((v) => v.id) : null;
+    });
+  }
+
+  findVersion(organisationId: string, twinId: string, id: string): Promise<VersionRow | undefined> {
+    return this.db
+      .selectFrom('twin_versions')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where('twin_id', '=', twinId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** Newest version number first. */
+  latestVersion(organisationId: string, twinId: string): Promise<VersionRow | undefined> {
+    return this.db
+      .selectFrom('twin_versions')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where('twin_id', '=', twinId)
+      .orderBy('version_major', 'desc')
+      .orderBy('version_minor', 'desc')
+      .orderBy('version_patch', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** Keyset page of versions, newest version number first. */
+  async listVersions(organisationId: string, twinId: string, page: PageRequest): Promise<{ rows: VersionRow[]; total: number }> {
+    const base = this.db.selectFrom('twin_versions').where('organisation_id', '=', organisationId).where('twin_id', '=', twinId);
+    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    let rows = base.selectAll();
+    if (page.after !== null) {
+      const [major, minor, patch] = page.after as [number, number, number];
+      rows = rows.where((eb) => eb(eb.refTuple('version_major', 'version_minor', 'version_patch'), '<', eb.tuple(major, minor, patch)));
+    }
+    const result = await rows.orderBy('version_major', 'desc').orderBy('version_minor', 'desc').orderBy('version_patch', 'desc').limit(page.limit + 1).execute();
+    return { rows: result, total: Number(total) };
+  }
+
+  async insertVersion(row: VersionRow): Promise<void> {
+    await this.db.insertInto('twin_versions').values(row).execute();
+  }
+
+  /** Writes the version if it is still at `revision`; false when another writer came first. */
+  async updateVersion(row: VersionRow, revision: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('twin_versions')
+      .set({ record: row.record, model: row.model, revision: revision + 1 })
+      .where('organisation_id', '=', row.organisation_id)
+      .where('id', '=', row.id)
+      .where('revision', '=', revision)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+}
