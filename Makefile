@@ -1,11 +1,11 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench lint lock clean
+.PHONY: run test build bench bench-kernels lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
 	@touch $@
 
-dist/.built: node_modules/.installed $(shell find src schemas -name '*.ts') tsconfig.json
+dist/.built: node_modules/.installed $(shell find src schemas -name '*.ts') $(shell find assembly -name '*.ts') tsconfig.json
 	npm run build
 	@touch $@
 
@@ -22,6 +22,10 @@ test: node_modules/.installed
 ## HTTP read benchmark against a bare fastify baseline; writes BENCHMARKS.md.
 bench: build
 	node dist/bench/http/reads.js
+
+## WASM vs TypeScript reference kernels, sizes 10^1..10^6; writes the "Kernels" section of BENCHMARKS.md.
+bench-kernels: build
+	node dist/bench/kernels/kernels.js
 
 ## Import-boundary check (routes -> service -> repo/engine -> store/compute).
 lint: node_modules/.installed

@@ -108,6 +108,12 @@ export function logisticRegression(x: usize, y: usize, n: i32, k: i32, classes: 
   let status = STATUS_NOT_CONVERGED;
   for (let iteration = 0; iteration < maxIter; iteration++) {
     gradientAndHessian(x, y, n, k, classes, l2, weights, gradient, hessian, prob);
+    let stationary = true;
+    for (let i = 0; i < dim; i++) if (getF64(gradient, i) != 0) stationary = false;
+    if (stationary) {
+      status = STATUS_OK;
+      break;
+    }
     let largestDiagonal: f64 = 0;
     for (let i = 0; i < dim; i++) largestDiagonal = Math.max(largestDiagonal, getF64(hessian, i * dim + i));
     for (let i = 0; i < dim; i++) setF64(hessian, i * dim + i, getF64(hessian, i * dim + i) + 1e-10 * largestDiagonal);
@@ -125,7 +131,8 @@ export function logisticRegression(x: usize, y: usize, n: i32, k: i32, classes: 
       largestWeight = Math.max(largestWeight, Math.abs(getF64(weights, i)));
       slope += getF64(gradient, i) * getF64(step, i);
     }
-    if (largestStep <= 1e-10 * (1 + largestWeight)) {
+    const roundingOfLoss = 1e-12 * (1 + Math.abs(objective));
+    if (largestStep <= 1e-10 * (1 + largestWeight) || -slope <= roundingOfLoss) {
       for (let i = 0; i < dim; i++) setF64(weights, i, getF64(weights, i) + getF64(step, i));
       centreOverClasses(weights, k, classes);
       status = STATUS_OK;
@@ -135,15 +142,16 @@ export function logisticRegression(x: usize, y: usize, n: i32, k: i32, classes: 
     let t: f64 = 1;
     for (let halvings = 0; halvings < 40; halvings++, t /= 2) {
       for (let i = 0; i < dim; i++) setF64(trial, i, getF64(weights, i) + t * getF64(step, i));
-      if (penalisedLoss(x, y, n, k, classes, l2, trial, prob) <= objective + 1e-4 * t * slope) {
+      const trialObjective = penalisedLoss(x, y, n, k, classes, l2, trial, prob);
+      if (trialObjective <= objective + 1e-4 * t * slope + roundingOfLoss) {
         accepted = true;
+        objective = trialObjective;
         break;
       }
     }
     if (!accepted) break;
     memory.copy(weights, trial, dimBytes);
     centreOverClasses(weights, k, classes);
-    objective = penalisedLoss(x, y, n, k, classes, l2, weights, prob);
   }
   setF64(logLoss, 0, penalisedLoss(x, y, n, k, classes, 0, weights, prob) / <f64>validRows);
   return status;

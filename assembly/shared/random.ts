@@ -32,7 +32,8 @@ export function seedRandom(seed: u32): void {
 }
 
 /** xoshiro128** (Blackman & Vigna 2018). */
-export function nextUint32(): u32 {
+// @ts-ignore: decorator
+@inline export function nextUint32(): u32 {
   const result = rotl<u32>(s1 * 5, 7) * 9;
   const t = s1 << 9;
   s2 ^= s0;
@@ -45,10 +46,11 @@ export function nextUint32(): u32 {
 }
 
 /** A double in [0, 1) with 53 random bits. */
-export function nextUniform(): f64 {
+// @ts-ignore: decorator
+@inline export function nextUniform(): f64 {
   const high = <f64>(nextUint32() >>> 5);
   const low = <f64>(nextUint32() >>> 6);
-  return (high * 67108864 + low) / 9007199254740992;
+  return (high * 67108864 + low) * 1.1102230246251565e-16; // 2^-53: scaling by a power of two is exact
 }
 
 const SQRT_HALF: f64 = Math.SQRT1_2;
@@ -67,8 +69,12 @@ export function portableLog(s: f64): f64 {
   }
   const f = (m - 1) / (m + 1);
   const f2 = f * f;
-  let series: f64 = 2.0 / 23;
-  for (let odd = 21; odd >= 1; odd -= 2) series = 2.0 / <f64>odd + f2 * series;
+  const f4 = f2 * f2;
+  const f8 = f4 * f4;
+  const low = 2 + f2 * (2.0 / 3) + f4 * (2.0 / 5 + f2 * (2.0 / 7));
+  const middle = 2.0 / 9 + f2 * (2.0 / 11) + f4 * (2.0 / 13 + f2 * (2.0 / 15));
+  const high = 2.0 / 17 + f2 * (2.0 / 19) + f4 * (2.0 / 21 + f2 * (2.0 / 23));
+  const series = low + f8 * (middle + f8 * high);
   return e * Math.LN2 + f * series;
 }
 

@@ -1,4 +1,5 @@
-import { referenceKernels as kernels } from '../../src/compute/reference.js';
+import { loadWasmKernels } from '../../src/compute/wasm.js';
+const kernels = loadWasmKernels();
 import { prepareForDiscovery } from '../../src/engine/discovery/prepare.js';
 import { ciTesterFor } from '../../src/engine/discovery/ci-tests.js';
 import { pcStableSkeleton } from '../../src/engine/discovery/pc-skeleton.js';

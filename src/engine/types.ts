@@ -101,9 +101,11 @@ export type NodeModel =
       kind: 'categorical';
       parents: string[];
       categories: string[];
-      /** Smoothed CPT when every parent is categorical: parent configuration key -> probabilities. */
+      /** Smoothed CPT when every parent is categorical: one row of probabilities per parent configuration, rows in
+       * mixed-radix order of the parents' category indices (last parent fastest). */
       cpt?: { parentCategories: string[][]; table: number[][] };
-      /** Multinomial logistic model when a parent is continuous. */
+      /** Multinomial logistic model when a parent is continuous: P(class c) is proportional to
+       * exp(weights[c][0] + sum over t of weights[c][t + 1] * value of terms[t]) on the raw scale. */
       logistic?: { terms: { kind: 'linear' | 'indicator'; parents: string[]; category?: string }[]; weights: number[][] };
       marginal: number[];
     };

@@ -74,9 +74,9 @@ test('WASM covariance and correlation agree with the reference from 1 to 100,000
       const data = correlatedData(source, n, p);
       const expected = reference.covariance(data, n, p);
       const actual = wasm.covariance(data, n, p);
-      assertClose(actual.means, expected.means, MOMENTS_TOLERANCE, `means n=${n} p=${p}`);
-      assertClose(actual.cov, expected.cov, MOMENTS_TOLERANCE, `covariance n=${n} p=${p}`);
-      assertClose(wasm.correlation(data, n, p), reference.correlation(data, n, p), MOMENTS_TOLERANCE, `correlation n=${n} p=${p}`);
+      assertClose(actual.means, expected.means, MOMENTS_TOLERANCE, `wasm/ref means n=${n} p=${p}`);
+      assertClose(actual.cov, expected.cov, MOMENTS_TOLERANCE, `wasm/ref covariance n=${n} p=${p}`);
+      assertClose(wasm.correlation(data, n, p), reference.correlation(data, n, p), MOMENTS_TOLERANCE, `wasm/ref correlation n=${n} p=${p}`);
     }
   }
 });
@@ -93,8 +93,8 @@ test('WASM Fisher-z batches agree with the reference for conditioning sets of 0 
     }
     const expected = reference.fisherZBatch(corr, p, n, packTests(maxK, tests), maxK, tests.length);
     const actual = wasm.fisherZBatch(corr, p, n, packTests(maxK, tests), maxK, tests.length);
-    assertClose(actual.partial, expected.partial, FISHER_TOLERANCE, `partial n=${n} p=${p}`);
-    assertClose(actual.pValue, expected.pValue, FISHER_TOLERANCE, `p-value n=${n} p=${p}`, 1e-300);
+    assertClose(actual.partial, expected.partial, FISHER_TOLERANCE, `wasm/ref partial n=${n} p=${p}`);
+    assertClose(actual.pValue, expected.pValue, FISHER_TOLERANCE, `wasm/ref p-value n=${n} p=${p}`, 1e-300);
   }
 });
 

@@ -103,9 +103,9 @@ test('WASM G-square batches agree with the reference from 0 to 100,000 rows, wit
     const packed = packTests(3, tests);
     const expected = reference.gSquareBatch(codes, n, new Int32Array(levels), packed, 3, tests.length);
     const actual = wasm.gSquareBatch(codes, n, new Int32Array(levels), packed, 3, tests.length);
-    assertClose(actual.statistic, expected.statistic, STATISTIC_TOLERANCE, `G-square n=${n}`);
+    assertClose(actual.statistic, expected.statistic, STATISTIC_TOLERANCE, `wasm/ref G-square n=${n}`);
     assert.deepEqual(actual.df, expected.df, `df n=${n}`);
-    assertClose(actual.pValue, expected.pValue, P_VALUE_TOLERANCE, `p-value n=${n}`, 1e-300);
+    assertClose(actual.pValue, expected.pValue, P_VALUE_TOLERANCE, `wasm/ref p-value n=${n}`, 1e-300);
     for (const [x, y] of [[0, 1], [3, 5], [2, 4]] as const) {
       assert.deepEqual(wasm.contingency(codes, n, new Int32Array(levels), x, y), reference.contingency(codes, n, new Int32Array(levels), x, y));
     }
@@ -122,8 +122,8 @@ test('WASM and reference agree when the conditioning strata outnumber the rows (
     const maxK = conditioning.length;
     const expected = reference.gSquareBatch(codes, n, new Int32Array(levels), packTests(maxK, tests), maxK, tests.length);
     const actual = wasm.gSquareBatch(codes, n, new Int32Array(levels), packTests(maxK, tests), maxK, tests.length);
-    assertClose(actual.statistic, expected.statistic, STATISTIC_TOLERANCE, `G-square levels=${levels}`);
+    assertClose(actual.statistic, expected.statistic, STATISTIC_TOLERANCE, `wasm/ref G-square levels=${levels}`);
     assert.deepEqual(actual.df, expected.df);
-    assertClose(actual.pValue, expected.pValue, P_VALUE_TOLERANCE, `p-value levels=${levels}`, 1e-300);
+    assertClose(actual.pValue, expected.pValue, P_VALUE_TOLERANCE, `wasm/ref p-value levels=${levels}`, 1e-300);
   }
 });

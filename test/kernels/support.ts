@@ -61,6 +61,8 @@ export function largestDifference(actual: ArrayLike<number>, expected: ArrayLike
 /** Asserts every element agrees within `tolerance` (relative, absolute below |expected| = floor). */
 export function assertClose(actual: ArrayLike<number>, expected: ArrayLike<number>, tolerance: number, label: string, floor = 1): void {
   const worst = largestDifference(actual, expected, floor);
+  // KERNELS_REPORT_DIFFERENCES=1 prints every comparison's margin, to restate the tolerances in the docs.
+  if (process.env.KERNELS_REPORT_DIFFERENCES === '1') process.stdout.write(`# ${label}: ${worst.value.toExponential(2)} (tolerance ${tolerance})\n`);
   assert.ok(
     worst.value <= tolerance,
     `${label}: largest difference ${worst.value.toExponential(3)} > ${tolerance} at index ${worst.index} (actual ${actual[worst.index]}, expected ${expected[worst.index]})`,

@@ -168,7 +168,8 @@ function centreOverClasses(w: Float64Array, k: number, classes: number): void {
 }
 
 /**
- * Newton's method with Armijo backtracking (Nocedal & Wright, Numerical Optimization, 2nd ed., ch. 3). Every
+ * Newton's method with Armijo backtracking (Nocedal & Wright, Numerical Optimization, 2nd ed., ch. 3), stopped
+ * by the Newton decrement (Boyd & Vandenberghe, Convex Optimization, sec. 9.5) or a negligible step. Every
  * class has weights, so the Hessian is singular along "add the same vector to all classes"; the step is solved
  * with a Levenberg damping of 1e-10 of the largest diagonal entry, and W is kept in the sum-to-zero gauge, which
  * is where the unique minimiser lies when l2 > 0.
@@ -192,6 +193,10 @@ export function logisticRegression(x: Float64Array, y: Int32Array, n: number, k:
   let status = 2;
   for (let iteration = 0; iteration < maxIter; iteration++) {
     gradientAndHessian(problem, weights, gradient, hessian, prob);
+    if (gradient.every((g) => g === 0)) {
+      status = 0; // already stationary (one class, or nothing to move)
+      break;
+    }
     let largestDiagonal = 0;
     for (let i = 0; i < dim; i++) largestDiagonal = Math.max(largestDiagonal, hessian[i * dim + i]!);
     for (let i = 0; i < dim; i++) hessian[i * dim + i]! += 1e-10 * largestDiagonal;
@@ -209,7 +214,10 @@ export function logisticRegression(x: Float64Array, y: Int32Array, n: number, k:
       largestWeight = Math.max(largestWeight, Math.abs(weights[i]!));
       slope += gradient[i]! * step[i]!;
     }
-    if (largestStep <= 1e-10 * (1 + largestWeight)) {
+    // -slope = g' H^-1 g, twice the decrease Newton expects: once the loss's rounding would hide it, the full step
+    // lands on the optimum to ~1e-11 (quadratic convergence) and the fit is done.
+    const roundingOfLoss = 1e-12 * (1 + Math.abs(objective));
+    if (largestStep <= 1e-10 * (1 + largestWeight) || -slope <= roundingOfLoss) {
       for (let i = 0; i < dim; i++) weights[i]! += step[i]!;
       centreOverClasses(weights, k, classes);
       status = 0;
@@ -218,15 +226,18 @@ export function logisticRegression(x: Float64Array, y: Int32Array, n: number, k:
     let accepted = false;
     for (let t = 1, halvings = 0; halvings < 40; halvings++, t /= 2) {
       for (let i = 0; i < dim; i++) trial[i] = weights[i]! + t * step[i]!;
-      if (penalisedLoss(problem, trial, prob) <= objective + 1e-4 * t * slope) {
+      const trialObjective = penalisedLoss(problem, trial, prob);
+      if (trialObjective <= objective + 1e-4 * t * slope + roundingOfLoss) {
         accepted = true;
+        objective = trialObjective;
         break;
       }
     }
     if (!accepted) break;
     weights.set(trial);
+    // The step lies in the sum-to-zero subspace (g does, and H + damping keeps it), so centring only removes
+    // rounding drift and leaves the objective as evaluated.
     centreOverClasses(weights, k, classes);
-    objective = penalisedLoss(problem, weights, prob);
   }
   const logLoss = (penalisedLoss({ ...problem, l2: 0 }, weights, prob)) / validRows;
   return { status, weights, logLoss };

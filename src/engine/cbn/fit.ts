@@ -45,10 +45,10 @@ export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parent
   for (let r = 0; r < frame.nRows; r++) {
     if (!Number.isNaN(column.values[r]!) && termValues.every((v) => !Number.isNaN(v[r]!))) rows.push(r);
   }
-  const { mean, std } = observedMeanAndStd(column.values);
+  const { mean, rawStd } = observedMeanAndStd(column.values);
   const k = terms.length;
   if (rows.length === 0) {
-    return { name: column.name, kind: 'continuous', parents, terms, intercept: mean, coefficients: new Array<number>(k).fill(0), noiseStd: std, residualQuantiles: [0], mean, std };
+    return { name: column.name, kind: 'continuous', parents, terms, intercept: mean, coefficients: new Array<number>(k).fill(0), noiseStd: rawStd, residualQuantiles: [0], mean, std: rawStd };
   }
   // Centre and scale each term, and centre y, so the small ridge only guards against collinearity.
   const centre = termValues.map((v) => observedMeanAndStd(Float64Array.from(rows, (r) => v[r]!)));
@@ -77,7 +77,7 @@ export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parent
   const scale = noiseStd > 0 ? noiseStd : 1;
   return {
     name: column.name, kind: 'continuous', parents, terms, intercept, coefficients, noiseStd,
-    residualQuantiles: sortedQuantiles(residuals.map((e) => e / scale), RESIDUAL_QUANTILES), mean, std,
+    residualQuantiles: sortedQuantiles(residuals.map((e) => e / scale), RESIDUAL_QUANTILES), mean, std: rawStd,
   };
 }
 
@@ -121,7 +121,8 @@ export function fitCategoricalNode(frame: Frame, column: CategoricalColumn, pare
   return { ...base, logistic: fitLogistic(frame, column, parents, kernels) };
 }
 
-function observedMeanAndStd(values: Float64Array): { mean: number; std: number } {
+/** Mean and standard deviation of the observed values; `std` is never 0 (1 for a constant, for scaling), `rawStd` may be. */
+function observedMeanAndStd(values: Float64Array): { mean: number; std: number; rawStd: number } {
   let sum = 0;
   let count = 0;
   for (const v of values) if (!Number.isNaN(v)) {
@@ -132,7 +133,7 @@ function observedMeanAndStd(values: Float64Array): { mean: number; std: number }
   let ss = 0;
   for (const v of values) if (!Number.isNaN(v)) ss += (v - mean) ** 2;
   const std = Math.sqrt(ss / Math.max(count - 1, 1));
-  return { mean, std: std > 0 ? std : 1 };
+  return { mean, std: std > 0 ? std : 1, rawStd: std };
 }
 
 /** `count` evenly spaced order statistics of the values, sorted (all of them when there are fewer). */

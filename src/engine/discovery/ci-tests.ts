@@ -16,11 +16,20 @@ export interface CiTest {
   s: readonly number[];
 }
 
+export interface CiResults {
+  pValue: Float64Array;
+  /** Evidence of dependence on a common scale (|partial correlation|, or (statistic - df) / sqrt(2 df) for the
+   * chi-square tests): only used to order candidate conditioning sets. */
+  dependence: Float64Array;
+}
+
 export interface CiTester {
   readonly name: 'fisher-z' | 'g-square' | 'degenerate-gaussian';
-  /** p-values of the tests, in order. */
-  run(tests: readonly CiTest[]): Float64Array;
+  run(tests: readonly CiTest[]): CiResults;
 }
+
+const chiSquareDependence = (statistic: number, df: number) => (df > 0 ? (statistic - df) / Math.sqrt(2 * df) : 0);
+const empty = (): CiResults => ({ pValue: new Float64Array(0), dependence: new Float64Array(0) });
 
 export function ciTesterFor(data: PreparedData, kernels: Kernels): CiTester {
   if (data.mode === 'discrete') return gSquareTester(data, kernels);
@@ -48,9 +57,10 @@ function fisherZTester(data: PreparedData, kernels: Kernels): CiTester {
   return {
     name: 'fisher-z',
     run(tests) {
-      if (tests.length === 0) return new Float64Array(0);
+      if (tests.length === 0) return empty();
       const { packed, maxK } = packTests(tests, embedIndex);
-      return kernels.fisherZBatch(corr, moments.q, moments.effectiveN, packed, maxK, tests.length).pValue;
+      const { partial, pValue } = kernels.fisherZBatch(corr, moments.q, moments.effectiveN, packed, maxK, tests.length);
+      return { pValue, dependence: partial.map((r) => (Number.isNaN(r) ? 0 : Math.abs(r))) };
     },
   };
 }
@@ -63,9 +73,10 @@ function gSquareTester(data: PreparedData, kernels: Kernels): CiTester {
   return {
     name: 'g-square',
     run(tests) {
-      if (tests.length === 0) return new Float64Array(0);
+      if (tests.length === 0) return empty();
       const { packed, maxK } = packTests(tests, (j) => j);
-      return kernels.gSquareBatch(codes, n, levels, packed, maxK, tests.length).pValue;
+      const { statistic, df, pValue } = kernels.gSquareBatch(codes, n, levels, packed, maxK, tests.length);
+      return { pValue, dependence: statistic.map((g, i) => chiSquareDependence(g, df[i]!)) };
     },
   };
 }
@@ -86,17 +97,21 @@ function degenerateGaussianTester(data: PreparedData, kernels: Kernels): CiTeste
   return {
     name: 'degenerate-gaussian',
     run(tests) {
-      const out = new Float64Array(tests.length);
+      const pValue = new Float64Array(tests.length);
+      const dependence = new Float64Array(tests.length);
       tests.forEach((t, i) => {
         const bx = data.blocks[t.x]!;
         const by = data.blocks[t.y]!;
         const bs = t.s.flatMap((v) => data.blocks[v]!);
         const info = logDetOf([...bx, ...bs]) + logDetOf([...by, ...bs]) - logDetOf([...bs]) - logDetOf([...bx, ...by, ...bs]);
         // A degenerate block (collinear indicators) gives no evidence either way: count it as independence.
-        out[i] = Number.isFinite(info) ? chiSquareSurvival(Math.max(0, moments.effectiveN * info), bx.length * by.length) : 1;
+        const statistic = Number.isFinite(info) ? Math.max(0, moments.effectiveN * info) : 0;
+        const df = bx.length * by.length;
+        pValue[i] = Number.isFinite(info) ? chiSquareSurvival(statistic, df) : 1;
+        dependence[i] = chiSquareDependence(statistic, df);
       });
       if (logDets.size > 200_000) logDets.clear();
-      return out;
+      return { pValue, dependence };
     },
   };
 }

@@ -105,8 +105,7 @@ function insertOperators(g: Pdag, scorer: LocalScorer, options: GesOptions, maxS
       const base = [...parents, ...na];
       for (const t of subsets(t0, maxSubset)) {
         if (t.length > 0 && !isClique(g, [...na, ...t])) continue;
-        const without = [...base, ...t];
-        const gain = scorer.score(y, [...without, x]) - scorer.score(y, without);
+        const gain = scorer.gain(y, [...base, ...t], x);
         if (gain > 0) out.push({ kind: 'insert', x, y, set: t, na, gain });
       }
     }
@@ -127,8 +126,7 @@ function deleteOperators(g: Pdag, scorer: LocalScorer, options: GesOptions, maxS
       for (const h of subsets(na, maxSubset)) {
         const rest = na.filter((v) => !h.includes(v));
         if (!isClique(g, rest)) continue;
-        const without = [...others, ...rest];
-        const gain = scorer.score(y, without) - scorer.score(y, [...without, x]);
+        const gain = -scorer.gain(y, [...others, ...rest], x);
         if (gain > 0) out.push({ kind: 'delete', x, y, set: h, na, gain });
       }
     }

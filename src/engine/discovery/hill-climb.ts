@@ -59,8 +59,7 @@ export function hillClimb(p: number, scorer: LocalScorer, options: HillClimbOpti
     const pa = parents[j]!;
     nodeScore[j] = scorer.score(j, pa);
     for (const i of candidateParents[j]!) {
-      const next = pa.includes(i) ? pa.filter((v) => v !== i) : [...pa, i];
-      toggle[j * p + i] = scorer.score(j, next) - nodeScore[j]!;
+      toggle[j * p + i] = pa.includes(i) ? -scorer.gain(j, pa.filter((v) => v !== i), i) : scorer.gain(j, pa, i);
     }
   };
   for (let j = 0; j < p; j++) rescore(j);

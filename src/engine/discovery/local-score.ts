@@ -9,13 +9,30 @@
 import type { Kernels } from '../../compute/kernels.js';
 import type { PreparedData } from './prepare.js';
 
+/**
+ * Extended BIC (Chen & Chen 2008) with gamma = 1: a node's parent set of size k also pays log C(p - 1, k), the
+ * log of the number of parent sets of that size (a uniform prior over model sizes). Plain BIC lets a search over
+ * all pairs of many variables admit one chance edge in a few hundred null pairs; this keeps false edges rare as
+ * p grows.
+ */
+export const EBIC_GAMMA = 1;
+
 export interface LocalScorer {
   readonly n: number;
+  /** Families scored so far (cache misses): the work the search has done. */
+  readonly evaluations: number;
   /** Maximised log-likelihood of the node given the parents, on the scale of n rows. */
   logLik(node: number, parents: readonly number[]): number;
   parameters(node: number, parents: readonly number[]): number;
-  /** BIC: logLik - log(n)/2 * parameters; higher is better. Cached by family. */
+  /** EBIC: logLik - log(n)/2 * parameters - log C(p - 1, |parents|); higher is better. Cached by family. */
   score(node: number, parents: readonly number[]): number;
+  /**
+   * score(node, parents + extra) - score(node, parents), the change every search move is made of. With missing
+   * values in count or logistic families both likelihoods are taken on the same rows (those observing the node,
+   * the parents and the extra parent), a likelihood-ratio on available cases, so the change is not swamped by the
+   * noise of comparing different row subsets.
+   */
+  gain(node: number, parents: readonly number[], extra: number): number;
 }
 
 export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScorer {
@@ -28,11 +45,11 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     return logistic!;
   };
   const cache = new Map<string, number>();
+  let evaluations = 0;
   const logLikCache = new Map<string, number>();
   const penalty = Math.log(Math.max(data.n, 2)) / 2;
-  const gamma = Number(process.env.EBIC_GAMMA ?? 0);
   const informativeCount = data.informative.reduce((a, b) => a + b, 0);
-  const sizePenalty = (k: number) => gamma * logBinomial(Math.max(informativeCount - 1, k), k);
+  const sizePenalty = (k: number) => EBIC_GAMMA * logBinomial(Math.max(informativeCount - 1, k), k);
   const keyOf = (node: number, parents: readonly number[]) => `${node}|${[...parents].sort((a, b) => a - b).join(',')}`;
   const logLik = (node: number, parents: readonly number[]) => {
     const key = keyOf(node, parents);
@@ -40,28 +57,67 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     if (value === undefined) {
       value = familyOf(node, parents).logLik(node, parents);
       logLikCache.set(key, value);
+      evaluations++;
     }
     return value;
   };
   const parameters = (node: number, parents: readonly number[]) => familyOf(node, parents).parameters(node, parents);
+  const score = (node: number, parents: readonly number[]) => {
+    const key = keyOf(node, parents);
+    let value = cache.get(key);
+    if (value === undefined) {
+      value = logLik(node, parents) - penalty * parameters(node, parents) - sizePenalty(parents.length);
+      cache.set(key, value);
+    }
+    return value;
+  };
+  const hasMissing = data.completeShare < 1;
+  const gainCache = new Map<string, number>();
+  const gain = (node: number, parents: readonly number[], extra: number) => {
+    const withExtra = [...parents, extra];
+    if (!hasMissing || data.kinds[node] === 'continuous') return score(node, withExtra) - score(node, parents);
+    const key = `${keyOf(node, parents)}+${extra}`;
+    let value = gainCache.get(key);
+    if (value === undefined) {
+      const rows = observedRows(data, [node, ...withExtra]);
+      const difference = rows.length === 0 ? 0 : (familyOf(node, withExtra).logLik(node, withExtra, rows) - familyOf(node, parents).logLik(node, parents, rows)) * (data.n / rows.length);
+      value = difference - penalty * (parameters(node, withExtra) - parameters(node, parents)) - (sizePenalty(withExtra.length) - sizePenalty(parents.length));
+      gainCache.set(key, value);
+      evaluations += 2;
+    }
+    return value;
+  };
   return {
     n: data.n,
+    get evaluations() {
+      return evaluations;
+    },
     logLik,
     parameters,
-    score(node, parents) {
-      const key = keyOf(node, parents);
-      let value = cache.get(key);
-      if (value === undefined) {
-        value = logLik(node, parents) - penalty * parameters(node, parents) - sizePenalty(parents.length);
-        cache.set(key, value);
-      }
-      return value;
-    },
+    score,
+    gain,
   };
 }
 
+/** Rows where every listed variable is observed. */
+function observedRows(data: PreparedData, variables: readonly number[]): Int32Array {
+  const out: number[] = [];
+  for (let row = 0; row < data.n; row++) {
+    let ok = true;
+    for (const v of variables) {
+      if (data.kinds[v] === 'continuous' ? Number.isNaN(data.values[v]![row]!) : data.codes[v]![row]! < 0) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) out.push(row);
+  }
+  return Int32Array.from(out);
+}
+
 interface Family {
-  logLik(node: number, parents: readonly number[]): number;
+  /** On all rows observing the family (rescaled to n), or on the given rows only (not rescaled). */
+  logLik(node: number, parents: readonly number[], rows?: Int32Array): number;
   parameters(node: number, parents: readonly number[]): number;
 }
 
@@ -105,52 +161,80 @@ export function residualVariance(cov: Float64Array, q: number, y: number, cols: 
   return Math.max(syy - explained, syy * 1e-12);
 }
 
+/** Parent-configuration keys of recently used parent sets (mixed radix over rows; -1 = a parent missing). */
+const KEY_CACHE_SIZE = 24;
+
 function countFamily(data: PreparedData): Family {
   const { n } = data;
-  let scratch = new Float64Array(1024);
+  let counts = new Int32Array(1024);
+  const keyCache = new Map<string, Int32Array>();
+  // The keys of a parent set, built from the cached keys of all but its last member when available: the searches
+  // score one node's current parents plus one candidate at a time, so this is usually a single pass.
+  const keysOf = (parents: readonly number[]): Int32Array => {
+    const id = parents.join(',');
+    const cached = keyCache.get(id);
+    if (cached) return cached;
+    const keys = new Int32Array(n); // all zero: the one configuration of no parents
+    if (parents.length > 0) {
+      const last = parents[parents.length - 1]!;
+      const codes = data.codes[last]!;
+      const radix = Math.max(data.levels[last]!, 1);
+      if (parents.length === 1) keys.set(codes);
+      else {
+        const base = keysOf(parents.slice(0, -1));
+        for (let row = 0; row < n; row++) {
+          const key = base[row]!;
+          const code = codes[row]!;
+          keys[row] = key < 0 || code < 0 ? -1 : key * radix + code;
+        }
+      }
+    }
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(id, keys);
+    return keys;
+  };
   return {
-    logLik(node, parents) {
-      const child = data.codes[node]!;
+    logLik(node, parents, rows) {
       const r = data.levels[node]!;
       let configs = 1;
       for (const v of parents) configs *= Math.max(data.levels[v]!, 1);
       if (configs * r > 4 * n + 1024) return 0; // more cells than rows: the BIC penalty alone rules the family out (loglik <= 0)
+      const child = data.codes[node]!;
       const size = configs * r;
-      if (scratch.length < size) scratch = new Float64Array(size);
-      const counts = scratch;
-      counts.fill(0, 0, size);
-      const parentCodes = parents.map((v) => data.codes[v]!);
-      const strides = parents.map((v) => Math.max(data.levels[v]!, 1));
-      let used = 0;
-      for (let row = 0; row < n; row++) {
-        const c = child[row]!;
-        if (c < 0) continue;
-        let config = 0;
-        let ok = true;
-        for (let t = 0; t < parentCodes.length; t++) {
-          const code = parentCodes[t]![row]!;
-          if (code < 0) {
-            ok = false;
-            break;
-          }
-          config = config * strides[t]! + code;
+      if (counts.length < size) counts = new Int32Array(size);
+      const cells = counts;
+      cells.fill(0, 0, size);
+      if (rows) {
+        const keys = keysOf(parents);
+        for (const row of rows) cells[keys[row]! * r + child[row]!]!++;
+      } else if (parents.length === 0) {
+        for (let row = 0; row < n; row++) if (child[row]! >= 0) cells[child[row]!]!++;
+      } else {
+        // The last parent is folded in on the fly, so scoring "current parents + one candidate" allocates nothing.
+        const base = keysOf(parents.slice(0, -1));
+        const last = data.codes[parents[parents.length - 1]!]!;
+        const radix = Math.max(data.levels[parents[parents.length - 1]!]!, 1);
+        for (let row = 0; row < n; row++) {
+          const b = base[row]!;
+          const l = last[row]!;
+          const c = child[row]!;
+          if ((b | l | c) >= 0) cells[(b * radix + l) * r + c]!++; // all non-negative: nothing missing
         }
-        if (!ok) continue;
-        counts[config * r + c]!++;
-        used++;
       }
+      let used = 0;
+      for (let cell = 0; cell < size; cell++) used += cells[cell]!;
       if (used === 0) return 0;
       let ll = 0;
       for (let config = 0; config < configs; config++) {
         let total = 0;
-        for (let k = 0; k < r; k++) total += counts[config * r + k]!;
+        for (let k = 0; k < r; k++) total += cells[config * r + k]!;
         if (total === 0) continue;
         for (let k = 0; k < r; k++) {
-          const c = counts[config * r + k]!;
+          const c = cells[config * r + k]!;
           if (c > 0) ll += c * Math.log(c / total);
         }
       }
-      return (ll * n) / used;
+      return rows ? ll : (ll * n) / used;
     },
     parameters(node, parents) {
       let configs = 1;
@@ -165,19 +249,15 @@ function logisticFamily(data: PreparedData, kernels: Kernels): Family {
   const scale = data.values.map((values) => (values ? meanAndStd(values) : null));
   const width = (parents: readonly number[]) => 1 + parents.reduce((s, v) => s + (data.kinds[v] === 'continuous' ? 1 : Math.max(data.levels[v]! - 1, 0)), 0);
   return {
-    logLik(node, parents) {
+    logLik(node, parents, given) {
       const child = data.codes[node]!;
       const classes = data.levels[node]!;
       const k = width(parents);
-      const rows: number[] = [];
-      for (let row = 0; row < n; row++) {
-        if (child[row]! < 0) continue;
-        if (parents.every((v) => (data.kinds[v] === 'continuous' ? !Number.isNaN(data.values[v]![row]!) : data.codes[v]![row]! >= 0))) rows.push(row);
-      }
+      const rows = given ?? observedRows(data, [node, ...parents]);
       if (rows.length === 0 || classes < 2) return 0;
       const x = new Float64Array(rows.length * k);
       const y = new Int32Array(rows.length);
-      rows.forEach((row, i) => {
+      Array.from(rows).forEach((row, i) => {
         y[i] = child[row]!;
         let col = 0;
         x[i * k + col++] = 1;
@@ -192,7 +272,7 @@ function logisticFamily(data: PreparedData, kernels: Kernels): Family {
         }
       });
       const fit = kernels.logisticRegression(x, y, rows.length, k, classes, 1e-4, 50);
-      return (-fit.logLoss * rows.length * n) / rows.length;
+      return -fit.logLoss * (given ? rows.length : n);
     },
     parameters: (node, parents) => Math.max(data.levels[node]! - 1, 0) * width(parents),
   };

@@ -1,10 +1,13 @@
 /**
  * Second moments of a set of numeric columns with missing values (NaN): the sufficient statistics of the
- * Gaussian tests and scores. Complete columns go through the covariance kernel in one call; with missing values
- * each pair uses the rows where both are observed (pairwise deletion), and the effective sample size is the
- * smallest pairwise count, the conservative choice for the tests.
+ * Gaussian tests and scores. Complete columns go through the covariance kernel in one call. With missing values
+ * the pairwise-complete estimate (made positive definite) starts EM to the maximum-likelihood covariance under
+ * missingness at random (em-covariance.ts): pairwise deletion alone gives an inconsistent matrix whose conditional
+ * variances can be badly wrong for strongly related variables. The tests' sample size is then the smallest
+ * pairwise count, the conservative choice.
  */
 import type { Kernels } from '../../compute/kernels.js';
+import { emCovariance } from './em-covariance.js';
 
 export interface Moments {
   q: number;
@@ -62,7 +65,8 @@ export function columnMoments(columns: readonly Float64Array[], n: number, kerne
       if (count < minCount) minCount = count;
     }
   }
-  return { q, means, cov: ensurePositiveDefinite(cov, q, kernels), effectiveN: Math.max(minCount, 0) };
+  const em = emCovariance(columns, n, { mean: means, cov: ensurePositiveDefinite(cov, q, kernels) }, kernels);
+  return { q, means: em.mean, cov: ensurePositiveDefinite(em.cov, q, kernels), effectiveN: Math.max(minCount, 0) };
 }
 
 /**

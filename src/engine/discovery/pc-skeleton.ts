@@ -2,7 +2,10 @@
  * The PC-stable skeleton (Colombo & Maathuis 2014): at each depth d, every adjacent pair is tested given the
  * size-d subsets of either endpoint's neighbours as they stood at the start of the level, so the result does not
  * depend on the variable order. The tests of a level run in rounds, each round one batch (one kernel call) holding
- * the next few subsets of every pair still standing.
+ * the next few subsets of every pair still standing (1, 1, 2, 4, then 8 per round, so a pair separated early costs
+ * few tests). Candidate separators are tried strongest first: neighbours ordered by the smaller of their marginal
+ * dependence on x and on y (a separator must be associated with both), a heuristic that only changes how soon an
+ * independence is found, not which edges PC-stable keeps.
  */
 import type { WorkBudget } from './budget.js';
 import type { CiTest, CiTester } from './ci-tests.js';
@@ -35,7 +38,7 @@ export interface Skeleton {
   timedOut: boolean;
 }
 
-const SUBSETS_PER_ROUND = 4;
+const subsetsInRound = (round: number) => Math.min(8, round < 2 ? 1 : 2 ** (round - 1));
 
 export function pcStableSkeleton(p: number, tester: CiTester, options: SkeletonOptions): Skeleton {
   const { alpha, pinned, excluded, informative, budget } = options;
@@ -51,6 +54,7 @@ export function pcStableSkeleton(p: number, tester: CiTester, options: SkeletonO
   let timedOut = false;
   const [from, to] = options.progressSpan;
   let marginal: Uint8Array | null = null;
+  const dependence = new Float64Array(p * p); // depth-0 dependence of each pair, both orders
   for (let depth = 0; depth <= options.maxDepth; depth++) {
     if (budget.checkpoint()) {
       timedOut = true;
@@ -66,8 +70,10 @@ export function pcStableSkeleton(p: number, tester: CiTester, options: SkeletonO
     for (let x = 0; x < p; x++) {
       for (const y of neighbours[x]!) {
         if (y <= x || pinned[x * p + y] === 1) continue;
-        const fromX = neighbours[x]!.filter((v) => v !== y);
-        const fromY = neighbours[y]!.filter((v) => v !== x);
+        const strength = (v: number) => Math.min(dependence[v * p + x]!, dependence[v * p + y]!);
+        const byStrength = (a: number, b: number) => strength(b) - strength(a) || a - b;
+        const fromX = neighbours[x]!.filter((v) => v !== y).sort(byStrength);
+        const fromY = neighbours[y]!.filter((v) => v !== x).sort(byStrength);
         if (fromX.length < depth && fromY.length < depth) continue;
         walkers.push(new PairWalker(x, y, fromX, fromY, depth));
       }
@@ -81,7 +87,7 @@ export function pcStableSkeleton(p: number, tester: CiTester, options: SkeletonO
       const batch: CiTest[] = [];
       const owner: PairWalker[] = [];
       for (const walker of active) {
-        for (let k = 0; k < SUBSETS_PER_ROUND; k++) {
+        for (let k = 0; k < subsetsInRound(rounds); k++) {
           const s = walker.next();
           if (s === null) break;
           batch.push({ x: walker.x, y: walker.y, s });
@@ -89,12 +95,16 @@ export function pcStableSkeleton(p: number, tester: CiTester, options: SkeletonO
         }
       }
       if (batch.length === 0) break;
-      const pValues = tester.run(batch);
+      const results = tester.run(batch);
       tests += batch.length;
       for (let i = 0; i < batch.length; i++) {
         const walker = owner[i]!;
-        const pv = pValues[i]!;
+        const pv = results.pValue[i]!;
         const key = walker.x * p + walker.y;
+        if (depth === 0) {
+          dependence[key] = results.dependence[i]!;
+          dependence[walker.y * p + walker.x] = results.dependence[i]!;
+        }
         if (pv > maxPValue[key]!) maxPValue[key] = pv;
         if (walker.separated === null && pv > alpha) walker.separated = [...batch[i]!.s];
       }

@@ -126,3 +126,4 @@ function completeShare(frame: Frame): number {
   }
   return complete / frame.nRows;
 }
+

@@ -40,16 +40,19 @@ export function searchBestDag(input: ScoreSearchInput): ScoreSearchResult {
   const [from, to] = input.progressSpan;
   const middle = (from + to) / 2;
   const fromPattern = hillClimb(p, scorer, { candidates, knowledge, start: startingDag(input.pattern, knowledge), budget, progressSpan: [from, middle] });
-  if (fromPattern.timedOut) return { dag: fromPattern.dag, score: fromPattern.score, timedOut: true, start: 'pc' };
+  if (fromPattern.timedOut) return { dag: fromPattern.dag, score: dagScore(fromPattern.dag, scorer), timedOut: true, start: 'pc' };
   const ges = greedyEquivalenceSearch(p, scorer, {
     candidates, forbidden: knowledge.forbidden, pinned, start: emptyPdag(p), budget, progressSpan: [middle, middle + (to - middle) * 0.8],
   });
   const gesDag = consistentExtension(ges.cpdag) ?? emptyPdag(p);
   const fromGes = hillClimb(p, scorer, { candidates, knowledge, start: startingDag(gesDag, knowledge), budget, progressSpan: [middle + (to - middle) * 0.8, to] });
   const timedOut = ges.timedOut || fromGes.timedOut;
-  return fromGes.score > fromPattern.score + 1e-9 * Math.abs(fromPattern.score)
-    ? { dag: fromGes.dag, score: fromGes.score, timedOut, start: 'ges' }
-    : { dag: fromPattern.dag, score: fromPattern.score, timedOut, start: 'pc' };
+  // Compared by total score (the climbs track sums of gains, which with missing values are on differing rows).
+  const patternScore = dagScore(fromPattern.dag, scorer);
+  const gesScore = dagScore(fromGes.dag, scorer);
+  return gesScore > patternScore + 1e-9 * Math.abs(patternScore)
+    ? { dag: fromGes.dag, score: gesScore, timedOut, start: 'ges' }
+    : { dag: fromPattern.dag, score: patternScore, timedOut, start: 'pc' };
 }
 
 /** Total BIC of a DAG (sum of local scores). */

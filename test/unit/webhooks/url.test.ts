@@ -11,7 +11,7 @@ function assertRefused(raw: string, message: RegExp, options?: Parameters<typeof
       assert.equal(error.code, 'validation_failed');
       assert.equal(error.status, 422);
       assert.equal(error.extras.errors?.length, 1);
-      assert.equal(error.extras.errors?.[0]?.location, '/webhookUrl');
+      assert.equal(error.extras.errors?.[0]?.location, 'body/webhookUrl');
       assert.match(error.extras.errors?.[0]?.message ?? '', message);
       assert.match(error.detail, /^webhookUrl: /);
       return true;
