@@ -27,7 +27,7 @@ export const JobSchema = Type.Object(
     progress: ProgressSchema,
     result: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'What a completed job produced (e.g. the version it trained and its figures)' })),
     error: Nullable(Type.String({ description: 'Why the job failed (set when `failed`)' })),
-    webhookUrl: Nullable(Type.String()),
+    webhookUrl: Nullable(Type.String({ description: 'Where the webhook goes: its origin only (a path or query may hold a secret and is never shown)' })),
     createdBy: Type.String({ description: 'The user who submitted it' }),
     createdAt: Timestamp,
     startedAt: Nullable(Timestamp),

@@ -5,7 +5,7 @@ import { SchemaEntrySchema } from './sources.js';
 
 export const TWIN_TYPES = ['static', 'temporal', 'multi-environment-temporal', 'multi-environment-static'] as const;
 export type TwinType = (typeof TWIN_TYPES)[number];
-export const VERSION_STATUSES = ['untrained', 'discovering', 'discovered', 'training', 'trained'] as const;
+export const VERSION_STATUSES = ['untrained', 'discovered', 'trained'] as const;
 
 const Name = Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 });
@@ -183,7 +183,7 @@ export type CreateVersion = Static<typeof CreateVersionBody>;
 
 export const PatchFixedGraphBody = Body({
   addEdges: Type.Optional(Type.Array(Edge, { maxItems: 1000, description: 'Pin these edges present (any earlier forbid of the same edge must be cleared in the same request or first)' })),
-  removeEdges: Type.Optional(Type.Array(Edge, { maxItems: 1000, description: 'Forbid these edges (source -> target)' })),
+  removeEdges: Type.Optional(Type.Array(Edge, { maxItems: 1000, description: 'Forbid these edges (source -> target): remove them from what discovery may find. To drop a pin instead, use clearEdges' })),
   clearEdges: Type.Optional(Type.Array(Edge, { maxItems: 1000, description: 'Drop any pin or forbid of these edges (applied first)' })),
 });
 export type PatchFixedGraph = Static<typeof PatchFixedGraphBody>;

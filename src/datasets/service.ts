@@ -14,6 +14,7 @@ import type { WorkspaceAccess } from '../workspaces/access.js';
 import { type CompiledDataset, type DatasetDefinition, type SourceInput, compileDataset } from './compiler/compile.js';
 import type { Relation } from './compiler/relation.js';
 import { describeOperation } from './describe.js';
+import { orderBy } from './compiler/operations.js';
 import { type CursorValue, type ExportName, READ_TIMEOUT_MS, countRows, exportRows, readRecords } from './query.js';
 import { recommendDatasets, type RecommendedDataset } from './recommend.js';
 import type { DatasetRepo, DatasetRow } from './repo.js';
@@ -222,18 +223,15 @@ export class DatasetService {
     return { schema: schemaOf(compiled.relation), compiled };
   }
 
-  /** Up to `maxRows` rows of a learning input, visible columns only, with the total row count. */
-  async learningRows(organisationId: string, compiled: CompiledDataset, columns: string[], maxRows: number, signal?: AbortSignal): Promise<{ rows: Array<Record<string, unknown>>; total: number }> {
-    const store = this.data();
-    const total = await countRows(store, organisationId, compiled);
+  /** The first `maxRows` rows of a learning input in the data's own (stable) order, the named columns only. */
+  async learningRows(organisationId: string, compiled: CompiledDataset, columns: string[], maxRows: number, signal?: AbortSignal): Promise<Array<Record<string, unknown>>> {
     const list = columns.map((name) => `s.${quoteColumn(name)}`).join(', ');
-    const rows = await store.query<Record<string, unknown>>(
+    return this.data().query<Record<string, unknown>>(
       organisationId,
-      (sql) => `SELECT ${list === '' ? '1' : list} FROM (${compiled.relation.sql(sql)}) AS s LIMIT ${Math.floor(maxRows)}`,
+      (sql) => `SELECT ${list === '' ? '1' : list} FROM (${compiled.relation.sql(sql)}) AS s ORDER BY ${orderBy(compiled.relation, 's')} LIMIT ${Math.floor(maxRows)}`,
       compiled.params.values,
       { timeoutMs: READ_TIMEOUT_MS, ...(signal === undefined ? {} : { signal }) },
     );
-    return { rows, total };
   }
 
   /** The compiled dataset for a read; a stored definition its sources no longer fit answers 409. */

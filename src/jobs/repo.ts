@@ -44,10 +44,17 @@ export class JobRepo {
     return { rows: result, total: Number(total) };
   }
 
-  /** The oldest queued jobs, candidates for a claim. */
-  async queued(limit: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('jobs').select('id').where('status', '=', 'queued').orderBy('created_at').orderBy('id').limit(limit).execute();
+  /** The oldest queued jobs of the types this process can run: candidates for a claim. */
+  async queued(limit: number, types: string[]): Promise<string[]> {
+    if (types.length === 0) return [];
+    const rows = await this.db.selectFrom('jobs').select('id').where('status', '=', 'queued').where('type', 'in', types).orderBy('created_at').orderBy('id').limit(limit).execute();
     return rows.map((row) => row.id);
+  }
+
+  /** Whether the job is still `owner`'s running job. */
+  async isRunningBy(id: string, owner: string): Promise<boolean> {
+    const row = await this.db.selectFrom('jobs').select('id').where('id', '=', id).where('status', '=', 'running').where('owner', '=', owner).executeTakeFirst();
+    return row !== undefined;
   }
 
   /** Takes a queued job for `owner`; false when another process (or a cancel) got there first. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Progress } from '../../schemas/jobs.js';
+import { AppError } from '../errors.js';
 import { nowIso } from '../lib/ids.js';
 import type { WebhookSender } from '../webhooks/deliver.js';
 import { webhookEvent } from '../webhooks/deliver.js';
@@ -12,9 +13,22 @@ export interface JobContext {
   signal: AbortSignal;
   /** fraction 0..1 of the work done, and what it is doing. Cheap: written at most once per heartbeat. */
   progress(fraction: number, state: string): void;
+  /**
+   * Throws unless the job is still this process's running job: call it right before the work records its
+   * results, so a job cancelled from another process (noticed only at the next heartbeat) records nothing.
+   */
+  ensureActive(): Promise<void>;
 }
 
-/** The work of one job type; answers the job's result. Throwing fails the job with the error's message. */
+/** A failure whose message is meant for the job's owner (it is stored and sent in the webhook as it is). */
+export class JobError extends Error {
+  override readonly name = 'JobError';
+}
+
+/**
+ * The work of one job type; answers the job's result. Throwing fails the job: with the message of a JobError or
+ * AppError, or with a generic message naming the job for anything else (internals stay in the log).
+ */
 export type JobHandler = (context: JobContext) => Promise<Record<string, unknown>>;
 
 export interface RunnerOptions {
@@ -67,6 +81,8 @@ export class JobRunner {
   private refill = false;
   private stopped = true;
   private logger: RunnerLogger | undefined;
+  /** Webhooks on their way: sent in the background, awaited on stop. */
+  private readonly deliveries = new Set<Promise<void>>();
 
   constructor(
     private readonly repo: JobRepo,
@@ -132,12 +148,13 @@ export class JobRunner {
     await this.filling;
     for (const entry of this.running.values()) entry.controller.abort(new Error('shutdown'));
     await Promise.all([...this.running.values()].map((entry) => entry.done));
+    await Promise.all([...this.deliveries]);
   }
 
   private async fill(): Promise<void> {
     if (Date.now() - this.lastSweep > this.staleMs / 2) await this.recover(false);
     while (!this.stopped && this.running.size < this.options.concurrency) {
-      const candidates = await this.repo.queued(this.options.concurrency * 2);
+      const candidates = await this.repo.queued(this.options.concurrency * 2, [...this.handlers.keys()]);
       let claimed = false;
       for (const id of candidates) {
         if (this.running.size >= this.options.concurrency) break;
@@ -158,7 +175,7 @@ export class JobRunner {
     const started = Date.now();
     const context: JobContext = {
       job,
-      params: JSON.parse(job.params) as Record<string, unknown>,
+      params: {},
       signal: controller.signal,
       progress: (fraction, state) => {
         const clamped = Math.min(1, Math.max(0, fraction));
@@ -166,36 +183,50 @@ export class JobRunner {
         const eta = clamped > 0.02 && clamped < 1 ? new Date(started + elapsed / clamped).toISOString() : null;
         entry.progress = progressOf(Math.round(clamped * 1000) / 10, state, eta);
       },
+      ensureActive: async () => {
+        controller.signal.throwIfAborted();
+        if (!(await this.repo.isRunningBy(job.id, this.owner))) {
+          controller.abort(new Error('cancelled'));
+          controller.signal.throwIfAborted();
+        }
+      },
     };
-    entry.done = this.execute(job, context, entry).finally(() => {
-      this.running.delete(job.id);
-      this.wake();
-    });
+    entry.done = this.execute(job, context, entry)
+      .catch((error: unknown) => this.logger?.error({ jobId: job.id, err: error }, 'recording the outcome of a job failed'))
+      .finally(() => {
+        this.running.delete(job.id);
+        this.wake();
+      });
   }
 
+  /**
+   * Runs the handler and records exactly one outcome: its result (the conditional update loses to a cancel that
+   * came first), its failure, or, when the abort came from a shutdown, RESTART_ERROR. A cancelled job's state and
+   * webhook were recorded by the cancel.
+   */
   private async execute(job: JobRow, context: JobContext, entry: Running): Promise<void> {
-    const handler = this.handlers.get(job.type);
-    let outcome: { status: 'completed' | 'failed' | 'cancelled'; result: string | null; error: string | null };
+    let outcome: { status: 'completed' | 'failed'; result: string | null; error: string | null };
     try {
+      const handler = this.handlers.get(job.type);
       if (handler === undefined) throw new Error(`No handler for job type ${job.type}`);
-      const result = await handler(context);
-      outcome = context.signal.aborted ? this.abortedOutcome(context.signal) : { status: 'completed', result: JSON.stringify(result), error: null };
+      context.params = JSON.parse(job.params) as Record<string, unknown>;
+      outcome = { status: 'completed', result: JSON.stringify(await handler(context)), error: null };
     } catch (error) {
-      outcome = context.signal.aborted ? this.abortedOutcome(context.signal) : { status: 'failed', result: null, error: messageOf(error) };
-      if (!context.signal.aborted) this.logger?.warn({ jobId: job.id, type: job.type, err: error }, 'job failed');
+      const reason = context.signal.aborted && context.signal.reason instanceof Error ? context.signal.reason.message : null;
+      if (reason === 'cancelled') return;
+      outcome = { status: 'failed', result: null, error: reason === 'shutdown' ? RESTART_ERROR : this.publicMessage(job, error) };
     }
-    // A cancel recorded the terminal state itself (and sent its webhook); nothing more to write then.
-    if (outcome.status === 'cancelled') return;
     const progress = outcome.status === 'completed' ? progressOf(100, 'completed') : { ...entry.progress, state: outcome.status, eta: null };
     const completedAt = nowIso();
     const finished = await this.repo.finish(job.id, this.owner, { ...outcome, progress: JSON.stringify(progress), completedAt });
-    if (finished) await this.notify(job, outcome.status, completedAt, outcome.error);
+    if (finished) this.notify(job, outcome.status, completedAt, outcome.error);
   }
 
-  /** Aborted by a cancel (already recorded), or by shutdown (recorded here as a failure). */
-  private abortedOutcome(signal: AbortSignal): { status: 'failed' | 'cancelled'; result: null; error: string | null } {
-    const reason = signal.reason instanceof Error ? signal.reason.message : '';
-    return reason === 'shutdown' ? { status: 'failed', result: null, error: RESTART_ERROR } : { status: 'cancelled', result: null, error: null };
+  /** What a failure says to the job's owner: the message of an expected failure, never internals. */
+  private publicMessage(job: JobRow, error: unknown): string {
+    if (error instanceof JobError || error instanceof AppError) return error.message.slice(0, 2000);
+    this.logger?.error({ jobId: job.id, type: job.type, err: error }, 'job failed unexpectedly');
+    return `The job failed on an internal error (job ${job.id}; the service log has the details).`;
   }
 
   /** Writes the progress of each running job (and that this process is alive); a job no longer ours is aborted. */
@@ -224,27 +255,19 @@ export class JobRunner {
       const completedAt = nowIso();
       if (await this.repo.failOrphan(row, error, completedAt)) {
         this.logger?.warn({ jobId: row.id, type: row.type }, 'orphaned job failed');
-        await this.notify(row, 'failed', completedAt, error);
+        this.notify(row, 'failed', completedAt, error);
       }
     }
   }
 
-  /** The one webhook of a terminal state (best effort; the outcome is only logged). */
-  async notify(job: JobRow, status: 'completed' | 'failed' | 'cancelled', completedAt: string, error: string | null): Promise<void> {
-    if (job.webhook_url === null) return;
-    const outcome = await this.webhooks.send(job.webhook_url, {
-      event: webhookEvent('job', status),
-      jobId: job.id,
-      status,
-      workspaceId: job.workspace_id,
-      completedAt,
-      ...(error === null ? {} : { error }),
-    });
-    this.logger?.info({ jobId: job.id, webhook: outcome }, 'job webhook');
+  /** Sends the one webhook of a terminal state in the background (best effort; the outcome is only logged). */
+  notify(job: JobRow, status: 'completed' | 'failed' | 'cancelled', completedAt: string, error: string | null): void {
+    const url = job.webhook_url;
+    if (url === null) return;
+    const delivery = this.webhooks
+      .send(url, { event: webhookEvent('job', status), jobId: job.id, status, workspaceId: job.workspace_id, completedAt, ...(error === null ? {} : { error }) })
+      .then((outcome) => this.logger?.info({ jobId: job.id, webhook: outcome }, 'job webhook'))
+      .finally(() => this.deliveries.delete(delivery));
+    this.deliveries.add(delivery);
   }
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message.slice(0, 2000);
-  return String(error).slice(0, 2000);
 }

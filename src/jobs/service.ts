@@ -85,11 +85,16 @@ export class JobService {
     const progress = { ...(JSON.parse(row.progress) as object), state: 'cancelled', eta: null };
     if (await this.repo.cancel(row.id, JSON.stringify(progress), now)) {
       this.runner.abortLocal(row.id);
-      await this.runner.notify(row, 'cancelled', now, null);
+      this.runner.notify(row, 'cancelled', now, null);
       return { jobId: row.id, status: 'cancelled' };
     }
     const current = await this.find(principal, workspaceId, id);
     return { jobId: current.id, status: current.status };
+  }
+
+  /** Ids of the queued or running jobs working on these resources. */
+  inFlightFor(organisationId: string, resourceIds: string[]): Promise<string[]> {
+    return this.repo.inFlightFor(organisationId, resourceIds);
   }
 
   /** Cancels the in-flight jobs working on these resources (a twin being deleted). */
@@ -99,7 +104,7 @@ export class JobService {
       const now = nowIso();
       if (row !== undefined && (await this.repo.cancel(id, JSON.stringify(progressOf(0, 'cancelled')), now))) {
         this.runner.abortLocal(id);
-        await this.runner.notify(row, 'cancelled', now, null);
+        this.runner.notify(row, 'cancelled', now, null);
       }
     }
   }
@@ -130,10 +135,20 @@ function present(row: JobRow): Job {
     progress: JSON.parse(row.progress) as Job['progress'],
     result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown>),
     error: row.error,
-    webhookUrl: row.webhook_url,
+    webhookUrl: row.webhook_url === null ? null : maskedWebhook(row.webhook_url),
     createdBy: row.created_by,
     createdAt: row.created_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,
   };
+}
+
+/** Receivers often carry a token in the path or query: a job shows only where its webhook goes. */
+function maskedWebhook(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname === '/' && parsed.search === '' ? parsed.origin : `${parsed.origin}/…`;
+  } catch {
+    return '…';
+  }
 }

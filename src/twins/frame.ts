@@ -24,10 +24,12 @@ export function modelledColumns(schema: InferredColumn[], excluded: Iterable<str
  * read it without copies. Columns with fewer than two distinct values carry no information and are left out
  * (named in `dropped`). The signature is a sha256 over the names, kinds and values as read.
  */
-export function buildFrame(rows: Array<Record<string, unknown>>, columns: InferredColumn[]): { frame: Frame; dropped: string[]; signature: string } {
+export async function buildFrame(rows: Array<Record<string, unknown>>, columns: InferredColumn[]): Promise<{ frame: Frame; dropped: string[]; signature: string }> {
   const frameColumns: FrameColumn[] = [];
   const dropped: string[] = [];
   for (const column of columns) {
+    // One column at a time, letting requests through between them: this runs on the server's event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     const built = isStates(rows, column) ? categorical(rows, column.field) : continuous(rows, column.field);
     if (distinctCount(built) < 2) dropped.push(column.field);
     else frameColumns.push(built);

@@ -6,7 +6,7 @@ import type { ComputePool } from '../compute/pool.js';
 import type { DatasetService } from '../datasets/service.js';
 import { edgeConfidence } from '../engine/discovery/bootstrap.js';
 import type { DiscoveryOptions, DiscoveryResult, Frame } from '../engine/types.js';
-import type { JobContext, JobRunner } from '../jobs/runner.js';
+import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
 import { nowIso } from '../lib/ids.js';
 import { buildChangelog } from './changelog.js';
 import { edgesForTraining } from './fixed-graph.js';
@@ -16,8 +16,12 @@ import { type TwinRecord, presentVersion } from './records.js';
 import type { TwinRepo, VersionRow } from './repo.js';
 import { suggestSimulations } from './suggestions.js';
 
-/** Rows a twin learns from at most (the first ones the dataset answers); the version records how many it used. */
+/**
+ * Rows a twin learns from at most (the first ones in the data's order), and cells (rows x columns): the rows are
+ * read into the server's memory before they become typed arrays. The version records how many it used.
+ */
 export const MAX_TRAIN_ROWS = 200_000;
+const MAX_TRAIN_CELLS = 10_000_000;
 const MIN_ROWS = 10;
 const DEFAULTS = { alpha: 0.05, timeBudgetSeconds: 300, bootstrapSamples: 16, testFraction: 0.2, seed: 1 };
 
@@ -50,7 +54,7 @@ export class TwinLearning {
     const started = Date.now();
     const twin = await this.repo.find(job.organisation_id, job.workspace_id, twinId);
     const row = await this.repo.findVersion(job.organisation_id, twinId, job.resource_id ?? '');
-    if (twin === undefined || row === undefined) throw new Error('The twin or its version was deleted');
+    if (twin === undefined || row === undefined) throw new JobError('The twin or its version was deleted');
     const version = presentVersion(row);
     const twinRecord = JSON.parse(twin.record) as TwinRecord;
 
@@ -59,21 +63,28 @@ export class TwinLearning {
     const { schema, compiled } = await this.datasets.learningInput(systemPrincipal(job.organisation_id, job.workspace_id, job.created_by), job.workspace_id, binding);
     const excluded = [...twinRecord.environmentColumns, ...(twinRecord.selectedTimeColumnName === null ? [] : [twinRecord.selectedTimeColumnName])];
     const columns = modelledColumns(schema, excluded);
-    const { rows } = await this.datasets.learningRows(job.organisation_id, compiled, columns.map((c) => c.field), MAX_TRAIN_ROWS, context.signal);
-    const { frame, dropped, signature } = buildFrame(rows, columns);
-    if (frame.nRows < MIN_ROWS) throw new Error(`The data has ${frame.nRows} rows; a twin needs at least ${MIN_ROWS}`);
-    if (frame.columns.length < 2) throw new Error('A twin needs at least two varying numeric, boolean or categorical columns');
+    if (columns.length < 2) throw new JobError('A twin needs at least two numeric, boolean or categorical columns');
+    const maxRows = Math.min(MAX_TRAIN_ROWS, Math.floor(MAX_TRAIN_CELLS / columns.length));
+    const rows = await this.datasets.learningRows(job.organisation_id, compiled, columns.map((c) => c.field), maxRows, context.signal);
+    const { frame, dropped, signature } = await buildFrame(rows, columns);
+    if (frame.nRows < MIN_ROWS) throw new JobError(`The data has ${frame.nRows} rows; a twin needs at least ${MIN_ROWS}`);
+    if (frame.columns.length < 2) throw new JobError('A twin needs at least two varying numeric, boolean or categorical columns');
     const kept = new Set(frame.columns.map((c) => c.name));
     const canonicalInputSchema = columns.filter((c) => kept.has(c.field));
 
-    let learned: Partial<TwinVersion> = {};
-    if (steps.discover) learned = await this.discover(context, frame, version, steps.train ? 0.6 : 0.95);
-    if (steps.train) {
-      const graph = learned.causalGraph ?? version.causalGraph;
-      learned = { ...learned, ...(await this.train(context, frame, { ...version, ...learned, causalGraph: graph })) };
+    // One signal for the job's pool tasks: a failing task stops its siblings, and a cancel stops them all.
+    const local = new AbortController();
+    const scoped = { ...context, signal: AbortSignal.any([context.signal, local.signal]) };
+    let learned: Partial<TwinVersion> & { model?: string | null } = {};
+    try {
+      if (steps.discover) learned = { ...UNTRAINED, ...(await this.discover(scoped, frame, version, steps.train ? 0.6 : 0.95)) };
+      if (steps.train) learned = { ...learned, ...(await this.train(scoped, frame, { ...version, ...learned })) };
+    } finally {
+      local.abort();
     }
     context.progress(0.97, 'saving');
-    const saved = await this.save(row, { ...learned, canonicalInputSchema, inputFields: canonicalInputSchema.map((c) => c.field), dataSignature: signature });
+    await context.ensureActive();
+    const saved = await this.save(row, version.fixedSubGraph, { ...learned, canonicalInputSchema, inputFields: canonicalInputSchema.map((c) => c.field), dataSignature: signature });
     if (steps.train) await this.refreshTwin(twin.organisation_id, twin.workspace_id, twinId, saved, canonicalInputSchema);
     return {
       versionId: saved.id,
@@ -208,34 +219,40 @@ export class TwinLearning {
     };
   }
 
-  /** Writes what was learned onto the version as it is now (a fixed-graph edit meanwhile is kept), retrying a race. */
-  private async save(row: VersionRow, learned: Partial<TwinVersion> & { model?: string }): Promise<TwinVersion> {
+  /**
+   * Writes what was learned onto the version, retrying a race with another writer. A fixed graph edited while the
+   * job ran fails it: what was learned no longer honours the pins.
+   */
+  private async save(row: VersionRow, usedFixedGraph: TwinVersion['fixedSubGraph'], learned: Partial<TwinVersion> & { model?: string | null }): Promise<TwinVersion> {
     const { model, ...members } = learned;
     let current = row;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const next: TwinVersion = { ...presentVersion(current), ...members };
-      if (await this.repo.updateVersion({ ...current, record: JSON.stringify(next), model: model ?? current.model }, current.revision)) return next;
+      const now = presentVersion(current);
+      if (JSON.stringify(now.fixedSubGraph) !== JSON.stringify(usedFixedGraph)) {
+        throw new JobError('The fixed graph of this version changed while it was learning; run the job again');
+      }
+      const next: TwinVersion = { ...now, ...members };
+      if (await this.repo.updateVersion({ ...current, record: JSON.stringify(next), model: model === undefined ? current.model : model }, current.revision)) return next;
       const fresh = await this.repo.findVersion(row.organisation_id, row.twin_id, row.id);
-      if (fresh === undefined) throw new Error('The twin version was deleted while it was learning');
+      if (fresh === undefined) throw new JobError('The twin version was deleted while it was learning');
       current = fresh;
     }
-    throw new Error('The twin version kept changing while its results were saved');
+    throw new JobError('The twin version kept changing while its results were saved; run the job again');
   }
 
   private async refreshTwin(organisationId: string, workspaceId: string, twinId: string, version: TwinVersion, canonicalInputSchema: TwinRecord['canonicalInputSchema']): Promise<void> {
-    const twin = await this.repo.find(organisationId, workspaceId, twinId);
-    if (twin === undefined) return;
-    const record = JSON.parse(twin.record) as TwinRecord;
     const now = nowIso();
-    const next: TwinRecord = {
-      ...record,
-      canonicalInputSchema,
-      suggestedSimulations: suggestSimulations(version.causalGraph, version.nodes, version.variableRoles, now),
-      suggestionsGeneratedAt: now,
-    };
-    await this.repo.update({ ...twin, record: JSON.stringify(next), updated_at: now });
+    const suggestedSimulations = suggestSimulations(version.causalGraph, version.nodes, version.variableRoles, now);
+    await this.repo.mutate(organisationId, workspaceId, twinId, (twin) => {
+      const record = JSON.parse(twin.record) as TwinRecord;
+      const next: TwinRecord = { ...record, canonicalInputSchema, suggestedSimulations, suggestionsGeneratedAt: now };
+      return { ...twin, record: JSON.stringify(next), updated_at: now };
+    });
   }
 }
+
+/** A new discovery invalidates what an earlier training fitted on the old graph. */
+const UNTRAINED = { evaluation: null, trainedAt: null, nTrainSamples: null, configSignature: null, model: null } satisfies Partial<TwinVersion> & { model: null };
 
 const numberParam = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
 

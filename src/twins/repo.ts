@@ -6,6 +6,8 @@ export type TwinRow = DigitalTwinsTable;
 export type VersionRow = TwinVersionsTable;
 
 
+class TwinGone extends Error {}
+
 export class TwinRepo {
   constructor(private readonly db: MetaDb) {}
 
@@ -38,28 +40,56 @@ export class TwinRepo {
     return { rows: result, total: Number(total) };
   }
 
-  async update(row: TwinRow): Promise<void> {
-    await this.db
+  /** Writes the twin if it is still at `row.revision`; false when another writer came first. */
+  async update(row: TwinRow): Promise<boolean> {
+    const result = await this.db
       .updateTable('digital_twins')
-      .set({ name: row.name, normalized_name: row.normalized_name, record: row.record, updated_at: row.updated_at })
+      .set({ name: row.name, normalized_name: row.normalized_name, record: row.record, updated_at: row.updated_at, revision: row.revision + 1 })
       .where('organisation_id', '=', row.organisation_id)
       .where('id', '=', row.id)
-      .execute();
+      .where('revision', '=', row.revision)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Deletes the twin and (by cascade) its versions; answers the ids of the versions it had. */
-  async delete(organisationId: string, workspaceId: string, id: string): Promise<string[] | null> {
-    return this.db.transaction().execute(async (tx) => {
-      const versions = await tx.selectFrom('twin_versions').select('id').where('organisation_id', '=', organisationId).where('twin_id', '=', id).execute();
-      await tx.deleteFrom('twin_versions').where('organisation_id', '=', organisationId).where('twin_id', '=', id).execute();
-      const result = await tx
-        .deleteFrom('digital_twins')
-        .where('organisation_id', '=', organisationId)
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) === 1 ? versions.map((v) => v.id) : null;
-    });
+  /**
+   * Read-modify-write of a twin that never loses a concurrent change: `change` is applied to the current row and
+   * retried on a fresh read when another writer came first. Answers the row written, or undefined when the twin
+   * is gone.
+   */
+  async mutate(organisationId: string, workspaceId: string, id: string, change: (row: TwinRow) => TwinRow | Promise<TwinRow>): Promise<TwinRow | undefined> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const row = await this.find(organisationId, workspaceId, id);
+      if (row === undefined) return undefined;
+      const next = await change(row);
+      if (await this.update({ ...next, revision: row.revision })) return { ...next, revision: row.revision + 1 };
+    }
+    throw new Error(`Twin ${id} kept changing under concurrent writes`);
+  }
+
+  /** Deletes the twin and its versions, all or nothing; false when it was not there. */
+  async delete(organisationId: string, workspaceId: string, id: string): Promise<boolean> {
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        const result = await tx
+          .deleteFrom('digital_twins')
+          .where('organisation_id', '=', organisationId)
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (Number(result.numDeletedRows) !== 1) throw new TwinGone();
+        await tx.deleteFrom('twin_versions').where('organisation_id', '=', organisationId).where('twin_id', '=', id).execute();
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof TwinGone) return false;
+      throw error;
+    }
+  }
+
+  async versionIds(organisationId: string, twinId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('twin_versions').select('id').where('organisation_id', '=', organisationId).where('twin_id', '=', twinId).execute();
+    return rows.map((row) => row.id);
   }
 
   findVersion(organisationId: string, twinId: string, id: string): Promise<VersionRow | undefined> {

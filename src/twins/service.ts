@@ -84,6 +84,7 @@ export class TwinService {
       type,
       status: 'active',
       record: JSON.stringify(record),
+      revision: 1,
       created_by: principal.userId,
       created_at: now,
       updated_at: now,
@@ -111,27 +112,27 @@ export class TwinService {
 
   async update(principal: Principal, workspaceId: string, id: string, input: PatchTwin): Promise<DigitalTwin> {
     await this.access.require(principal, workspaceId, 'write');
-    const row = await this.find(principal, workspaceId, id);
-    const record = JSON.parse(row.record) as TwinRecord;
-    if (input.tags !== undefined) record.tags = input.tags;
-    const next: TwinRow = {
-      ...row,
-      name: input.name?.trim() ?? row.name,
-      normalized_name: input.name === undefined ? row.normalized_name : normalise(input.name),
-      record: JSON.stringify(record),
-      updated_at: nowIso(),
-    };
-    await this.repo.update(next);
-    return presentTwin(next);
+    const written = await this.repo.mutate(principal.organisationId, workspaceId, id, (row) => {
+      const record = JSON.parse(row.record) as TwinRecord;
+      if (input.tags !== undefined) record.tags = input.tags;
+      return {
+        ...row,
+        name: input.name?.trim() ?? row.name,
+        normalized_name: input.name === undefined ? row.normalized_name : normalise(input.name),
+        record: JSON.stringify(record),
+        updated_at: nowIso(),
+      };
+    });
+    if (written === undefined) throw notFound('Digital twin', id);
+    return presentTwin(written);
   }
 
   /** Deletes the twin, its versions and fitted models; jobs still working on it are cancelled first. */
   async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
     await this.access.require(principal, workspaceId, 'full');
     const row = await this.find(principal, workspaceId, id);
-    const versions = await this.repo.listVersions(principal.organisationId, row.id, { limit: 10_000, after: null });
-    await this.jobs.cancelFor(principal.organisationId, versions.rows.map((v) => v.id));
-    if ((await this.repo.delete(principal.organisationId, workspaceId, id)) === null) throw notFound('Digital twin', id);
+    await this.jobs.cancelFor(principal.organisationId, await this.repo.versionIds(principal.organisationId, row.id));
+    if (!(await this.repo.delete(principal.organisationId, workspaceId, id))) throw notFound('Digital twin', id);
   }
 
   async listVersions(principal: Principal, workspaceId: string, twinId: string, query: { limit?: number; cursor?: string }): Promise<Page<TwinVersion>> {
@@ -192,8 +193,12 @@ export class TwinService {
         if (this.isUniqueViolation(error)) continue;
         throw error;
       }
-      const record = JSON.parse(twin.record) as TwinRecord;
-      await this.repo.update({ ...twin, record: JSON.stringify({ ...record, latestVersionId: version.id }), updated_at: nowIso() });
+      // The newest version number wins, whichever of two concurrent creations writes last.
+      await this.repo.mutate(principal.organisationId, workspaceId, twinId, async (row) => {
+        const newest = await this.repo.latestVersion(principal.organisationId, twinId);
+        const record = JSON.parse(row.record) as TwinRecord;
+        return { ...row, record: JSON.stringify({ ...record, latestVersionId: newest?.id ?? version.id }), updated_at: nowIso() };
+      });
       return version;
     }
     throw new AppError('conflict', 'Other versions of this twin were being created at the same moment; retry');
@@ -255,6 +260,9 @@ export class TwinService {
       throw new AppError('conflict', `Version ${record.version} has no data: create a version with a datasetId`);
     }
     check?.(record);
+    if ((await this.jobs.inFlightFor(principal.organisationId, [version.id])).length > 0) {
+      throw new AppError('conflict', `Version ${record.version} is already being learned by another job; wait for it or cancel it`);
+    }
     const { webhookUrl, ...params } = input;
     return this.jobs.submit({
       organisationId: principal.organisationId,

@@ -74,6 +74,9 @@ test('jobs list newest first, read one by id, and a cancel of a finished job ans
   const cancel = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/jobs/${first.jobId}/cancel` });
   assert.equal(cancel.status, 200);
   assert.deepEqual(cancel.body.data, { jobId: first.jobId, status: 'completed' });
+  const masked = (await app.call({ method: 'POST', url: `${version}/discover`, body: { bootstrapSamples: 0, webhookUrl: 'http://localhost:9/services/T0/B0/secret-token?sig=1' } })).body.data;
+  assert.equal((await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/jobs/${masked.jobId}` })).body.data.webhookUrl, 'http://localhost:9/…', 'a job shows only where its webhook goes');
+  await waitForJob(app, ws, masked.jobId);
   const other = await app.call({ method: 'GET', url: `${API}/workspaces/${app.other.libraryWorkspaceId}/jobs/${first.jobId}`, key: app.other.key });
   assert.equal(other.status, 404, 'another organisation never sees the job');
 });

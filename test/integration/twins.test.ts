@@ -156,18 +156,20 @@ test('run-pipeline learns a linear chain: graph, coefficients, evaluation, roles
     // A chain has no v-structure: its edges cannot be oriented from data, so each resample credits either direction half.
     assert.ok(edge.confidence >= 0.3 && edge.confidence <= 1, `confidence ${edge.confidence}`);
   }
-  const y = version.nodes.find((n: { name: string }) => n.name === 'y');
-  const z = version.nodes.find((n: { name: string }) => n.name === 'z');
-  // Whichever way the equivalence class is oriented, the fitted mechanism must reproduce the data's regression.
-  if (y.parentImpacts.x !== undefined) assert.match(y.symbolicEquation, /^y = /);
-  assert.ok(version.evaluation.nodeMetrics.z.r2 > 0.85, `z r2 ${version.evaluation.nodeMetrics.z.r2}`);
+  // Whichever member of the equivalence class was chosen, every node with parents is predicted well from them
+  // (the weakest link, x from y or y from x, explains 80% of the variance).
+  const withParents = version.nodes.filter((n: { parentImpacts: object }) => Object.keys(n.parentImpacts).length > 0);
+  assert.ok(withParents.length >= 2);
+  for (const node of withParents) {
+    assert.match(node.symbolicEquation, new RegExp(`^${node.name} = .* \\+ N\\(0, `));
+    assert.ok(version.evaluation.nodeMetrics[node.name].r2 > 0.7, `${node.name} r2 ${version.evaluation.nodeMetrics[node.name].r2}`);
+  }
   assert.equal(version.evaluation.modelType, 'cbn');
   assert.ok(version.evaluation.nEvalPoints > 0);
   assert.ok(version.variableRoles.sources.length >= 1 && version.variableRoles.targets.length >= 1);
   assert.ok(!version.variableRoles.sources.includes('w') && !version.variableRoles.targets.includes('w'), 'an isolated variable has no role');
   assert.ok(version.changelog.causalGraphDiffs.every((d: { type: string }) => d.type === 'added') && version.changelog.causalGraphDiffs.length === 2);
   assert.ok(version.discovery.bootstrapSamples === 8 && version.discovery.testsRun > 0);
-  assert.ok(z !== undefined && y !== undefined);
 
   const twinNow = (await app.call({ method: 'GET', url: base })).body.data;
   assert.ok(twinNow.suggestedSimulations.length > 0, 'suggestions derived from the graph');
@@ -192,4 +194,24 @@ test('training honours the fixed graph: a pinned edge is fitted and a forbidden 
   const version = (await app.call({ method: 'GET', url })).body.data;
   assert.ok(keys(version.causalGraph).includes('w->z'));
   assert.ok(version.nodes.find((n: { name: string }) => n.name === 'z').parentImpacts.w !== undefined, 'z is fitted on its pinned parent w');
+});
+
+test('a second job on a version in flight answers 409; a new discovery clears the model an earlier training fitted', async (t) => {
+  const { app, ws, twin, base } = await setup(t);
+  const url = `${base}/versions/${twin.versionId}`;
+  const first = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0 } });
+  assert.equal(first.status, 202);
+  const second = await app.call({ method: 'POST', url: `${url}/discover`, body: {} });
+  assert.equal(second.status, 409, 'the version is being learned already');
+  assert.equal((await waitForJob(app, ws, first.body.data.jobId)).status, 'completed');
+  const trained = (await app.call({ method: 'GET', url })).body.data;
+  assert.equal(trained.status, 'trained');
+  const again = await waitForJob(app, ws, (await app.call({ method: 'POST', url: `${url}/discover`, body: { bootstrapSamples: 0 } })).body.data.jobId);
+  assert.equal(again.status, 'completed');
+  const rediscovered = (await app.call({ method: 'GET', url })).body.data;
+  assert.equal(rediscovered.status, 'discovered');
+  assert.equal(rediscovered.evaluation, null);
+  assert.equal(rediscovered.trainedAt, null);
+  const row = await app.context.meta.db.selectFrom('twin_versions').select('model').where('id', '=', twin.versionId).executeTakeFirstOrThrow();
+  assert.equal(row.model, null, 'the old fitted model is gone');
 });

@@ -1,12 +1,16 @@
 /**
  * Causal discovery for a static twin (DESIGN.md "Static discovery"): PC-stable skeleton with the CI test chosen by
- * data type, v-structures and Meek rules; then the BIC-best of two score searches (tabu hill climbing from the PC
- * pattern, and GES from the empty graph refined by the same hill climbing; score-search.ts) picks the DAG. The
- * answer is that DAG with edge strengths, and its CPDAG.
+ * data type, v-structures and Meek rules; then the better (extended BIC, local-score.ts) of two score searches
+ * (tabu hill climbing from the PC pattern, and GES from the empty graph refined by the same hill climbing;
+ * score-search.ts) picks the DAG. The answer is that DAG with edge strengths, and its CPDAG.
  *
- * Missing values: the Gaussian statistics use pairwise-complete covariances (tests with the smallest pairwise
- * count as n), G-square drops the rows missing in a test's variables (test-wise deletion), and count/logistic
- * scores use the rows complete for each family rescaled to all rows. Nothing is imputed.
+ * Missing values (nothing is imputed into the data): the Gaussian statistics use the EM maximum-likelihood
+ * covariance (tests take the smallest pairwise count as n), G-square drops the rows missing in a test's variables
+ * (test-wise deletion), and count/logistic scores use the rows observing each family (search moves compare two
+ * families on their common rows).
+ *
+ * Every step is deterministic (no random choice), so `options.seed` changes nothing here; bootstrap resamples carry
+ * their own seed (bootstrap.ts).
  */
 import type { Kernels } from '../../compute/kernels.js';
 import { cpdagOfDag } from '../graph/cpdag.js';

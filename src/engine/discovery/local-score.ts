@@ -1,10 +1,10 @@
 /**
- * Decomposable BIC local scores (Schwarz 1978): log-likelihood of a node given its parents minus
- * (log n / 2) x free parameters. Continuous nodes: linear-Gaussian regression on the parents' Gaussian embedding,
- * computed from the covariance alone. Categorical nodes: multinomial counts when every parent is categorical
- * (Heckerman, Geiger & Chickering 1995), multinomial logistic regression otherwise. With missing values the
- * count and logistic likelihoods use the rows complete for the family, rescaled to all n rows (the node-average
- * likelihood of Balov 2013), so parent sets with different missingness compare fairly.
+ * Decomposable local scores: extended BIC (below) of a node given its parents. Continuous nodes: linear-Gaussian
+ * regression on the parents' Gaussian embedding, computed from the covariance alone. Categorical nodes:
+ * multinomial counts when every parent is categorical (Heckerman, Geiger & Chickering 1995), multinomial logistic
+ * regression otherwise. With missing values a family's likelihood uses the rows that observe it, rescaled to all
+ * n rows (the node-average likelihood of Balov 2013), and a search move compares two families on their common
+ * rows (`gain`).
  */
 import type { Kernels } from '../../compute/kernels.js';
 import type { PreparedData } from './prepare.js';
@@ -36,8 +36,9 @@ export interface LocalScorer {
 }
 
 export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScorer {
+  const penalty = Math.log(Math.max(data.n, 2)) / 2;
   const gaussian = data.moments ? gaussianFamily(data, kernels) : null;
-  const counts = countFamily(data);
+  const counts = countFamily(data, penalty);
   const logistic = data.mode === 'mixed' ? logisticFamily(data, kernels) : null;
   const familyOf = (node: number, parents: readonly number[]) => {
     if (data.kinds[node] === 'continuous') return gaussian!;
@@ -47,7 +48,6 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
   const cache = new Map<string, number>();
   let evaluations = 0;
   const logLikCache = new Map<string, number>();
-  const penalty = Math.log(Math.max(data.n, 2)) / 2;
   const informativeCount = data.informative.reduce((a, b) => a + b, 0);
   const sizePenalty = (k: number) => EBIC_GAMMA * logBinomial(Math.max(informativeCount - 1, k), k);
   const keyOf = (node: number, parents: readonly number[]) => `${node}|${[...parents].sort((a, b) => a - b).join(',')}`;
@@ -164,7 +164,7 @@ export function residualVariance(cov: Float64Array, q: number, y: number, cols: 
 /** Parent-configuration keys of recently used parent sets (mixed radix over rows; -1 = a parent missing). */
 const KEY_CACHE_SIZE = 24;
 
-function countFamily(data: PreparedData): Family {
+function countFamily(data: PreparedData, penaltyPerParameter: number): Family {
   const { n } = data;
   let counts = new Int32Array(1024);
   const keyCache = new Map<string, Int32Array>();
@@ -181,12 +181,7 @@ function countFamily(data: PreparedData): Family {
       const radix = Math.max(data.levels[last]!, 1);
       if (parents.length === 1) keys.set(codes);
       else {
-        const base = keysOf(parents.slice(0, -1));
-        for (let row = 0; row < n; row++) {
-          const key = base[row]!;
-          const code = codes[row]!;
-          keys[row] = key < 0 || code < 0 ? -1 : key * radix + code;
-        }
+        foldKeys(keysOf(parents.slice(0, -1)), codes, radix, keys);
       }
     }
     if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
@@ -198,7 +193,9 @@ function countFamily(data: PreparedData): Family {
       const r = data.levels[node]!;
       let configs = 1;
       for (const v of parents) configs *= Math.max(data.levels[v]!, 1);
-      if (configs * r > 4 * n + 1024) return 0; // more cells than rows: the BIC penalty alone rules the family out (loglik <= 0)
+      // A family whose penalty exceeds n log r (the most any parents can add to the likelihood of no parents) can
+      // never beat having no parents: answer the upper bound 0 without counting.
+      if (penaltyPerParameter * (r - 1) * configs > n * Math.log(Math.max(r, 2))) return 0;
       const child = data.codes[node]!;
       const size = configs * r;
       if (counts.length < size) counts = new Int32Array(size);
@@ -211,30 +208,12 @@ function countFamily(data: PreparedData): Family {
         for (let row = 0; row < n; row++) if (child[row]! >= 0) cells[child[row]!]!++;
       } else {
         // The last parent is folded in on the fly, so scoring "current parents + one candidate" allocates nothing.
-        const base = keysOf(parents.slice(0, -1));
-        const last = data.codes[parents[parents.length - 1]!]!;
-        const radix = Math.max(data.levels[parents[parents.length - 1]!]!, 1);
-        for (let row = 0; row < n; row++) {
-          const b = base[row]!;
-          const l = last[row]!;
-          const c = child[row]!;
-          if ((b | l | c) >= 0) cells[(b * radix + l) * r + c]!++; // all non-negative: nothing missing
-        }
+        const lastParent = parents[parents.length - 1]!;
+        countCells(keysOf(parents.slice(0, -1)), data.codes[lastParent]!, Math.max(data.levels[lastParent]!, 1), child, r, cells);
       }
-      let used = 0;
-      for (let cell = 0; cell < size; cell++) used += cells[cell]!;
+      const { logLik, used } = multinomialLogLik(cells, configs, r);
       if (used === 0) return 0;
-      let ll = 0;
-      for (let config = 0; config < configs; config++) {
-        let total = 0;
-        for (let k = 0; k < r; k++) total += cells[config * r + k]!;
-        if (total === 0) continue;
-        for (let k = 0; k < r; k++) {
-          const c = cells[config * r + k]!;
-          if (c > 0) ll += c * Math.log(c / total);
-        }
-      }
-      return rows ? ll : (ll * n) / used;
+      return rows ? logLik : (logLik * n) / used;
     },
     parameters(node, parents) {
       let configs = 1;
@@ -242,6 +221,43 @@ function countFamily(data: PreparedData): Family {
       return Math.max(data.levels[node]! - 1, 0) * configs;
     },
   };
+}
+
+// The hot loops as small top-level functions, which V8 optimises better than code inside a large closure.
+function countCells(base: Int32Array, last: Int32Array, radix: number, child: Int32Array, r: number, cells: Int32Array): void {
+  const n = child.length;
+  for (let row = 0; row < n; row++) {
+    const b = base[row]!;
+    const l = last[row]!;
+    const c = child[row]!;
+    if ((b | l | c) >= 0) cells[(b * radix + l) * r + c]!++; // all non-negative: nothing missing
+  }
+}
+
+function foldKeys(base: Int32Array, codes: Int32Array, radix: number, out: Int32Array): void {
+  const n = out.length;
+  for (let row = 0; row < n; row++) {
+    const key = base[row]!;
+    const code = codes[row]!;
+    out[row] = (key | code) < 0 ? -1 : key * radix + code;
+  }
+}
+
+/** sum N_jk log(N_jk / N_j) over a configs x r table of counts, and the number of rows counted. */
+function multinomialLogLik(cells: Int32Array, configs: number, r: number): { logLik: number; used: number } {
+  let logLik = 0;
+  let used = 0;
+  for (let config = 0; config < configs; config++) {
+    let total = 0;
+    for (let k = 0; k < r; k++) total += cells[config * r + k]!;
+    if (total === 0) continue;
+    used += total;
+    for (let k = 0; k < r; k++) {
+      const c = cells[config * r + k]!;
+      if (c > 0) logLik += c * Math.log(c / total);
+    }
+  }
+  return { logLik, used };
 }
 
 function logisticFamily(data: PreparedData, kernels: Kernels): Family {

@@ -198,6 +198,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('type', 'text', (c) => c.notNull())
         .addColumn('status', 'text', (c) => c.notNull())
         .addColumn('record', 'text', (c) => c.notNull())
+        .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(1))
         .addColumn('created_by', 'text', (c) => c.notNull())
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())

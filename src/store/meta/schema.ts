@@ -171,6 +171,8 @@ export interface DigitalTwinsTable {
   status: string;
   /** JSON: the remaining twin members (tags, data binding, schema, suggestions, environment groups, autoUpdate). */
   record: string;
+  /** Bumped on every write: concurrent writers compare it (optimistic locking). */
+  revision: number;
   created_by: string;
   created_at: string;
   updated_at: string;
