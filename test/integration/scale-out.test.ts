@@ -135,13 +135,20 @@ test('on PostgreSQL, two processes share the job queue: each job runs once, and 
   const twin = (await a.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/digital-twins`, body: { name: 'shared twin', sourceId: source } })).body.data;
   const version = `/api/v1/workspaces/${ws}/digital-twins/${twin.id}/versions/${twin.versionId}`;
   const submitted = [];
-  for (let i = 0; i < 6; i++) submitted.push((await (i % 2 === 0 ? a : b).call({ method: 'POST', url: `${version}/discover`, body: { bootstrapSamples: 2 } })).body.data.jobId);
-  for (const id of submitted) assert.equal((await waitForJob(a, ws, id)).status, 'completed');
+  // One job per version at a time: each submission waits for the previous one, alternating processes.
+  for (let i = 0; i < 4; i++) {
+    submitted.push((await (i % 2 === 0 ? a : b).call({ method: 'POST', url: `${version}/discover`, body: { bootstrapSamples: 2 } })).body.data.jobId);
+    assert.equal((await waitForJob(a, ws, submitted.at(-1)!)).status, 'completed');
+  }
   const owners = await a.context.meta.db.selectFrom('jobs').select(['id', 'owner']).where('id', 'in', submitted).execute();
   assert.ok(owners.every((row) => row.owner === a.context.jobRunner.owner || row.owner === b.context.jobRunner.owner), 'every job was claimed by one of the two');
 
-  // A long discovery claimed by whichever process, cancelled through the other one.
-  const long = (await a.call({ method: 'POST', url: `${version}/discover`, body: { bootstrapSamples: 200 } })).body.data.jobId;
+  // A long discovery (many correlated columns, many resamples) claimed by whichever process, cancelled through the other.
+  const wide = Array.from({ length: 1200 }, (_, i) => Object.fromEntries(Array.from({ length: 25 }, (_, j) => [`v${j}`, Math.sin(i * (j + 1)) + ((i * 7919 + j * 104729) % 1000) / 1000])));
+  const wideSource = (await a.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/sources/from-data`, body: { name: 'wide', rows: wide } })).body.data.id;
+  const wideTwin = (await a.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/digital-twins`, body: { name: 'wide twin', sourceId: wideSource } })).body.data;
+  const wideVersion = `/api/v1/workspaces/${ws}/digital-twins/${wideTwin.id}/versions/${wideTwin.versionId}`;
+  const long = (await a.call({ method: 'POST', url: `${wideVersion}/discover`, body: { bootstrapSamples: 200 } })).body.data.jobId;
   let owner: string | null = null;
   for (let i = 0; i < 500 && owner === null; i++) {
     owner = (await a.context.meta.db.selectFrom('jobs').select('owner').where('id', '=', long).executeTakeFirstOrThrow()).owner;
