@@ -23,6 +23,7 @@ import { hashApiKey, generateApiKeyValue } from '../../src/api-keys/api-key-valu
 import { ApiKeyRepo, type ApiKeyRow } from '../../src/api-keys/repo.js';
 import { newKeyRow } from '../../src/api-keys/service.js';
 import { IdempotencyRepo, type IdempotencyRow } from '../../src/http/idempotency-repo.js';
+import { JobRepo, type JobRow } from '../../src/jobs/repo.js';
 import { newId, nowIso } from '../../src/lib/ids.js';
 import { OrganisationRepo, type NewOrganisation } from '../../src/organisations/repo.js';
 import { OrganisationService } from '../../src/organisations/service.js';
@@ -516,6 +517,37 @@ export function describeMetaStoreConformance(name: string, target: MetaStoreTarg
       assert.equal(await new UserRepo(store.db).find(other.organisationId, tenant.userId), undefined);
       const key = await store.db.selectFrom('api_keys').select('id').where('organisation_id', '=', tenant.organisationId).executeTakeFirstOrThrow();
       assert.equal(await new ApiKeyRepo(store.db).find(other.organisationId, key.id), undefined);
+    });
+
+    it('keeps the job queue exact: a queued job is claimed once, and a cancel and a finish never both win', { skip }, async () => {
+      const jobs = new JobRepo(store.db);
+      const workspace = workspaceRow(tenant.organisationId, tenant.userId, unique('jobs'));
+      await new WorkspaceRepo(store.db).insert(workspace, { workspace_id: workspace.id, user_id: tenant.userId, level: 'full', created_at: nowIso() });
+      const job = (id: string): JobRow => ({
+        id, organisation_id: tenant.organisationId, workspace_id: workspace.id, type: 'twin_discover', status: 'queued', resource_type: null,
+        resource_id: null, params: '{}', progress: '{}', result: null, error: null, webhook_url: null, created_by: tenant.userId,
+        created_at: nowIso(), started_at: null, completed_at: null, owner: null, heartbeat_at: null,
+      });
+      const [first, second] = [newId('job'), newId('job')];
+      await jobs.insert(job(first));
+      await jobs.insert(job(second));
+      const claims = await Promise.all([jobs.claim(first, 'p1', nowIso()), jobs.claim(first, 'p2', nowIso())]);
+      assert.deepEqual(claims.filter(Boolean).length, 1, 'exactly one claim wins');
+      const owner = claims[0] ? 'p1' : 'p2';
+      assert.equal(await jobs.isRunningBy(first, owner), true);
+      assert.equal(await jobs.heartbeat(first, owner === 'p1' ? 'p2' : 'p1', '{}', nowIso()), false, 'only the owner writes');
+      const done = { status: 'completed' as const, progress: '{}', result: '{}', error: null, completedAt: nowIso() };
+      const [cancelled, finished] = await Promise.all([jobs.cancel(first, '{}', nowIso()), jobs.finish(first, owner, done)]);
+      assert.equal(Number(cancelled) + Number(finished), 1, 'one terminal state');
+      assert.equal(await jobs.cancel(first, '{}', nowIso()), false, 'a terminal job stays as it is');
+      assert.ok((await jobs.queued(10, ['twin_discover'])).includes(second));
+      assert.equal((await jobs.queued(10, ['other_type'])).includes(second), false, 'a process only claims types it runs');
+      const stale = new Date(Date.now() + 60_000).toISOString();
+      assert.equal(await jobs.claim(second, 'p3', nowIso()), true);
+      const orphans = await jobs.orphaned(stale, null);
+      assert.ok(orphans.some((row) => row.id === second));
+      assert.equal(await jobs.failOrphan(orphans.find((row) => row.id === second)!, 'gone', nowIso()), true);
+      assert.equal((await jobs.findById(second))?.status, 'failed');
     });
 
     it('shows each instance the writes of another instance on the same database', { skip: needsShared }, async () => {
