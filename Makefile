@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench bench-kernels lint lock clean
+.PHONY: run test build bench bench-kernels bench-discovery lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -26,6 +26,10 @@ bench: build
 ## WASM vs TypeScript reference kernels, sizes 10^1..10^6; writes the "Kernels" section of BENCHMARKS.md.
 bench-kernels: build
 	node dist/bench/kernels/kernels.js
+
+## Static discovery side by side with the peers of ../shared/benchmarks/ANCHORS.md; writes BENCHMARKS.md.
+bench-discovery: build
+	node dist/bench/engine/discovery.js
 
 ## Import-boundary check (routes -> service -> repo/engine -> store/compute).
 lint: node_modules/.installed

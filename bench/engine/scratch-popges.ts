@@ -30,3 +30,11 @@ const knowledge = buildKnowledge(names);
 const ges = greedyEquivalenceSearch(p, scorer, { candidates: all, forbidden: knowledge.forbidden, pinned: new Uint8Array(p * p), start: emptyPdag(p), budget: new WorkBudget(1e9), maxSubset: 20 });
 const gd = consistentExtension(ges.cpdag)!;
 console.log('edges', modelEdges(model).length, 'truth score', tot(pdagFromEdges(names, modelEdges(model).map((e) => ({ ...e, directed: true })))).toFixed(0), 'GES score', tot(gd).toFixed(0), 'edges', countEdges(gd), 'SHD', structuralHammingDistance(pdagToEdges(names, ges.cpdag), truth));
+{
+  const hc = hillClimb(p, scorer, { candidates: all, knowledge, start: gd, budget: new WorkBudget(1e9), tabuSteps: 0 });
+  console.log('HC after GES: score', hc.score.toFixed(0), 'edges', countEdges(hc.dag), 'iters', hc.iterations);
+  // single-edge deletions that improve the GES DAG
+  let improving = 0;
+  for (let y = 0; y < p; y++) { const pa = parentsOf(gd, y); for (const x of pa) { if (scorer.gain(y, pa.filter((v) => v !== x), x) < 0) improving++; } }
+  console.log('improving single deletions in GES DAG:', improving);
+}
