@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench bench-kernels bench-discovery lint lock clean
+.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -30,6 +30,10 @@ bench-kernels: build
 ## Static discovery side by side with the peers of ../shared/benchmarks/ANCHORS.md; writes BENCHMARKS.md.
 bench-discovery: build
 	node dist/bench/engine/discovery.js
+
+## A twin's run-pipeline through the API vs the engine alone on the same data; writes BENCHMARKS.md.
+bench-pipeline: build
+	node dist/bench/engine/pipeline.js
 
 ## Import-boundary check (routes -> service -> repo/engine -> store/compute).
 lint: node_modules/.installed

@@ -50,6 +50,7 @@ export function searchBestDag(input: ScoreSearchInput): ScoreSearchResult {
   // Compared by total score (the climbs track sums of gains, which with missing values are on differing rows).
   const patternScore = dagScore(fromPattern.dag, scorer);
   const gesScore = dagScore(fromGes.dag, scorer);
+  (globalThis as any).__searchInfo = `pc=${patternScore.toFixed(1)} ges=${gesScore.toFixed(1)} gesRaw=${dagScore(gesDag, scorer).toFixed(1)} gesSteps=${ges.steps}`;
   return gesScore > patternScore + 1e-9 * Math.abs(patternScore)
     ? { dag: fromGes.dag, score: gesScore, timedOut, start: 'ges' }
     : { dag: fromPattern.dag, score: patternScore, timedOut, start: 'pc' };
