@@ -1,12 +1,22 @@
 // G-square conditional independence tests on integer-coded columns: the statistic and the structural-zero
-// degrees of freedom of gSquareBatch in src/compute/reference/statistics.ts. Rows are grouped by stratum with
-// counting sorts (no table over all strata), so memory stays O(n + levels) however large the conditioning set.
+// degrees of freedom of gSquareBatch in src/compute/reference/statistics.ts. When the whole table (strata of S
+// x levels of x x levels of y) is small, one pass over the rows counts every cell of it (gSquareDirect); a
+// larger table falls back to grouping rows by stratum with counting sorts (gSquareSorted, no table over all
+// strata), so memory stays O(n + levels) however large the conditioning set.
 import { allocF64Zeroed, allocI32, arenaMark, arenaRelease, getF64, getI32, setF64, setI32 } from '../shared/memory';
 import { STATUS_OK, STATUS_OUT_OF_MEMORY } from '../shared/status';
 import { codeAt, compactStrata, countingSort } from './contingency';
 import { chiSquareSurvival } from './distributions';
 
-/** Results of the last gSquareTest call. */
+/**
+ * The direct path's table size limit: at most this many cells, and at most DIRECT_CELLS_PER_ROW per row plus
+ * DIRECT_CELLS_SLACK (clearing and scanning a table much sparser than the rows costs more than sorting them).
+ */
+const DIRECT_MAX_CELLS: u64 = 1 << 20;
+const DIRECT_CELLS_PER_ROW: u64 = 4;
+const DIRECT_CELLS_SLACK: u64 = 4096;
+
+/** Results of the last gSquareDirect or gSquareSorted call. */
 let resultStatistic: f64 = 0;
 let resultDf: f64 = 0;
 
@@ -42,7 +52,7 @@ function labelStrata(codes: usize, n: i32, levels: usize, variables: usize, k: i
   return strata;
 }
 
-function gSquareTest(codes: usize, n: i32, levels: usize, variables: usize, k: i32, ids: usize, order: usize, sorted: usize): i32 {
+function gSquareSorted(codes: usize, n: i32, levels: usize, variables: usize, k: i32, ids: usize, order: usize, sorted: usize): i32 {
   const strata = labelStrata(codes, n, levels, variables, k, ids, order, sorted);
   const x = getI32(variables, k);
   const y = getI32(variables, k + 1);
@@ -98,12 +108,163 @@ function gSquareTest(codes: usize, n: i32, levels: usize, variables: usize, k: i
   return STATUS_OK;
 }
 
+/**
+ * Cells of the whole table of the test in `variables` (S, then x and y) when the direct path takes it, else -1.
+ * A column with no levels makes an empty table (no valid row).
+ */
+function directCells(n: i32, levels: usize, variables: usize, k: i32, limit: u64): i64 {
+  let cells: u64 = 1;
+  for (let i = 0; i < k + 2; i++) {
+    const count = getI32(levels, getI32(variables, i));
+    if (count < 0) return -1;
+    cells *= <u64>count;
+    if (cells > limit) return -1;
+  }
+  return <i64>cells;
+}
+
+// @ts-ignore: decorator
+@inline function bump(table: usize, cell: i32): void {
+  const at = table + (<usize>cell << 2);
+  store<i32>(at, load<i32>(at) + 1);
+}
+
+/**
+ * cells[r] = the table cell of row r, stratum * lx * ly + x * ly + y with the stratum the mixed-radix number of
+ * S's codes, or `missing` when any of its codes is missing or out of range: one vectorised pass per column.
+ */
+function cellIndices(codes: usize, n: i32, levels: usize, variables: usize, k: i32, missing: i32, cells: usize): void {
+  const x = getI32(variables, k);
+  const y = getI32(variables, k + 1);
+  const lx = getI32(levels, x);
+  const ly = getI32(levels, y);
+  const xColumn = codes + ((<usize>x * n) << 2);
+  const yColumn = codes + ((<usize>y * n) << 2);
+  const missingLanes = i32x4.splat(missing);
+  const lxLanes = i32x4.splat(lx);
+  const lyLanes = i32x4.splat(ly);
+  let r = 0;
+  for (; r + 4 <= n; r += 4) {
+    const at = <usize>r << 2;
+    const cx = v128.load(xColumn + at);
+    const cy = v128.load(yColumn + at);
+    const valid = v128.and(i32x4.lt_u(cx, lxLanes), i32x4.lt_u(cy, lyLanes));
+    v128.store(cells + at, v128.bitselect(i32x4.add(i32x4.mul(cx, lyLanes), cy), missingLanes, valid));
+  }
+  for (; r < n; r++) {
+    const cx = getI32(xColumn, r);
+    const cy = getI32(yColumn, r);
+    setI32(cells, r, <u32>cx < <u32>lx && <u32>cy < <u32>ly ? cx * ly + cy : missing);
+  }
+  let stride = lx * ly;
+  for (let i = k - 1; i >= 0; i--) {
+    const column = getI32(variables, i);
+    const count = getI32(levels, column);
+    const codesOf = codes + ((<usize>column * n) << 2);
+    const countLanes = i32x4.splat(count);
+    const strideLanes = i32x4.splat(stride);
+    r = 0;
+    for (; r + 4 <= n; r += 4) {
+      const at = <usize>r << 2;
+      const c = v128.load(codesOf + at);
+      const cell = v128.load(cells + at);
+      const keep = v128.and(i32x4.lt_u(c, countLanes), i32x4.ne(cell, missingLanes));
+      v128.store(cells + at, v128.bitselect(i32x4.add(cell, i32x4.mul(c, strideLanes)), missingLanes, keep));
+    }
+    for (; r < n; r++) {
+      const c = getI32(codesOf, r);
+      const cell = getI32(cells, r);
+      setI32(cells, r, <u32>c < <u32>count && cell != missing ? cell + c * stride : missing);
+    }
+    stride *= count;
+  }
+}
+
+/**
+ * Counts each (stratum, x, y) cell of the test's table in one pass over the rows, then the statistic and df
+ * stratum by stratum over the strata with at least one row. `table` holds `capacity` i32 counts; `rowCells`
+ * n i32. The count of a row goes to one of four copies of the table (row mod 4) when they fit, so that
+ * consecutive rows of the same cell do not wait on each other's increment; the copies are summed after.
+ */
+function gSquareDirect(codes: usize, n: i32, levels: usize, variables: usize, k: i32, cells: i32, table: usize, capacity: i32, rowCells: usize): i32 {
+  const x = getI32(variables, k);
+  const y = getI32(variables, k + 1);
+  const lx = getI32(levels, x);
+  const ly = getI32(levels, y);
+  const rowTotals = allocF64Zeroed(<u64>lx);
+  const colTotals = allocF64Zeroed(<u64>ly);
+  if (rowTotals == 0 || colTotals == 0) return STATUS_OUT_OF_MEMORY;
+  // Cell `cells` (one past the table) counts the rows skipped.
+  cellIndices(codes, n, levels, variables, k, cells, rowCells);
+  const span = cells + 1;
+  if (<i64>span * 4 <= <i64>capacity) {
+    memory.fill(table, 0, (<usize>span * 4) << 2);
+    const t1 = table + ((<usize>span) << 2);
+    const t2 = table + ((<usize>span * 2) << 2);
+    const t3 = table + ((<usize>span * 3) << 2);
+    let r = 0;
+    for (; r + 4 <= n; r += 4) {
+      bump(table, getI32(rowCells, r));
+      bump(t1, getI32(rowCells, r + 1));
+      bump(t2, getI32(rowCells, r + 2));
+      bump(t3, getI32(rowCells, r + 3));
+    }
+    for (; r < n; r++) bump(table, getI32(rowCells, r));
+    for (let c = 0; c < cells; c++) setI32(table, c, getI32(table, c) + getI32(t1, c) + getI32(t2, c) + getI32(t3, c));
+  } else {
+    memory.fill(table, 0, (<usize>span) << 2);
+    for (let r = 0; r < n; r++) bump(table, getI32(rowCells, r));
+  }
+  const cellsXY = lx * ly;
+  const strata = cellsXY > 0 ? cells / cellsXY : 0;
+  let statistic: f64 = 0;
+  let df: f64 = 0;
+  for (let s = 0; s < strata; s++) {
+    const stratum = table + ((<usize>s * cellsXY) << 2);
+    let total = 0;
+    for (let cx = 0; cx < lx; cx++) {
+      let rowTotal = 0;
+      for (let cy = 0; cy < ly; cy++) rowTotal += getI32(stratum, cx * ly + cy);
+      setF64(rowTotals, cx, <f64>rowTotal);
+      total += rowTotal;
+    }
+    if (total == 0) continue;
+    let nonzeroRows = 0;
+    for (let cx = 0; cx < lx; cx++) if (getF64(rowTotals, cx) != 0) nonzeroRows++;
+    let nonzeroCols = 0;
+    for (let cy = 0; cy < ly; cy++) {
+      let colTotal = 0;
+      for (let cx = 0; cx < lx; cx++) colTotal += getI32(stratum, cx * ly + cy);
+      setF64(colTotals, cy, <f64>colTotal);
+      if (colTotal != 0) nonzeroCols++;
+    }
+    df += <f64>((nonzeroRows - 1) * (nonzeroCols - 1));
+    const stratumTotal = <f64>total;
+    for (let cx = 0; cx < lx; cx++) {
+      const rowTotal = getF64(rowTotals, cx);
+      for (let cy = 0; cy < ly; cy++) {
+        const observed = <f64>getI32(stratum, cx * ly + cy);
+        if (observed == 0) continue;
+        statistic += observed * Math.log((observed * stratumTotal) / (rowTotal * getF64(colTotals, cy)));
+      }
+    }
+  }
+  resultStatistic = Math.max(0, 2 * statistic);
+  resultDf = df;
+  return STATUS_OK;
+}
+
 export function gSquareBatch(codes: usize, n: i32, levels: usize, columns: i32, tests: usize, maxK: i32, count: i32, statistic: usize, df: usize, pValue: usize): i32 {
   const variables = allocI32(<u64>maxK + 2);
-  const ids = allocI32(<u64>n);
-  const order = allocI32(<u64>n);
-  const sorted = allocI32(<u64>n);
-  if (variables == 0 || ids == 0 || order == 0 || sorted == 0) return STATUS_OUT_OF_MEMORY;
+  const limit = min(DIRECT_MAX_CELLS, <u64>max(n, 0) * DIRECT_CELLS_PER_ROW + DIRECT_CELLS_SLACK);
+  const capacity = <i32>limit + 1;
+  const table = allocI32(<u64>capacity);
+  const rowCells = allocI32(<u64>max(n, 0));
+  // The sorting path's row arrays, reserved on its first test.
+  let ids: usize = 0;
+  let order: usize = 0;
+  let sorted: usize = 0;
+  if (variables == 0 || table == 0 || rowCells == 0) return STATUS_OUT_OF_MEMORY;
   for (let t = 0; t < count; t++) {
     setF64(statistic, t, NaN);
     setF64(df, t, NaN);
@@ -120,8 +281,17 @@ export function gSquareBatch(codes: usize, n: i32, levels: usize, columns: i32, 
       if (v < 0 || v >= columns) valid = false;
     }
     if (!valid) continue;
+    const cells = directCells(n, levels, variables, k, limit);
+    if (cells < 0 && ids == 0) {
+      ids = allocI32(<u64>n);
+      order = allocI32(<u64>n);
+      sorted = allocI32(<u64>n);
+      if (ids == 0 || order == 0 || sorted == 0) return STATUS_OUT_OF_MEMORY;
+    }
     const mark = arenaMark();
-    const status = gSquareTest(codes, n, levels, variables, k, ids, order, sorted);
+    const status = cells >= 0
+      ? gSquareDirect(codes, n, levels, variables, k, <i32>cells, table, capacity, rowCells)
+      : gSquareSorted(codes, n, levels, variables, k, ids, order, sorted);
     arenaRelease(mark);
     if (status != STATUS_OK) return status;
     setF64(statistic, t, resultStatistic);

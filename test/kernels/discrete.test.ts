@@ -44,6 +44,13 @@ for (const [name, kernels] of Object.entries(implementations)) {
     assertClose([result.statistic[0]!, result.df[0]!, result.pValue[0]!], [6.762570905437487, 3, 0.07986307239180687], 1e-13, 'G, df, p');
   });
 
+  test(`${name}: a stratum without rows adds no degrees of freedom`, () => {
+    // The tables of the structural-zeros test with an empty stratum s = 1 between them: same G, df and p.
+    const rows = rowsFromTables([[[5, 0], [7, 3], [0, 0]], [[0, 0], [0, 0], [0, 0]], [[4, 1], [2, 6], [3, 3]]]);
+    const result = kernels.gSquareBatch(columnMajor(rows), rows.length, new Int32Array([3, 2, 3]), packTests(1, [[0, 1, 2]]), 1, 1);
+    assertClose([result.statistic[0]!, result.df[0]!, result.pValue[0]!], [6.762570905437487, 3, 0.07986307239180687], 1e-13, 'G, df, p');
+  });
+
   test(`${name}: rows with a missing or out-of-range code in x, y or S are skipped`, () => {
     const rows = rowsFromTables([[[5, 0], [7, 3], [0, 0]], [[4, 1], [2, 6], [3, 3]]]);
     const dirty = [...rows, [-1, 1, 0], [2, -1, 1], [0, 0, -1], [3, 0, 0], [1, 7, 1], [0, 1, 2]];
@@ -119,6 +126,24 @@ test('WASM and reference agree when the conditioning strata outnumber the rows (
     const codes = randomCodes(source, n, levels, 0.02);
     const conditioning = levels.slice(2).map((_, i) => i + 2);
     const tests = [[0, 1, ...conditioning], [0, 1, conditioning[0]!], [1, 0, ...conditioning.slice(1)]];
+    const maxK = conditioning.length;
+    const expected = reference.gSquareBatch(codes, n, new Int32Array(levels), packTests(maxK, tests), maxK, tests.length);
+    const actual = wasm.gSquareBatch(codes, n, new Int32Array(levels), packTests(maxK, tests), maxK, tests.length);
+    assertClose(actual.statistic, expected.statistic, STATISTIC_TOLERANCE, `wasm/ref G-square levels=${levels}`);
+    assert.deepEqual(actual.df, expected.df);
+    assertClose(actual.pValue, expected.pValue, P_VALUE_TOLERANCE, `wasm/ref p-value levels=${levels}`, 1e-300);
+  }
+});
+
+test('WASM and reference agree on every table size: counted in four copies, in one, or by sorting the strata', () => {
+  // With 1003 rows the kernel counts tables of up to 4 * 1003 + 4096 cells directly (in four interleaved copies
+  // up to a quarter of that); 3 x 4 x 10 x 10, 3 x 4 x 20 x 20 and 3 x 4 x 30 x 30 cells take the three paths.
+  const source = new InputSource(29);
+  const n = 1003;
+  for (const [levels, missing] of [[[3, 4, 10, 10], 0.03], [[3, 4, 20, 20], 0], [[3, 4, 30, 30], 0.03], [[2, 2, 3, 2, 2, 3, 2], 0.1]] as const) {
+    const codes = randomCodes(source, n, [...levels], missing);
+    const conditioning = levels.slice(2).map((_, i) => i + 2);
+    const tests = [[0, 1, ...conditioning], [1, 0, ...conditioning], [0, 1, conditioning[0]!], [0, 1], [2, 3, 0, 1]];
     const maxK = conditioning.length;
     const expected = reference.gSquareBatch(codes, n, new Int32Array(levels), packTests(maxK, tests), maxK, tests.length);
     const actual = wasm.gSquareBatch(codes, n, new Int32Array(levels), packTests(maxK, tests), maxK, tests.length);
