@@ -1,9 +1,10 @@
 /**
  * Seeded data from known causal models, for tests and benchmarks: Erdos-Renyi random DAGs, linear-Gaussian,
  * categorical (random CPTs) and mixed structural models, and missing values completely at random.
- * Conventions (documented for the benchmarks): an "ERk" DAG has expected degree k, i.e. each of the p(p-1)/2
- * pairs is an edge with probability k/(p-1) (k*p/2 edges on average) along a random causal order; linear
- * weights are uniform on +-[0.5, 2]; noise is N(0, 1).
+ * Conventions (documented for the benchmarks): `expectedDegree` k means each of the p(p-1)/2 pairs is an edge
+ * with probability k/(p-1) (k*p/2 edges on average) along a random causal order. Note the literature's "ERk"
+ * (NOTEARS, gCastle, causal-learn) counts edges instead: ERk has k*p expected edges, i.e. expected degree 2k, so
+ * the standard ER2 is `randomModel(p, 4, ..)`. Linear weights are uniform on +-[0.5, 2]; noise is N(0, 1).
  */
 import { Rng } from './random.js';
 import type { EdgeRef, Frame, FrameColumn } from './types.js';

@@ -2,15 +2,16 @@
  * Causal discovery for a static twin (DESIGN.md "Static discovery"): PC-stable skeleton with the CI test chosen by
  * data type, v-structures and Meek rules; then the better (extended BIC, local-score.ts) of two score searches
  * (tabu hill climbing from the PC pattern, and GES from the empty graph refined by the same hill climbing;
- * score-search.ts) picks the DAG. The answer is that DAG with edge strengths, and its CPDAG.
+ * score-search.ts) picks the DAG, on continuous data refined further by seeded perturbation restarts. The answer
+ * is that DAG with edge strengths, and its CPDAG.
  *
  * Missing values (nothing is imputed into the data): the Gaussian statistics use the EM maximum-likelihood
  * covariance (tests take the smallest pairwise count as n), G-square drops the rows missing in a test's variables
  * (test-wise deletion), and count/logistic scores use the rows observing each family (search moves compare two
  * families on their common rows).
  *
- * Every step is deterministic (no random choice), so `options.seed` changes nothing here; bootstrap resamples carry
- * their own seed (bootstrap.ts).
+ * Every step is deterministic (the restarts' perturbations use a fixed seed), so `options.seed` changes nothing
+ * here; bootstrap resamples carry their own seed (bootstrap.ts).
  */
 import type { Kernels } from '../../compute/kernels.js';
 import { cpdagOfDag } from '../graph/cpdag.js';
@@ -51,7 +52,11 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
   let timedOut = skeleton.timedOut;
   if (!timedOut) {
     const candidates = candidatePairs(data, skeleton.marginal, pinned, excluded);
-    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95] });
+    // Restarts with perturbation only with Gaussian scores (continuous data), where a family costs a small solve on
+    // the covariance; count and logistic scores pass over the rows, and on bnlearn insurance a restart found a DAG
+    // 172 BIC units better that is further from the truth (SHD 10 -> 14).
+    const restarts = data.mode === 'continuous';
+    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts });
     dag = search.dag;
     timedOut = search.timedOut;
   }

@@ -55,7 +55,7 @@ export function greedyEquivalenceSearch(p: number, scorer: LocalScorer, options:
         timedOut = true;
         break;
       }
-      const operators = phase === 'insert' ? insertOperators(g, scorer, options, maxSubset) : deleteOperators(g, scorer, options, maxSubset);
+      const operators = phase === 'insert' ? insertOperators(g, scorer, options, maxSubset) : deleteOperators(g, scorer, options, 256);
       operators.sort((a, b) => b.gain - a.gain);
       let applied = false;
       for (const op of operators) {
@@ -113,7 +113,7 @@ function insertOperators(g: Pdag, scorer: LocalScorer, options: GesOptions, maxS
   return out;
 }
 
-function deleteOperators(g: Pdag, scorer: LocalScorer, options: GesOptions, maxSubset: number): Operator[] {
+function deleteOperators(g: Pdag, scorer: LocalScorer, options: GesOptions, maxCliques: number): Operator[] {
   const { p } = g;
   const out: Operator[] = [];
   for (let y = 0; y < p; y++) {
@@ -123,9 +123,10 @@ function deleteOperators(g: Pdag, scorer: LocalScorer, options: GesOptions, maxS
       if (!isDirected(g, x, y) && !isUndirected(g, x, y)) continue;
       const na = neighbours.filter((v) => v !== x && adjacent(g, v, x));
       const others = parents.filter((v) => v !== x);
-      for (const h of subsets(na, maxSubset)) {
-        const rest = na.filter((v) => !h.includes(v));
-        if (!isClique(g, rest)) continue;
+      // Delete(x, y, H) is valid when NA \ H is a clique: enumerate those cliques (C = NA \ H) directly, so a
+      // large NA is not stuck behind a bound on |H|.
+      for (const rest of cliqueSubsets(g, na, maxCliques)) {
+        const h = na.filter((v) => !rest.includes(v));
         const gain = -scorer.gain(y, [...others, ...rest], x);
         if (gain > 0) out.push({ kind: 'delete', x, y, set: h, na, gain });
       }
@@ -176,6 +177,26 @@ function applyDelete(g: Pdag, op: Operator): Pdag | null {
     if (isUndirected(next, op.x, h)) setDirected(next, op.x, h);
   }
   return rebuild(next);
+}
+
+/** Subsets of `items` that are cliques of g (the empty set and singletons included), at most `limit` of them, smallest first. */
+function cliqueSubsets(g: Pdag, items: readonly number[], limit: number): number[][] {
+  const out: number[][] = [[]];
+  let frontier: { set: number[]; next: number }[] = [{ set: [], next: 0 }];
+  while (frontier.length > 0 && out.length < limit) {
+    const grown: { set: number[]; next: number }[] = [];
+    for (const { set, next } of frontier) {
+      for (let i = next; i < items.length && out.length < limit; i++) {
+        const v = items[i]!;
+        if (!set.every((u) => adjacent(g, u, v))) continue;
+        const s = [...set, v];
+        out.push(s);
+        grown.push({ set: s, next: i + 1 });
+      }
+    }
+    frontier = grown;
+  }
+  return out;
 }
 
 /** Subsets of `items` with at most `maxSize` elements, smallest first (the empty set included). */

@@ -53,13 +53,15 @@ export function hillClimb(p: number, scorer: LocalScorer, options: HillClimbOpti
     for (let i = 0; i < p; i++) if (i !== j && (candidates[i * p + j] === 1 || isDirected(g, i, j))) out.push(i);
     return out;
   });
+  const candidate = new Uint8Array(p * p); // candidate[i * p + j] = 1: i is a candidate parent of j
+  for (let j = 0; j < p; j++) for (const i of candidateParents[j]!) candidate[i * p + j] = 1;
   const nodeScore = new Float64Array(p);
   const toggle = new Float64Array(p * p); // toggle[j * p + i]: score change of adding/removing i as a parent of j
   const rescore = (j: number) => {
     const pa = parents[j]!;
     nodeScore[j] = scorer.score(j, pa);
     for (const i of candidateParents[j]!) {
-      toggle[j * p + i] = pa.includes(i) ? -scorer.gain(j, pa.filter((v) => v !== i), i) : scorer.gain(j, pa, i);
+      toggle[j * p + i] = g.m[i * p + j] === 1 ? -scorer.gain(j, pa.filter((v) => v !== i), i) : scorer.gain(j, pa, i);
     }
   };
   for (let j = 0; j < p; j++) rescore(j);
@@ -73,41 +75,102 @@ export function hillClimb(p: number, scorer: LocalScorer, options: HillClimbOpti
   let iterations = 0;
   let timedOut = false;
   const [from, to] = options.progressSpan ?? [0, 1];
+  // The move list, reused: kind 0 add, 1 delete, 2 reverse.
+  const capacity = 2 * p * p;
+  const kinds = new Uint8Array(capacity);
+  const froms = new Int32Array(capacity);
+  const tos = new Int32Array(capacity);
+  const deltas = new Float64Array(capacity);
+  const sorted = new Float64Array(capacity);
+  const reach = new Uint8Array(p * p); // reach[a * p + b] = 1: a directed path from a to b (a reaches itself)
+  const stack: number[] = [];
+  const moveKinds: Move['kind'][] = ['add', 'delete', 'reverse'];
   while (iterations < maxIterations) {
     if (budget.checkpoint()) {
       timedOut = true;
       break;
     }
-    const moves: Move[] = [];
-    for (let j = 0; j < p; j++) {
-      for (const i of candidateParents[j]!) {
-        if (isDirected(g, i, j)) {
-          if (knowledge.required[i * p + j] === 1) continue;
-          moves.push({ kind: 'delete', from: i, to: j, delta: toggle[j * p + i]! });
-          if (knowledge.forbidden[j * p + i] === 0 && candidateParents[i]!.includes(j)) {
-            moves.push({ kind: 'reverse', from: i, to: j, delta: toggle[j * p + i]! + toggle[i * p + j]! });
-          }
-        } else if (!isDirected(g, j, i) && knowledge.forbidden[i * p + j] === 0) {
-          moves.push({ kind: 'add', from: i, to: j, delta: toggle[j * p + i]! });
+    // Which nodes reach which (a DFS from each node over child lists): an addition that would close a cycle is
+    // never listed, so few listed moves are refused below.
+    const children: number[][] = Array.from({ length: p }, () => []);
+    for (let j = 0; j < p; j++) for (const i of parents[j]!) children[i]!.push(j);
+    reach.fill(0);
+    for (let a = 0; a < p; a++) {
+      const base = a * p;
+      stack.length = 0;
+      stack.push(a);
+      reach[base + a] = 1;
+      while (stack.length > 0) {
+        const u = stack.pop()!;
+        for (const v of children[u]!) {
+          if (reach[base + v] === 1) continue;
+          reach[base + v] = 1;
+          stack.push(v);
         }
       }
     }
-    moves.sort((a, b) => b.delta - a.delta);
+    let count = 0;
+    const push = (kind: number, i: number, j: number, delta: number) => {
+      kinds[count] = kind;
+      froms[count] = i;
+      tos[count] = j;
+      deltas[count++] = delta;
+    };
+    for (let j = 0; j < p; j++) {
+      for (const i of candidateParents[j]!) {
+        if (g.m[i * p + j] === 1) {
+          if (knowledge.required[i * p + j] === 1) continue;
+          push(1, i, j, toggle[j * p + i]!);
+          if (knowledge.forbidden[j * p + i] === 0 && candidate[j * p + i] === 1) push(2, i, j, toggle[j * p + i]! + toggle[i * p + j]!);
+        } else if (g.m[j * p + i] !== 1 && knowledge.forbidden[i * p + j] === 0 && reach[j * p + i] === 0) {
+          push(0, i, j, toggle[j * p + i]!);
+        }
+      }
+    }
+    // Best move first (ties in list order), the one that is neither tabu nor makes a cycle: a few argmax scans,
+    // then a sort of what is left when many are refused.
     let chosen: Move | null = null;
-    for (const move of moves) {
+    const tryMove = (k: number): boolean => {
+      const move: Move = { kind: moveKinds[kinds[k]!]!, from: froms[k]!, to: tos[k]!, delta: deltas[k]! };
       const nextHash = hash ^ hashes[move.from * p + move.to]! ^ (move.kind === 'reverse' ? hashes[move.to * p + move.from]! : 0);
-      if (tabu.includes(nextHash)) continue;
-      if (move.kind === 'add' && reaches(g, move.to, move.from)) continue;
-      if (move.kind === 'reverse' && reaches(g, move.from, move.to, move.from, move.to)) continue;
+      if (tabu.includes(nextHash)) return false;
+      if (move.kind === 'reverse' && reaches(g, move.from, move.to, move.from, move.to)) return false;
       chosen = move;
       hash = nextHash;
-      break;
+      return true;
+    };
+    let scans = 0;
+    for (; scans < 3; scans++) {
+      let top = -1;
+      for (let k = 0; k < count; k++) if (deltas[k]! !== Number.NEGATIVE_INFINITY && (top < 0 || deltas[k]! > deltas[top]!)) top = k;
+      if (top < 0 || tryMove(top)) break;
+      deltas[top] = Number.NEGATIVE_INFINITY;
+    }
+    if (chosen === null && scans === 3) {
+      // The best 64 left in order (a native sort of the deltas gives the threshold), then all the rest.
+      sorted.set(deltas.subarray(0, count));
+      const view = sorted.subarray(0, count).sort();
+      const threshold = view[Math.max(0, count - 64)]!;
+      const top: number[] = [];
+      const rest: number[] = [];
+      for (let k = 0; k < count; k++) {
+        if (deltas[k]! === Number.NEGATIVE_INFINITY) continue;
+        (deltas[k]! >= threshold ? top : rest).push(k);
+      }
+      const order = (a: number, b: number) => deltas[b]! - deltas[a]! || a - b;
+      top.sort(order);
+      for (const k of top) if (tryMove(k)) break;
+      if (chosen === null) {
+        rest.sort(order);
+        for (const k of rest) if (tryMove(k)) break;
+      }
     }
     if (chosen === null) break;
-    applyMove(g, parents, chosen);
-    rescore(chosen.to);
-    if (chosen.kind === 'reverse') rescore(chosen.from);
-    score += chosen.delta;
+    const move: Move = chosen;
+    applyMove(g, parents, move);
+    rescore(move.to);
+    if (move.kind === 'reverse') rescore(move.from);
+    score += move.delta;
     iterations++;
     tabu.push(hash);
     if (tabu.length > tabuSteps) tabu.shift();

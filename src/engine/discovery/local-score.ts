@@ -50,7 +50,23 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
   const logLikCache = new Map<string, number>();
   const informativeCount = data.informative.reduce((a, b) => a + b, 0);
   const sizePenalty = (k: number) => EBIC_GAMMA * logBinomial(Math.max(informativeCount - 1, k), k);
-  const keyOf = (node: number, parents: readonly number[]) => `${node}|${[...parents].sort((a, b) => a - b).join(',')}`;
+  // A family's cache key: the node and its sorted parents as UTF-16 code units (a hot path of every search).
+  const keyBuffer = new Uint16Array(data.p + 1);
+  const keyOf = (node: number, parents: readonly number[]) => {
+    if (data.p >= 0xffff) return `${node}|${Int32Array.from(parents).sort().join(',')}`;
+    const k = parents.length;
+    keyBuffer[0] = node;
+    for (let a = 0; a < k; a++) {
+      const v = parents[a]!;
+      let b = a;
+      while (b > 0 && keyBuffer[b]! > v) {
+        keyBuffer[b + 1] = keyBuffer[b]!;
+        b--;
+      }
+      keyBuffer[b + 1] = v;
+    }
+    return String.fromCharCode.apply(null, keyBuffer.subarray(0, k + 1) as unknown as number[]);
+  };
   const logLik = (node: number, parents: readonly number[]) => {
     const key = keyOf(node, parents);
     let value = logLikCache.get(key);

@@ -93,3 +93,14 @@ test('a frame with no rows or no columns answers an empty graph', () => {
   const empty = frameOf([continuousColumn('A', []), continuousColumn('B', [])]);
   assert.deepEqual(discoverStatic(empty, {}, kernels).edges, []);
 });
+
+test('dense random DAGs (ER2 as in the literature: 2p expected edges) come back close, the same on every run', () => {
+  for (const seed of [2, 5]) {
+    const model = randomModel(20, 4, seed);
+    const frame = sampleModel(model, 5000, seed + 100);
+    const result = discoverStatic(frame, {}, kernels);
+    const shd = structuralHammingDistance(result.cpdag, truthCpdag(model));
+    assert.ok(shd <= 3, `seed ${seed}: SHD ${shd}`);
+    assert.deepEqual(discoverStatic(frame, {}, kernels).cpdag, result.cpdag, 'the restarts are seeded');
+  }
+});
