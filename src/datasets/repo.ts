@@ -1,4 +1,5 @@
 import type { PageRequest } from '../lib/page.js';
+import { newestFirstPage } from '../store/meta/keyset.js';
 import type { MetaDb } from '../store/meta/port.js';
 import type { DatasetsTable } from '../store/meta/schema.js';
 
@@ -26,15 +27,7 @@ export class DatasetRepo {
 
   /** Keyset page, newest first; the total counts the workspace's datasets. */
   async list(organisationId: string, workspaceId: string, page: PageRequest): Promise<{ rows: DatasetRow[]; total: number }> {
-    const base = this.db.selectFrom('datasets').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId);
-    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-    let rows = base.selectAll();
-    if (page.after !== null) {
-      const [createdAt, id] = page.after as [string, string];
-      rows = rows.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
-    }
-    const result = await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
-    return { rows: result, total: Number(total) };
+    return newestFirstPage<DatasetRow>(this.db.selectFrom('datasets').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId), page);
   }
 
   /** Replaces the stored row if it is still at `expectedVersion`; false when another update came first. */

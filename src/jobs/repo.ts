@@ -1,4 +1,5 @@
 import type { PageRequest } from '../lib/page.js';
+import { newestFirstPage } from '../store/meta/keyset.js';
 import type { MetaDb } from '../store/meta/port.js';
 import type { JobStatus, JobsTable } from '../store/meta/schema.js';
 
@@ -33,15 +34,7 @@ export class JobRepo {
 
   /** Keyset page, newest first; the total counts the workspace's jobs. */
   async list(organisationId: string, workspaceId: string, page: PageRequest): Promise<{ rows: JobRow[]; total: number }> {
-    const base = this.db.selectFrom('jobs').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId);
-    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-    let rows = base.selectAll();
-    if (page.after !== null) {
-      const [createdAt, id] = page.after as [string, string];
-      rows = rows.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
-    }
-    const result = await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
-    return { rows: result, total: Number(total) };
+    return newestFirstPage<JobRow>(this.db.selectFrom('jobs').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId), page);
   }
 
   /** The oldest queued jobs of the types this process can run: candidates for a claim. */

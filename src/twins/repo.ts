@@ -1,4 +1,5 @@
 import type { PageRequest } from '../lib/page.js';
+import { newestFirstPage } from '../store/meta/keyset.js';
 import type { MetaDb } from '../store/meta/port.js';
 import type { DigitalTwinsTable, TwinVersionsTable } from '../store/meta/schema.js';
 
@@ -29,15 +30,7 @@ export class TwinRepo {
   }
 
   async list(organisationId: string, workspaceId: string, page: PageRequest): Promise<{ rows: TwinRow[]; total: number }> {
-    const base = this.db.selectFrom('digital_twins').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId);
-    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-    let rows = base.selectAll();
-    if (page.after !== null) {
-      const [createdAt, id] = page.after as [string, string];
-      rows = rows.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
-    }
-    const result = await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
-    return { rows: result, total: Number(total) };
+    return newestFirstPage<TwinRow>(this.db.selectFrom('digital_twins').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId), page);
   }
 
   /** Writes the twin if it is still at `row.revision`; false when another writer came first. */

@@ -83,7 +83,7 @@ const SAMPLES: Record<string, Sample> = {
   patchFixedGraph: { body: { removeEdges: [{ source: 'c', target: 'a' }] } },
   discoverTwinVersion: { body: { bootstrapSamples: 0 } },
   trainTwinVersion: { body: {} },
-  runTwinPipeline: { body: { bootstrapSamples: 0 } },
+  runTwinPipeline: { body: (ids: Ids) => ({ versionId: ids.version, bootstrapSamples: 0 }) },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -264,7 +264,7 @@ async function createDataset(world: TestApp, key: string, workspaceId: string): 
 
 /**
  * A twin over a source of the workspace (the matrix source: numeric columns a and c), its first version with the edge
- * a -> c pinned (so it can be trained), and a job (a discovery of that version).
+ * a -> c pinned (so it can be trained), and a job (a discovery of a second version).
  */
 async function createTwinTargets(world: TestApp, key: string, workspaceId: string, sourceId: string): Promise<Pick<Ids, 'twin' | 'version' | 'job'>> {
   const twin = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins`, key, body: { name: 'Matrix twin', sourceId } });
@@ -272,7 +272,9 @@ async function createTwinTargets(world: TestApp, key: string, workspaceId: strin
   const base = `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${twin.body.data.versionId}`;
   const pinned = await world.call({ method: 'PATCH', url: `${base}/graph/fixed`, key, body: { addEdges: [{ source: 'a', target: 'c' }] } });
   assert.equal(pinned.status, 200, JSON.stringify(pinned.body));
-  const job = await world.call({ method: 'POST', url: `${base}/discover`, key, body: { bootstrapSamples: 0 } });
+  // The job learns another version, so that the sample jobs on the first one are not refused as concurrent (409).
+  const other = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions`, key, body: { bump: 'minor' } });
+  const job = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${other.body.data.id}/discover`, key, body: { bootstrapSamples: 0 } });
   assert.equal(job.status, 202, JSON.stringify(job.body));
   return { twin: twin.body.data.id, version: twin.body.data.versionId, job: job.body.data.jobId };
 }

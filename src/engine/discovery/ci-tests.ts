@@ -6,7 +6,7 @@
  * n * (log|S_XS| + log|S_YS| - log|S_S| - log|S_XYS|) ~ chi-square(dim X * dim Y).
  */
 import type { Kernels } from '../../compute/kernels.js';
-import { chiSquareSurvival } from '../special.js';
+import { chiSquareSurvival } from '../../compute/distributions.js';
 import { correlationOf } from './moments.js';
 import type { PreparedData } from './prepare.js';
 
@@ -107,7 +107,7 @@ function degenerateGaussianTester(data: PreparedData, kernels: Kernels): CiTeste
         // A degenerate block (collinear indicators) gives no evidence either way: count it as independence.
         const statistic = Number.isFinite(info) ? Math.max(0, moments.effectiveN * info) : 0;
         const df = bx.length * by.length;
-        pValue[i] = Number.isFinite(info) ? chiSquareSurvival(statistic, df) : 1;
+        pValue[i] = Number.isFinite(info) && df > 0 ? chiSquareSurvival(statistic, df) : 1;
         dependence[i] = chiSquareDependence(statistic, df);
       });
       if (logDets.size > 200_000) logDets.clear();

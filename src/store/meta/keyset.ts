@@ -1,0 +1,18 @@
+import type { SelectQueryBuilder } from 'kysely';
+import type { PageRequest } from '../../lib/page.js';
+
+/**
+ * One keyset page of `base` (a filtered select of a table with `created_at` and `id`), newest first, and the
+ * total count of `base`: the listing every workspace resource shares. The cursor is the last row's
+ * (created_at, id).
+ */
+export async function newestFirstPage<Row>(base: SelectQueryBuilder<any, any, object>, page: PageRequest): Promise<{ rows: Row[]; total: number }> {
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  let rows = base.selectAll();
+  if (page.after !== null) {
+    const [createdAt, id] = page.after as [string, string];
+    rows = rows.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
+  }
+  const result = await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+  return { rows: result as Row[], total: Number(total) };
+}
