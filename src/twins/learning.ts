@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Relationship, TwinVersion } from '../../schemas/twins.js';
 import type { Principal } from '../auth/principal.js';
 import { SCOPES } from '../auth/scopes.js';
@@ -23,6 +24,7 @@ import { suggestSimulations } from './suggestions.js';
 export const MAX_TRAIN_ROWS = 200_000;
 const MAX_TRAIN_CELLS = 10_000_000;
 const MIN_ROWS = 10;
+const MAX_TASK_LISTENERS = 256;
 const DEFAULTS = { alpha: 0.05, timeBudgetSeconds: 300, bootstrapSamples: 16, testFraction: 0.2, seed: 1 };
 
 interface Steps {
@@ -75,6 +77,8 @@ export class TwinLearning {
     // One signal for the job's pool tasks: a failing task stops its siblings, and a cancel stops them all.
     const local = new AbortController();
     const scoped = { ...context, signal: AbortSignal.any([context.signal, local.signal]) };
+    // Every pool task of the job (up to 200 resamples) listens on it: not a leak.
+    setMaxListeners(MAX_TASK_LISTENERS, scoped.signal);
     let learned: Partial<TwinVersion> & { model?: string | null } = {};
     try {
       if (steps.discover) learned = { ...UNTRAINED, ...(await this.discover(scoped, frame, version, steps.train ? 0.6 : 0.95)) };
