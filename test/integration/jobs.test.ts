@@ -179,3 +179,41 @@ test('webhook URLs naming internal addresses are refused at submit, and host nam
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(hook.hits.length, 0, 'localhost resolves to loopback: never called without the operator allow-list');
 });
+
+/** Submits a long discovery (many correlated columns, many resamples) and waits until it runs. */
+async function longRunningDiscovery(app: TestApp, bootstrapSamples = 200) {
+  const target = await twinOn(app, wideRows(1200, 25));
+  const jobId = (await app.call({ method: 'POST', url: `${target.version}/discover`, body: { bootstrapSamples } })).body.data.jobId as string;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const job = (await app.call({ method: 'GET', url: `${API}/workspaces/${target.ws}/jobs/${jobId}` })).body.data;
+    if (job.status === 'running' || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { ...target, jobId };
+}
+
+test('a fixed graph edited while its version learns fails the job with the reason and records nothing', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, version, jobId } = await longRunningDiscovery(app, 60);
+  const pinned = await app.call({ method: 'PATCH', url: `${version}/graph/fixed`, body: { removeEdges: [{ source: 'v0', target: 'v1' }] } });
+  assert.equal(pinned.status, 200);
+  const job = await waitForJob(app, ws, jobId, 120_000);
+  assert.equal(job.status, 'failed');
+  assert.match(job.error, /fixed graph of this version changed while it was learning/);
+  const record = (await app.call({ method: 'GET', url: version })).body.data;
+  assert.equal(record.status, 'untrained');
+  assert.deepEqual(record.fixedSubGraph.antiRelationships, [{ source: 'v0', target: 'v1' }], 'the edit stands');
+});
+
+test('deleting a twin while it learns cancels its job and leaves nothing of the twin', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, twin, jobId } = await longRunningDiscovery(app);
+  assert.equal((await app.call({ method: 'DELETE', url: `${API}/workspaces/${ws}/digital-twins/${twin.id}` })).status, 204);
+  const job = (await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/jobs/${jobId}` })).body.data;
+  assert.equal(job.status, 'cancelled', 'the job record stays, cancelled');
+  const deadline = Date.now() + 10_000;
+  while (app.context.jobRunner.active > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(app.context.jobRunner.active, 0, 'its work stopped');
+  assert.equal((await app.context.meta.db.selectFrom('twin_versions').select('id').where('twin_id', '=', twin.id).execute()).length, 0);
+});
