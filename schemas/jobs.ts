@@ -2,7 +2,6 @@ import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, literals } from './common.js';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
-export const TERMINAL_JOB_STATUSES = ['completed', 'failed', 'cancelled'] as const;
 export const JOB_TYPES = ['twin_discover', 'twin_train', 'twin_pipeline'] as const;
 
 export const ProgressSchema = Type.Object(

@@ -7,7 +7,7 @@ const INTEGER_STATES_MAX = 10;
 const INTEGER_STATES_MIN_ROWS = 50;
 /** Categorical columns keep their most frequent levels; the rest are pooled into one. */
 const LEVELS_MAX = 50;
-export const OTHER_LEVEL = '(other)';
+const OTHER_LEVEL = '(other)';
 
 /**
  * The columns a twin models (DESIGN.md, "data to matrix"): numbers, booleans and categories. Identifiers, free

@@ -21,7 +21,7 @@ import { suggestSimulations } from './suggestions.js';
  * Rows a twin learns from at most (the first ones in the data's order), and cells (rows x columns): the rows are
  * read into the server's memory before they become typed arrays. The version records how many it used.
  */
-export const MAX_TRAIN_ROWS = 200_000;
+const MAX_TRAIN_ROWS = 200_000;
 const MAX_TRAIN_CELLS = 10_000_000;
 const MIN_ROWS = 10;
 const MAX_TASK_LISTENERS = 256;

@@ -25,7 +25,7 @@ export function describeNodes(model: CbnModel): Node[] {
  * node's standard deviations (the largest indicator coefficient for a categorical parent); null where the model
  * has no single number for it (categorical nodes: the discovery strength stands).
  */
-export function impactOf(node: NodeModel, parent: NodeModel | undefined): number | null {
+function impactOf(node: NodeModel, parent: NodeModel | undefined): number | null {
   if (node.kind !== 'continuous' || parent === undefined || node.std === 0) return null;
   let best = 0;
   node.terms.forEach((term, i) => {

@@ -37,7 +37,7 @@ export function presentTwin(row: TwinRow): DigitalTwin {
 /** The stored version record is the public one. */
 export const presentVersion = (row: VersionRow): TwinVersion => JSON.parse(row.record) as TwinVersion;
 
-export const versionLabel = (major: number, minor: number, patch: number) => `${major}.${minor}.${patch}`;
+const versionLabel = (major: number, minor: number, patch: number) => `${major}.${minor}.${patch}`;
 
 /** A version with nothing learned yet. */
 export function emptyVersion(input: {
