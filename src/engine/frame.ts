@@ -91,3 +91,18 @@ export function missingShare(frame: Frame): number {
   for (const c of frame.columns) for (let r = 0; r < frame.nRows; r++) if (isMissingAt(c, r)) missing++;
   return missing / (frame.nRows * frame.columns.length);
 }
+
+/** Mean and standard deviation of the observed values; `std` is never 0 (1 for a constant, for scaling), `rawStd` may be. */
+export function observedMeanAndStd(values: Float64Array): { mean: number; std: number; rawStd: number } {
+  let sum = 0;
+  let count = 0;
+  for (const v of values) if (!Number.isNaN(v)) {
+    sum += v;
+    count++;
+  }
+  const mean = count > 0 ? sum / count : 0;
+  let ss = 0;
+  for (const v of values) if (!Number.isNaN(v)) ss += (v - mean) ** 2;
+  const std = Math.sqrt(ss / Math.max(count - 1, 1));
+  return { mean, std: std > 0 ? std : 1, rawStd: std };
+}

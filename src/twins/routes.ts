@@ -117,7 +117,7 @@ export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
   }, async (request) => ({ data: await twins.getFixedGraph(request.principal, request.params.wsId, request.params.id, request.params.vId) }));
 
   api.patch(`${BASE}/:id/versions/:vId/graph/fixed`, {
-    config: { scope: 'digital-twins:write' },
+    config: { scope: 'digital-twins:write', problems: [409] },
     schema: {
       operationId: 'patchFixedGraph',
       summary: 'Pin edges present or forbid them',
@@ -125,7 +125,7 @@ export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
         '`clearEdges` first drops any pin or forbid of those edges; then `addEdges` pins edges present (`relationships`: discovery never ' +
         'removes them and training always fits them) and `removeEdges` forbids them (`antiRelationships`: never added in that direction). ' +
         'An edge both pinned and forbidden, a self-loop, pinned edges forming a cycle, or (once the twin knows its variables) an unknown ' +
-        'variable answer 422 and change nothing. Discovery and training respect the result on their next run.',
+        'variable answer 422 and change nothing; a concurrent edit of the same version answers 409. Discovery and training respect the result on their next run.',
       tags,
       params: VersionParams,
       body: PatchFixedGraphBody,

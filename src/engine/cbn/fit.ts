@@ -7,7 +7,7 @@
  */
 import type { Kernels } from '../../compute/kernels.js';
 import { AppError } from '../../errors.js';
-import { columnByName, columnNames } from '../frame.js';
+import { columnByName, columnNames, observedMeanAndStd } from '../frame.js';
 import { topologicalSort } from '../graph/dag.js';
 import type { CategoricalColumn, CbnModel, ContinuousColumn, EdgeRef, FitOptions, Frame, NodeModel } from '../types.js';
 import { termColumn, termsFor } from './design.js';
@@ -121,20 +121,6 @@ export function fitCategoricalNode(frame: Frame, column: CategoricalColumn, pare
   return { ...base, logistic: fitLogistic(frame, column, parents, kernels) };
 }
 
-/** Mean and standard deviation of the observed values; `std` is never 0 (1 for a constant, for scaling), `rawStd` may be. */
-function observedMeanAndStd(values: Float64Array): { mean: number; std: number; rawStd: number } {
-  let sum = 0;
-  let count = 0;
-  for (const v of values) if (!Number.isNaN(v)) {
-    sum += v;
-    count++;
-  }
-  const mean = count > 0 ? sum / count : 0;
-  let ss = 0;
-  for (const v of values) if (!Number.isNaN(v)) ss += (v - mean) ** 2;
-  const std = Math.sqrt(ss / Math.max(count - 1, 1));
-  return { mean, std: std > 0 ? std : 1, rawStd: std };
-}
 
 /** `count` evenly spaced order statistics of the values, sorted (all of them when there are fewer). */
 function sortedQuantiles(values: Float64Array, count: number): number[] {

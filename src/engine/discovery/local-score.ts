@@ -8,6 +8,7 @@
  */
 import type { Kernels } from '../../compute/kernels.js';
 import type { PreparedData } from './prepare.js';
+import { observedMeanAndStd } from '../frame.js';
 
 /**
  * Extended BIC (Chen & Chen 2008) with gamma = 1: a node's parent set of size k also pays log C(p - 1, k), the
@@ -278,7 +279,7 @@ function multinomialLogLik(cells: Int32Array, configs: number, r: number): { log
 
 function logisticFamily(data: PreparedData, kernels: Kernels): Family {
   const { n } = data;
-  const scale = data.values.map((values) => (values ? meanAndStd(values) : null));
+  const scale = data.values.map((values) => (values ? observedMeanAndStd(values) : null));
   const width = (parents: readonly number[]) => 1 + parents.reduce((s, v) => s + (data.kinds[v] === 'continuous' ? 1 : Math.max(data.levels[v]! - 1, 0)), 0);
   return {
     logLik(node, parents, given) {
@@ -310,18 +311,6 @@ function logisticFamily(data: PreparedData, kernels: Kernels): Family {
   };
 }
 
-function meanAndStd(values: Float64Array): { mean: number; std: number } {
-  let sum = 0;
-  let count = 0;
-  for (const v of values) if (!Number.isNaN(v)) {
-    sum += v;
-    count++;
-  }
-  const mean = count > 0 ? sum / count : 0;
-  let ss = 0;
-  for (const v of values) if (!Number.isNaN(v)) ss += (v - mean) ** 2;
-  return { mean, std: Math.sqrt(ss / Math.max(count - 1, 1)) || 1 };
-}
 
 function logBinomial(n: number, k: number): number {
   let out = 0;
