@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline lint lock clean
+.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -34,6 +34,18 @@ bench-discovery: build
 ## A twin's run-pipeline through the API vs the engine alone on the same data; writes BENCHMARKS.md.
 bench-pipeline: build
 	node dist/bench/engine/pipeline.js
+
+## Interventions and prediction against exact answers (BIF networks, linear SCMs), with latency; writes BENCHMARKS.md.
+bench-inference: build
+	node dist/bench/engine/inference.js
+
+## Root cause analysis on the PetShop benchmark (../shared/benchmarks/data/petshop); writes BENCHMARKS.md.
+bench-rca: build
+	node dist/bench/engine/root-cause.js
+
+## Simulation runs through the API (intervention latency, batch scoring, concurrent runs); writes BENCHMARKS.md.
+bench-simulations: build
+	node dist/bench/engine/simulations.js
 
 ## Import-boundary check (routes -> service -> repo/engine -> store/compute).
 lint: node_modules/.installed

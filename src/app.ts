@@ -9,6 +9,21 @@ import { CatalogTableSchema, CatalogViewSchema } from '../schemas/catalog.js';
 import { DatasetSchema } from '../schemas/datasets.js';
 import { JobAcceptedSchema, JobSchema } from '../schemas/jobs.js';
 import { DigitalTwinSchema, TwinVersionSchema } from '../schemas/twins.js';
+import {
+  AnomalyScenarioSchema,
+  CounterfactualScenarioSchema,
+  ExplanationScenarioSchema,
+  InterventionScenarioSchema,
+  OptimisationScenarioSchema,
+  PredictionScenarioSchema,
+  RootCauseScenarioSchema,
+  ScenarioFromQuerySchema,
+  ScoreSchema,
+  SimulationAcceptedSchema,
+  SimulationRunSchema,
+  SimulationRunSummarySchema,
+  SweepSchema,
+} from '../schemas/simulations.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
 import { installAuth } from './http/auth.js';
@@ -25,6 +40,7 @@ import { datasetRoutes } from './datasets/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { sourceRoutes } from './sources/routes.js';
 import { twinRoutes } from './twins/routes.js';
+import { simulationRoutes } from './simulations/routes.js';
 import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
@@ -68,7 +84,10 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   app.addHook('onReady', async () => context.jobRunner.start(app.log));
 
   installProblemHandling(app);
-  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema, JobSchema, JobAcceptedSchema, DigitalTwinSchema, TwinVersionSchema]);
+  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema, JobSchema, JobAcceptedSchema, DigitalTwinSchema, TwinVersionSchema,
+    SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, ScoreSchema, ScenarioFromQuerySchema,
+    // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
+    PredictionScenarioSchema, InterventionScenarioSchema, OptimisationScenarioSchema, CounterfactualScenarioSchema, ExplanationScenarioSchema, RootCauseScenarioSchema, AnomalyScenarioSchema]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
   await installOpenApi(app);
@@ -89,6 +108,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
       catalogRoutes(api, context.catalog);
       jobRoutes(api, context.jobs);
       twinRoutes(api, context.twins);
+      simulationRoutes(api, context.simulations);
     },
     { prefix: API_PREFIX },
   );

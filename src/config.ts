@@ -15,6 +15,8 @@ export interface Config {
   workers: number;
   /** Jobs one process runs at once (CAUSA_JOB_CONCURRENCY, default = workers). */
   jobConcurrency: number;
+  /** Simulation runs one process runs at once (CAUSA_SIMULATION_CONCURRENCY, default = 2 x workers, at least 4). */
+  simulationConcurrency: number;
   /** Hosts webhooks may call even though they resolve to non-public addresses (CAUSA_WEBHOOK_ALLOW_HOSTS). */
   webhookAllowHosts: string[];
   logLevel: LogLevel;
@@ -115,10 +117,12 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: secretKey(env),
     workers: integer(env, 'CAUSA_WORKERS', Math.max(1, cpus().length), 1, 256),
     jobConcurrency: 0,
+    simulationConcurrency: 0,
     webhookAllowHosts: hostList(env, 'CAUSA_WEBHOOK_ALLOW_HOSTS'),
     logLevel: logLevel as LogLevel,
   };
   config.jobConcurrency = integer(env, 'CAUSA_JOB_CONCURRENCY', config.workers, 1, 256);
+  config.simulationConcurrency = integer(env, 'CAUSA_SIMULATION_CONCURRENCY', Math.max(4, 2 * config.workers), 1, 1024);
   // Processes of the scale-out profile must agree on one key (cursors, credentials), so none may invent its own.
   if (config.databaseUrl !== null && config.secretKey === null) {
     throw new ConfigError('CAUSA_SECRET_KEY', 'a value whenever DATABASE_URL is set (all processes must share it)', '');

@@ -29,6 +29,10 @@ import { JobRepo } from './jobs/repo.js';
 import { JobRunner } from './jobs/runner.js';
 import { JobService } from './jobs/service.js';
 import { TwinLearning } from './twins/learning.js';
+import { SimulationExecution } from './simulations/execution.js';
+import { MetricSql } from './simulations/metric-sql.js';
+import { SimulationRepo } from './simulations/repo.js';
+import { SimulationService } from './simulations/service.js';
 import { TwinRepo } from './twins/repo.js';
 import { TwinService } from './twins/service.js';
 import { WebhookSender } from './webhooks/deliver.js';
@@ -59,6 +63,7 @@ export interface Context {
   jobs: JobService;
   jobRunner: JobRunner;
   twins: TwinService;
+  simulations: SimulationService;
   /** The compute pool, started on first use. */
   compute(): ComputePool;
   close(): Promise<void>;
@@ -96,6 +101,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const jobs = new JobService(jobRepo, jobRunner, workspaceAccess, cursors, config.webhookAllowHosts);
   const twinRepo = new TwinRepo(meta.db);
   new TwinLearning(twinRepo, datasets, compute).register(jobRunner);
+  const twins = new TwinService(twinRepo, datasets, jobs, workspaceAccess, cursors, unique);
+  const simulationRepo = new SimulationRepo(meta.db);
+  // Lazy like the data store: a metric is only parsed or run when a scenario has one.
+  const metricSql = new MetricSql({ query: (...args) => data().query(...args) });
+  new SimulationExecution(simulationRepo, twinRepo, compute, metricSql).register(jobRunner, config.simulationConcurrency);
   return {
     config,
     meta,
@@ -123,7 +133,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     idempotency: new IdempotencyRepo(meta.db, unique),
     jobs,
     jobRunner,
-    twins: new TwinService(twinRepo, datasets, jobs, workspaceAccess, cursors, unique),
+    twins,
+    simulations: new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors),
     compute,
     async close() {
       await jobRunner.stop();

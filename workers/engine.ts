@@ -2,14 +2,18 @@
  * Piscina entry of the compute pool: runs engine tasks (src/compute/protocol.ts) over the WASM kernels. Never
  * imports chdb (DESIGN.md: chDB in a worker crashes the process) nor anything that touches stores or HTTP.
  */
-import type { EngineTask, FitOutcome } from '../src/compute/protocol.js';
+import type { MessagePort } from 'node:worker_threads';
+import type { EngineTask, FitOutcome, MetricReply, SimulationResult, WorkerMessage } from '../src/compute/protocol.js';
 import type { Kernels } from '../src/compute/kernels.js';
 import { loadWasmKernels } from '../src/compute/wasm.js';
 import { discoverStatic } from '../src/engine/discovery/discover-static.js';
 import { resampleFrame } from '../src/engine/discovery/bootstrap.js';
 import { fitCbn } from '../src/engine/cbn/fit.js';
 import { evaluateCbn, splitHoldout } from '../src/engine/cbn/evaluate.js';
-import type { DiscoveryResult } from '../src/engine/types.js';
+import type { FamilyOutcome, InferenceContext } from '../src/engine/inference/outcome.js';
+import { runScoring, runStaticScenario } from '../src/engine/inference/run.js';
+import type { DiscoveryResult, Frame } from '../src/engine/types.js';
+import { AppError } from '../src/errors.js';
 
 let kernels: Kernels | null = null;
 const wasm = (): Kernels => (kernels ??= loadWasmKernels());
@@ -17,20 +21,11 @@ const wasm = (): Kernels => (kernels ??= loadWasmKernels());
 /** Progress is posted at most this often: a discovery may report thousands of times. */
 const PROGRESS_INTERVAL_MS = 200;
 
-export default function run(task: EngineTask): DiscoveryResult | FitOutcome {
+export default function run(task: EngineTask): DiscoveryResult | FitOutcome | Promise<SimulationResult> {
   switch (task.kind) {
     case 'discover': {
-      let last = 0;
-      const port = task.progress;
-      const result = discoverStatic(task.frame, task.options, wasm(), {
-        progress(fraction, state) {
-          const now = Date.now();
-          if (port === undefined || now - last < PROGRESS_INTERVAL_MS) return;
-          last = now;
-          port.postMessage({ fraction, state });
-        },
-      });
-      port?.close();
+      const result = discoverStatic(task.frame, task.options, wasm(), { progress: throttledProgress(task.port) });
+      task.port?.close();
       return result;
     }
     case 'bootstrap':
@@ -40,5 +35,51 @@ export default function run(task: EngineTask): DiscoveryResult | FitOutcome {
       const evaluation = evaluateCbn(fitCbn(train, task.edges, task.options, wasm()), test);
       return { model: fitCbn(task.frame, task.edges, task.options, wasm()), evaluation, nTrain: train.nRows, nTest: test.nRows };
     }
+    case 'simulate':
+      return answer(task.port, task.seed, (context) => runStaticScenario(task.model, task.scenario, context));
+    case 'score':
+      return answer(task.port, task.seed, (context) => runScoring(task.model, task.request, context));
   }
+}
+
+/** Runs a question with a context whose metrics are evaluated on the main thread; user-facing failures are returned. */
+async function answer(port: MessagePort | undefined, seed: number, question: (context: InferenceContext) => Promise<FamilyOutcome>): Promise<SimulationResult> {
+  const pending = new Map<number, { resolve(value: number): void; reject(error: Error): void }>();
+  let next = 0;
+  port?.on('message', (reply: MetricReply) => {
+    const waiter = pending.get(reply.id);
+    pending.delete(reply.id);
+    if ('error' in reply) waiter?.reject(new AppError('validation_failed', reply.error));
+    else waiter?.resolve(reply.value);
+  });
+  const context: InferenceContext = {
+    seed,
+    hooks: { progress: throttledProgress(port) },
+    evaluateMetric(frame: Frame, sql: string) {
+      if (port === undefined) return Promise.reject(new AppError('validation_failed', 'metrics cannot be evaluated here'));
+      const id = next++;
+      return new Promise<number>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        port.postMessage({ type: 'metric', id, frame, sql } satisfies WorkerMessage);
+      });
+    },
+  };
+  try {
+    return { outcome: await question(context) };
+  } catch (error) {
+    if (error instanceof AppError) return { failure: error.message };
+    throw error;
+  } finally {
+    port?.close();
+  }
+}
+
+function throttledProgress(port: MessagePort | undefined): (fraction: number, state: string) => void {
+  let last = 0;
+  return (fraction, state) => {
+    const now = Date.now();
+    if (port === undefined || now - last < PROGRESS_INTERVAL_MS) return;
+    last = now;
+    port.postMessage({ type: 'progress', fraction, state } satisfies WorkerMessage);
+  };
 }

@@ -5,14 +5,13 @@
  * this thread). The ratio engine / service is the share of the job's wall time that is causal work; the rest is
  * reading the data, building the frame, the pool hand-off, evaluation, and recording the version.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadWasmKernels } from '../../src/compute/wasm.js';
 import { fitCbn } from '../../src/engine/cbn/fit.js';
 import { discoverStatic } from '../../src/engine/discovery/discover-static.js';
 import { machineLine, median, writeSection } from '../lib/report.js';
+import { startService } from '../lib/service.js';
 import { REPO_ROOT, benchmarkDataDir, readTable } from './benchmark-data.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -23,19 +22,7 @@ async function main(): Promise<void> {
   const frame = readTable(file, 'categorical');
   const kernels = loadWasmKernels();
 
-  const dir = mkdtempSync(join(tmpdir(), 'causa-bench-pipeline-'));
-  const { buildApp } = await import('../../src/app.js');
-  const { loadConfig } = await import('../../src/config.js');
-  const { createContext } = await import('../../src/context.js');
-  const context = await createContext({ ...loadConfig({ CAUSA_DATA_DIR: dir, LOG_LEVEL: 'silent' }), secretKey: randomBytes(32) });
-  const app = await buildApp(context, { logger: false });
-  await app.ready();
-  const org = await context.organisations.create('bench');
-  const ws = org.libraryWorkspaceId;
-  const call = async (method: 'GET' | 'POST', url: string, payload?: unknown, type = 'application/json') => {
-    const response = await app.inject({ method, url: `/api/v1${url}`, headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': type }, ...(payload === undefined ? {} : { payload: payload as string }) });
-    return JSON.parse(response.body) as { data: Record<string, any> };
-  };
+  const { ws, call, close } = await startService('pipeline');
 
   try {
     const source = (await call('POST', `/workspaces/${ws}/sources`, { name: 'alarm', dataFormat: 'Tabular' })).data.id;
@@ -78,8 +65,7 @@ async function main(): Promise<void> {
     );
     console.log(table);
   } finally {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 

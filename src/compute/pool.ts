@@ -1,14 +1,24 @@
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { EngineResults, EngineTask, ProgressMessage } from './protocol.js';
+import type { Frame } from '../engine/types.js';
+import type { EngineResults, EngineTask, MetricReply, ProgressMessage, WorkerMessage } from './protocol.js';
 
 /** Workers idle this long are stopped; the next task starts one again (~30 ms). */
 const IDLE_TIMEOUT_MS = 60_000;
 
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Receives the worker's progress reports (discover, simulate, score). */
+  onProgress?: (message: ProgressMessage) => void;
+  /** Evaluates a metric's SQL for a simulation (the data engine lives on the main thread). */
+  evaluateMetric?: (frame: Frame, sql: string) => Promise<number>;
+}
+
 /**
  * The compute pool: `size` worker threads (CAUSA_WORKERS, default = cores) running the engine over the WASM
- * kernels. Tasks are whole units of work (a discovery, a bootstrap resample, a fit: milliseconds to minutes),
- * so the ~65 us task overhead never dominates. Aborting a task's signal stops its worker.
+ * kernels. Tasks are whole units of work (a discovery, a bootstrap resample, a fit, a simulation: milliseconds to
+ * minutes), so the ~65 us task overhead never dominates. Tasks wait in one FIFO queue, so concurrent jobs and runs
+ * share the workers in submission order. Aborting a task's signal stops its worker.
  */
 export class ComputePool {
   private readonly pool: Piscina<EngineTask, unknown>;
@@ -22,19 +32,16 @@ export class ComputePool {
     });
   }
 
-  /** Runs a task; `onProgress` receives the worker's progress reports (discovery only). */
-  async run<K extends EngineTask['kind']>(
-    task: Extract<EngineTask, { kind: K }>,
-    options: { signal?: AbortSignal; onProgress?: (message: ProgressMessage) => void } = {},
-  ): Promise<EngineResults[K]> {
-    if (options.onProgress === undefined || task.kind !== 'discover') {
-      return (await this.pool.run(task, { signal: options.signal ?? null })) as EngineResults[K];
-    }
+  async run<K extends EngineTask['kind']>(task: Extract<EngineTask, { kind: K }>, options: RunOptions = {}): Promise<EngineResults[K]> {
+    const talks = task.kind === 'simulate' || task.kind === 'score' || (task.kind === 'discover' && options.onProgress !== undefined);
+    if (!talks) return (await this.pool.run(task, { signal: options.signal ?? null })) as EngineResults[K];
     const channel = new MessageChannel();
-    const onProgress = options.onProgress;
-    channel.port1.on('message', (message: ProgressMessage) => onProgress(message));
+    channel.port1.on('message', (message: WorkerMessage) => {
+      if (message.type === 'progress') options.onProgress?.(message);
+      else void answerMetric(channel.port1, message, options.evaluateMetric);
+    });
     try {
-      return (await this.pool.run({ ...task, progress: channel.port2 }, { signal: options.signal ?? null, transferList: [channel.port2] })) as EngineResults[K];
+      return (await this.pool.run({ ...task, port: channel.port2 }, { signal: options.signal ?? null, transferList: [channel.port2] })) as EngineResults[K];
     } finally {
       channel.port1.close();
     }
@@ -47,5 +54,24 @@ export class ComputePool {
 
   async close(): Promise<void> {
     await this.pool.close({ force: true });
+  }
+}
+
+async function answerMetric(
+  port: MessagePort,
+  message: Extract<WorkerMessage, { type: 'metric' }>,
+  evaluate: RunOptions['evaluateMetric'],
+): Promise<void> {
+  let reply: MetricReply;
+  try {
+    if (evaluate === undefined) throw new Error('metrics cannot be evaluated here');
+    reply = { id: message.id, value: await evaluate(message.frame, message.sql) };
+  } catch (error) {
+    reply = { id: message.id, error: error instanceof Error ? error.message : String(error) };
+  }
+  try {
+    port.postMessage(reply);
+  } catch {
+    // The task ended (aborted) before the answer came back: nobody is waiting for it.
   }
 }

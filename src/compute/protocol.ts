@@ -1,3 +1,6 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { FamilyOutcome } from '../engine/inference/outcome.js';
+import type { ScoreRequest, StaticScenario } from '../engine/inference/scenario.js';
 import type { CbnModel, DiscoveryOptions, DiscoveryResult, EdgeRef, Evaluation, FitOptions, Frame } from '../engine/types.js';
 
 /**
@@ -5,9 +8,12 @@ import type { CbnModel, DiscoveryOptions, DiscoveryResult, EdgeRef, Evaluation, 
  * SharedArrayBuffer-backed typed arrays, so a task costs a structured clone of its small members only.
  */
 export type EngineTask =
-  | { kind: 'discover'; frame: Frame; options: DiscoveryOptions; progress?: MessagePort }
+  | { kind: 'discover'; frame: Frame; options: DiscoveryOptions; port?: MessagePort }
   | { kind: 'bootstrap'; frame: Frame; options: DiscoveryOptions; seed: number }
-  | { kind: 'fit'; frame: Frame; edges: EdgeRef[]; options: FitOptions & { testFraction: number } };
+  | { kind: 'fit'; frame: Frame; edges: EdgeRef[]; options: FitOptions & { testFraction: number } }
+  /** A simulation run's question; metric SQL goes back to the main thread over `port` (WorkerMessage). */
+  | { kind: 'simulate'; model: CbnModel; scenario: StaticScenario; seed: number; port?: MessagePort }
+  | { kind: 'score'; model: CbnModel; request: ScoreRequest; seed: number; port?: MessagePort };
 
 export interface FitOutcome {
   /** Fitted on every row: the model versions keep. */
@@ -22,10 +28,21 @@ export interface EngineResults {
   discover: DiscoveryResult;
   bootstrap: DiscoveryResult;
   fit: FitOutcome;
+  simulate: SimulationResult;
+  score: SimulationResult;
 }
+
+/** A question's answer, or the reason it cannot be answered that is meant for the user (an AppError or a failed
+ * metric inside the worker: errors lose their class when they cross threads, so they are returned, not thrown). */
+export type SimulationResult = { outcome: FamilyOutcome } | { failure: string };
 
 /** A progress message a worker posts on the task's port. */
 export interface ProgressMessage {
   fraction: number;
   state: string;
 }
+
+/** What a worker posts on a task's port: progress, or a metric to evaluate (answered with a MetricReply). */
+export type WorkerMessage = ({ type: 'progress' } & ProgressMessage) | { type: 'metric'; id: number; frame: Frame; sql: string };
+
+export type MetricReply = { id: number; value: number } | { id: number; error: string };

@@ -49,6 +49,20 @@ export class Rng {
     return Math.floor(this.uniform() * n);
   }
 
+  /** A Gamma(alpha, 1) draw (Marsaglia & Tsang 2000, with the alpha < 1 boost): Dirichlet rows are normalised gammas. */
+  gamma(alpha: number): number {
+    if (alpha < 1) return this.gamma(alpha + 1) * Math.pow(Math.max(this.uniform(), 1e-300), 1 / alpha);
+    const d = alpha - 1 / 3;
+    const c = 1 / Math.sqrt(9 * d);
+    for (;;) {
+      const x = this.normal();
+      const v = Math.pow(1 + c * x, 3);
+      if (v <= 0) continue;
+      const u = this.uniform();
+      if (Math.log(Math.max(u, 1e-300)) < 0.5 * x * x + d - d * v + d * Math.log(v)) return d * v;
+    }
+  }
+
   /** A standard normal draw (Marsaglia polar method). */
   normal(): number {
     if (this.spareNormal !== null) {

@@ -175,23 +175,9 @@ export function withMissingValues(frame: Frame, share: number, seed: number): Fr
 }
 
 function dirichlet(rng: Rng, k: number, alpha: number): number[] {
-  const draws = Array.from({ length: k }, () => gammaDraw(rng, alpha));
+  const draws = Array.from({ length: k }, () => rng.gamma(alpha));
   const sum = draws.reduce((a, b) => a + b, 0);
   return draws.map((d) => d / sum);
-}
-
-// Marsaglia & Tsang 2000 gamma sampler (with the alpha < 1 boost).
-function gammaDraw(rng: Rng, alpha: number): number {
-  if (alpha < 1) return gammaDraw(rng, alpha + 1) * Math.pow(Math.max(rng.uniform(), 1e-300), 1 / alpha);
-  const d = alpha - 1 / 3;
-  const c = 1 / Math.sqrt(9 * d);
-  for (;;) {
-    const x = rng.normal();
-    const v = Math.pow(1 + c * x, 3);
-    if (v <= 0) continue;
-    const u = rng.uniform();
-    if (Math.log(Math.max(u, 1e-300)) < 0.5 * x * x + d - d * v + d * Math.log(v)) return d * v;
-  }
 }
 
 function drawCategory(rng: Rng, probs: Float64Array): number {

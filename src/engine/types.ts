@@ -95,6 +95,9 @@ export type NodeModel =
       residualQuantiles: number[];
       mean: number;
       std: number;
+      /** Parameter uncertainty for simulation intervals: sigma^2 (X'X)^-1 of [intercept, coefficients...] on the raw
+       * scale, packed lower triangle row by row ((k+1)(k+2)/2 numbers); absent on wide nodes and older models. */
+      coefficientCovariance?: number[];
     }
   | {
       name: string;
@@ -103,7 +106,14 @@ export type NodeModel =
       categories: string[];
       /** Smoothed CPT when every parent is categorical: one row of probabilities per parent configuration, rows in
        * mixed-radix order of the parents' category indices (last parent fastest). */
-      cpt?: { parentCategories: string[][]; table: number[][] };
+      cpt?: {
+        parentCategories: string[][];
+        table: number[][];
+        /** Training rows behind each table row, and the smoothing: a row's posterior is
+         * Dirichlet(table[row] x (rowCounts[row] + smoothing x classes)). Absent on older models. */
+        rowCounts?: number[];
+        smoothing?: number;
+      };
       /** Multinomial logistic model when a parent is continuous: P(class c) is proportional to
        * exp(weights[c][0] + sum over t of weights[c][t + 1] * value of terms[t]) on the raw scale. */
       logistic?: { terms: { kind: 'linear' | 'indicator'; parents: string[]; category?: string }[]; weights: number[][] };

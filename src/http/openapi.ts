@@ -124,6 +124,13 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'Workspaces', description: 'Workspaces and their members' },
         { name: 'Sources', description: 'Organisation sources and their links to workspaces' },
         { name: 'Operations', description: 'Health, readiness and metrics (no credential)' },
+        {
+          name: 'Simulations',
+          description:
+            'Questions to trained twin versions, run asynchronously: submit (202), poll the run, read results, sweeps and scores, export, cancel. ' +
+            'The scenario families are the components PredictionScenario, InterventionScenario, OptimisationScenario, CounterfactualScenario, ' +
+            'ExplanationScenario, RootCauseScenario and AnomalyScenario.',
+        },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },

@@ -7,6 +7,9 @@ export type JobRow = JobsTable;
 
 const IN_FLIGHT: JobStatus[] = ['queued', 'running'];
 
+/** Simulation runs live in this table too (src/simulations): the jobs endpoints never show them. */
+export const SIMULATION_JOB = 'simulation';
+
 /**
  * Job rows are also the queue: a process claims a queued job with a conditional update, so two processes never
  * run the same job, and every later write names the owner, so a job taken from a stalled process stays taken.
@@ -25,6 +28,7 @@ export class JobRepo {
       .where('organisation_id', '=', organisationId)
       .where('workspace_id', '=', workspaceId)
       .where('id', '=', id)
+      .where('type', '!=', SIMULATION_JOB)
       .executeTakeFirst();
   }
 
@@ -32,16 +36,16 @@ export class JobRepo {
     return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** Keyset page, newest first; the total counts the workspace's jobs. */
+  /** Keyset page, newest first; the total counts the workspace's jobs (simulation runs excluded). */
   async list(organisationId: string, workspaceId: string, page: PageRequest): Promise<{ rows: JobRow[]; total: number }> {
-    return newestFirstPage<JobRow>(this.db.selectFrom('jobs').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId), page);
+    const scope = this.db.selectFrom('jobs').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId).where('type', '!=', SIMULATION_JOB);
+    return newestFirstPage<JobRow>(scope, page);
   }
 
   /** The oldest queued jobs of the types this process can run: candidates for a claim. */
-  async queued(limit: number, types: string[]): Promise<string[]> {
+  async queued(limit: number, types: string[]): Promise<Array<{ id: string; type: string }>> {
     if (types.length === 0) return [];
-    const rows = await this.db.selectFrom('jobs').select('id').where('status', '=', 'queued').where('type', 'in', types).orderBy('created_at').orderBy('id').limit(limit).execute();
-    return rows.map((row) => row.id);
+    return this.db.selectFrom('jobs').select(['id', 'type']).where('status', '=', 'queued').where('type', 'in', types).orderBy('created_at').orderBy('id').limit(limit).execute();
   }
 
   /** Whether the job is still `owner`'s running job. */
@@ -97,11 +101,12 @@ export class JobRepo {
   }
 
   /**
-   * Running jobs whose owner stopped saying it is alive: heartbeats older than `before`, or (when this process is
-   * the only one, as in the embedded profile) any owner but `except`.
+   * Running jobs of these types whose owner stopped saying it is alive: heartbeats older than `before`, or (when
+   * this process is the only one, as in the embedded profile) any owner but `except`.
    */
-  async orphaned(before: string, except: string | null): Promise<JobRow[]> {
-    let query = this.db.selectFrom('jobs').selectAll().where('status', '=', 'running');
+  async orphaned(before: string, except: string | null, types: string[]): Promise<JobRow[]> {
+    if (types.length === 0) return [];
+    let query = this.db.selectFrom('jobs').selectAll().where('status', '=', 'running').where('type', 'in', types);
     query = except === null ? query.where('heartbeat_at', '<', before) : query.where((eb) => eb.or([eb('owner', '!=', except), eb('owner', 'is', null), eb('heartbeat_at', '<', before)]));
     return query.orderBy('created_at').limit(1000).execute();
   }

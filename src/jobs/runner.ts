@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { nowIso } from '../lib/ids.js';
 import type { WebhookSender } from '../webhooks/deliver.js';
 import { webhookEvent } from '../webhooks/deliver.js';
+import type { TerminalStatus, WebhookPayload } from '../webhooks/events.js';
 import type { JobRepo, JobRow } from './repo.js';
 
 /** What a job's work sees: its inputs, a signal that fires on cancel or shutdown, and a progress reporter. */
@@ -31,8 +32,20 @@ export class JobError extends Error {
  */
 export type JobHandler = (context: JobContext) => Promise<Record<string, unknown>>;
 
+/** The webhook body of a job type's terminal state (default: the job payload of the spec's Events section). */
+export type WebhookBuilder = (job: JobRow, status: TerminalStatus, completedAt: string, error: string | null) => WebhookPayload;
+
+const jobPayload: WebhookBuilder = (job, status, completedAt, error) => ({
+  event: webhookEvent('job', status),
+  jobId: job.id,
+  status,
+  workspaceId: job.workspace_id,
+  completedAt,
+  ...(error === null ? {} : { error }),
+});
+
 export interface RunnerOptions {
-  /** Jobs this process runs at once. */
+  /** Jobs of the default lane this process runs at once. */
   concurrency: number;
   /** How often an idle process looks for queued jobs submitted by other processes. */
   pollMs?: number;
@@ -51,7 +64,17 @@ export interface RunnerLogger {
   error(obj: object, msg: string): void;
 }
 
+/** How a job type is run: its handler, its webhook body, and the lane whose concurrency it shares. */
+export interface JobTypeOptions {
+  webhook?: WebhookBuilder;
+  /** Lanes keep kinds of work from starving each other (short simulations never wait behind long learning jobs). */
+  lane?: string;
+}
+
+const DEFAULT_LANE = 'default';
+
 interface Running {
+  lane: string;
   controller: AbortController;
   progress: Progress;
   done: Promise<void>;
@@ -69,7 +92,8 @@ export const progressOf = (percentage: number, state: string, eta: string | null
  */
 export class JobRunner {
   readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<string, { handler: JobHandler; webhook: WebhookBuilder; lane: string }>();
+  private readonly lanes = new Map<string, number>();
   private readonly running = new Map<string, Running>();
   private readonly pollMs: number;
   private readonly heartbeatMs: number;
@@ -94,8 +118,13 @@ export class JobRunner {
     this.staleMs = options.staleMs ?? 30_000;
   }
 
-  register(type: string, handler: JobHandler): void {
-    this.handlers.set(type, handler);
+  register(type: string, handler: JobHandler, options: JobTypeOptions = {}): void {
+    this.handlers.set(type, { handler, webhook: options.webhook ?? jobPayload, lane: options.lane ?? DEFAULT_LANE });
+  }
+
+  /** A lane running at most `concurrency` jobs at once in this process (the default lane has options.concurrency). */
+  addLane(name: string, concurrency: number): void {
+    this.lanes.set(name, concurrency);
   }
 
   async start(logger?: RunnerLogger): Promise<void> {
@@ -151,26 +180,38 @@ export class JobRunner {
     await Promise.all([...this.deliveries]);
   }
 
+  private capacity(lane: string): number {
+    return lane === DEFAULT_LANE ? this.options.concurrency : this.lanes.get(lane) ?? this.options.concurrency;
+  }
+
+  private hasRoom(lane: string): boolean {
+    let busy = 0;
+    for (const entry of this.running.values()) if (entry.lane === lane) busy++;
+    return busy < this.capacity(lane);
+  }
+
   private async fill(): Promise<void> {
     if (Date.now() - this.lastSweep > this.staleMs / 2) await this.recover(false);
-    while (!this.stopped && this.running.size < this.options.concurrency) {
-      const candidates = await this.repo.queued(this.options.concurrency * 2, [...this.handlers.keys()]);
+    while (!this.stopped) {
+      const open = [...this.handlers.entries()].filter(([, registered]) => this.hasRoom(registered.lane)).map(([type]) => type);
+      if (open.length === 0) return;
+      const candidates = await this.repo.queued(Math.max(...open.map((type) => this.capacity(this.handlers.get(type)!.lane))) * 2, open);
       let claimed = false;
-      for (const id of candidates) {
-        if (this.running.size >= this.options.concurrency) break;
-        if (this.running.has(id)) continue;
+      for (const { id, type } of candidates) {
+        const lane = this.handlers.get(type)?.lane ?? DEFAULT_LANE;
+        if (this.running.has(id) || !this.hasRoom(lane)) continue;
         if (!(await this.repo.claim(id, this.owner, nowIso()))) continue;
         const job = await this.repo.findById(id);
-        if (job !== undefined) this.launch(job);
+        if (job !== undefined) this.launch(job, lane);
         claimed = true;
       }
       if (!claimed) return;
     }
   }
 
-  private launch(job: JobRow): void {
+  private launch(job: JobRow, lane: string): void {
     const controller = new AbortController();
-    const entry: Running = { controller, progress: progressOf(0, 'starting'), done: Promise.resolve() };
+    const entry: Running = { lane, controller, progress: progressOf(0, 'starting'), done: Promise.resolve() };
     this.running.set(job.id, entry);
     const started = Date.now();
     const context: JobContext = {
@@ -207,10 +248,10 @@ export class JobRunner {
   private async execute(job: JobRow, context: JobContext, entry: Running): Promise<void> {
     let outcome: { status: 'completed' | 'failed'; result: string | null; error: string | null };
     try {
-      const handler = this.handlers.get(job.type);
-      if (handler === undefined) throw new Error(`No handler for job type ${job.type}`);
+      const registered = this.handlers.get(job.type);
+      if (registered === undefined) throw new Error(`No handler for job type ${job.type}`);
       context.params = JSON.parse(job.params) as Record<string, unknown>;
-      outcome = { status: 'completed', result: JSON.stringify(await handler(context)), error: null };
+      outcome = { status: 'completed', result: JSON.stringify(await registered.handler(context)), error: null };
     } catch (error) {
       const reason = context.signal.aborted && context.signal.reason instanceof Error ? context.signal.reason.message : null;
       if (reason === 'cancelled') return;
@@ -249,7 +290,7 @@ export class JobRunner {
     this.lastSweep = Date.now();
     const before = new Date(Date.now() - this.staleMs).toISOString();
     const exclusive = onStart && this.options.exclusive ? this.owner : null;
-    for (const row of await this.repo.orphaned(before, exclusive)) {
+    for (const row of await this.repo.orphaned(before, exclusive, [...this.handlers.keys()])) {
       if (this.running.has(row.id)) continue;
       const error = onStart && this.options.exclusive ? RESTART_ERROR : ORPHAN_ERROR;
       const completedAt = nowIso();
@@ -264,8 +305,9 @@ export class JobRunner {
   notify(job: JobRow, status: 'completed' | 'failed' | 'cancelled', completedAt: string, error: string | null): void {
     const url = job.webhook_url;
     if (url === null) return;
+    const payload = (this.handlers.get(job.type)?.webhook ?? jobPayload)(job, status, completedAt, error);
     const delivery = this.webhooks
-      .send(url, { event: webhookEvent('job', status), jobId: job.id, status, workspaceId: job.workspace_id, completedAt, ...(error === null ? {} : { error }) })
+      .send(url, payload)
       .then((outcome) => this.logger?.info({ jobId: job.id, webhook: outcome }, 'job webhook'))
       .finally(() => this.deliveries.delete(delivery));
     this.deliveries.add(delivery);

@@ -6,17 +6,19 @@ import { newId, nowIso } from '../lib/ids.js';
 import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
 import { parseWebhookUrl } from '../webhooks/url.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
-import type { JobRepo, JobRow } from './repo.js';
+import type { JobRepo, JobRow, SIMULATION_JOB } from './repo.js';
 import { type JobRunner, progressOf } from './runner.js';
 
 export interface JobSubmission {
   organisationId: string;
   workspaceId: string;
-  type: Job['type'];
+  type: Job['type'] | typeof SIMULATION_JOB;
   resource: { type: string; id: string; twinId?: string } | null;
   params: Record<string, unknown>;
   webhookUrl: string | null;
   createdBy: string;
+  /** Simulation runs: the scenario type (listed and filtered by it). */
+  subtype?: string;
 }
 
 /** Jobs of a workspace: submitted by the resources that start pipelines, read and cancelled here. */
@@ -54,6 +56,8 @@ export class JobService {
       completed_at: null,
       owner: null,
       heartbeat_at: null,
+      subtype: submission.subtype ?? null,
+      phase: null,
     };
     await this.repo.insert(row);
     this.runner.wake();
@@ -81,15 +85,19 @@ export class JobService {
   async cancel(principal: Principal, workspaceId: string, id: string): Promise<{ jobId: string; status: Job['status'] }> {
     await this.access.require(principal, workspaceId, 'write');
     const row = await this.find(principal, workspaceId, id);
+    return { jobId: row.id, status: await this.cancelRow(row) };
+  }
+
+  /** Cancels the job of a row found by its owner's rules (a job, or a simulation run); answers the status it ends with. */
+  async cancelRow(row: JobRow): Promise<Job['status']> {
     const now = nowIso();
     const progress = { ...(JSON.parse(row.progress) as object), state: 'cancelled', eta: null };
     if (await this.repo.cancel(row.id, JSON.stringify(progress), now)) {
       this.runner.abortLocal(row.id);
       this.runner.notify(row, 'cancelled', now, null);
-      return { jobId: row.id, status: 'cancelled' };
+      return 'cancelled';
     }
-    const current = await this.find(principal, workspaceId, id);
-    return { jobId: current.id, status: current.status };
+    return (await this.repo.findById(row.id))?.status ?? row.status;
   }
 
   /** Ids of the queued or running jobs working on these resources. */
@@ -144,7 +152,7 @@ function present(row: JobRow): Job {
 }
 
 /** Receivers often carry a token in the path or query: a job shows only where its webhook goes. */
-function maskedWebhook(url: string): string {
+export function maskedWebhook(url: string): string {
   try {
     const parsed = new URL(url);
     return parsed.pathname === '/' && parsed.search === '' ? parsed.origin : `${parsed.origin}/…`;

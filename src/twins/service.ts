@@ -3,6 +3,7 @@ import type { CreateTwin, CreateVersion, DigitalTwin, Discover, FixedSubGraph, P
 import type { Principal } from '../auth/principal.js';
 import type { DataBinding, DatasetService } from '../datasets/service.js';
 import { AppError, notFound } from '../errors.js';
+import type { CbnModel } from '../engine/types.js';
 import type { JobService } from '../jobs/service.js';
 import type { CursorCodec } from '../lib/cursor.js';
 import { newId, nowIso } from '../lib/ids.js';
@@ -127,11 +128,11 @@ export class TwinService {
     return presentTwin(written);
   }
 
-  /** Deletes the twin, its versions and fitted models; jobs still working on it are cancelled first. */
+  /** Deletes the twin, its versions and fitted models; jobs learning it and runs simulating it are cancelled first. */
   async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
     await this.access.require(principal, workspaceId, 'full');
     const row = await this.find(principal, workspaceId, id);
-    await this.jobs.cancelFor(principal.organisationId, await this.repo.versionIds(principal.organisationId, row.id));
+    await this.jobs.cancelFor(principal.organisationId, [row.id, ...(await this.repo.versionIds(principal.organisationId, row.id))]);
     if (!(await this.repo.delete(principal.organisationId, workspaceId, id))) throw notFound('Digital twin', id);
   }
 
@@ -147,6 +148,15 @@ export class TwinService {
   async getVersion(principal: Principal, workspaceId: string, twinId: string, versionId: string): Promise<TwinVersion> {
     await this.access.require(principal, workspaceId, 'read');
     return presentVersion((await this.findVersion(principal, workspaceId, twinId, versionId)).version);
+  }
+
+  /**
+   * What a simulation of a version needs (the caller has checked workspace access): the twin's kind, the version
+   * record, and its fitted model (null until trained).
+   */
+  async simulationTarget(principal: Principal, workspaceId: string, twinId: string, versionId: string): Promise<{ twinType: TwinType; version: TwinVersion; model: CbnModel | null }> {
+    const { twin, version } = await this.findVersion(principal, workspaceId, twinId, versionId);
+    return { twinType: twin.type as TwinType, version: presentVersion(version), model: version.model === null ? null : (JSON.parse(version.model) as CbnModel) };
   }
 
   /**

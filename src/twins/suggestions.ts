@@ -57,12 +57,11 @@ export function suggestSimulations(graph: Relationship[], nodes: Node[], roles: 
 
 /** The metric of an outcome: its mean, or the share of its most frequent-looking last category. */
 function metricOf(effect: Node): Record<string, unknown> {
-  if (effect.type === 'continuous') return { name: `Mean ${effect.name}`, sqlQuery: `SELECT avg(${quote(effect.name)}) AS value FROM df`, unit: null, higherIsBetter: true };
+  if (effect.type === 'continuous') return { name: `Mean ${effect.name}`, sqlQuery: `SELECT avg(${quote(effect.name)}) AS value FROM df`, higherIsBetter: true };
   const category = effect.categories?.[effect.categories.length - 1] ?? '';
   return {
     name: `Share of ${effect.name} = ${category}`,
     sqlQuery: `SELECT avg(if(toString(${quote(effect.name)}) = '${category.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}', 1, 0)) AS value FROM df`,
-    unit: null,
     higherIsBetter: true,
   };
 }

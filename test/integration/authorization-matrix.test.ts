@@ -84,6 +84,16 @@ const SAMPLES: Record<string, Sample> = {
   discoverTwinVersion: { body: { bootstrapSamples: 0 } },
   trainTwinVersion: { body: {} },
   runTwinPipeline: { body: (ids: Ids) => ({ versionId: ids.version, bootstrapSamples: 0 }) },
+  listSimulations: {},
+  submitSimulation: { body: (ids: Ids) => ({ digitalTwinId: ids.twin, digitalTwinVersionId: ids.trainedVersion, scenario: { type: 'prediction', sample: [{ a: 1 }], targetVars: ['c'] } }) },
+  getSimulation: {},
+  getSimulationResults: {},
+  cancelSimulation: {},
+  getSimulationSweep: {},
+  getSimulationScore: {},
+  exportSimulation: {},
+  scoreRows: { body: { rows: [{ a: 1 }], targets: [{ variable: 'c', value: 2, matchMode: 'orMore' }] } },
+  scenarioFromQuery: { body: { query: 'what drives c?' } },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -144,10 +154,11 @@ function requiredScope(label: string, description = ''): Scope | null {
 // Ids: which resource a path parameter names, and sets of ids to put in paths.
 // ---------------------------------------------------------------------------------------------------------------
 
-type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'job';
+type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun';
 
-/** Path parameters that name no resource: always sent with this value. */
+/** Path parameters that name no resource: always sent with this value (a simulation exports json: csv is for panels). */
 const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
+const fixedParam = (template: string, name: string): string | undefined => (name === 'format' && template.includes('/simulations/') ? 'json' : FIXED_PARAMS[name]);
 type Ids = Record<IdKind, string>;
 
 function idKind(template: string, name: string): IdKind {
@@ -157,7 +168,9 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'id' && template.startsWith(`${API}/users/`)) return 'user';
   if (name === 'id' && template.includes('/datasets/{id}')) return 'dataset';
   if (name === 'id' && template.includes('/digital-twins/{id}')) return 'twin';
-  if (name === 'vId') return 'version';
+  if (name === 'vId') return /\/(score|scenario-from-query)$/.test(template) ? 'trainedVersion' : 'version';
+  if (name === 'id' && template.includes('/simulations/{id}/score')) return 'scoreRun';
+  if (name === 'id' && template.includes('/simulations/{id}')) return 'run';
   if (name === 'id' && template.includes('/jobs/{id}')) return 'job';
   if (name === 'id' && /\/sources\/\{id\}\/(files|extract)$/.test(template)) return 'folder';
   if (name === 'id' && (template.startsWith(`${API}/sources/`) || template.includes('/sources/{id}'))) return 'source';
@@ -174,10 +187,13 @@ const NONEXISTENT: Ids = {
   twin: 'dt_00000000000000000000000000',
   version: 'dtv_00000000000000000000000000',
   job: 'job_00000000000000000000000000',
+  trainedVersion: 'dtv_00000000000000000000000001',
+  run: 'job_00000000000000000000000001',
+  scoreRun: 'job_00000000000000000000000002',
 };
 
 const urlOf = (operation: Operation, ids: Ids) =>
-  operation.template.replace(/\{(\w+)\}/g, (_, name: string) => FIXED_PARAMS[name] ?? ids[idKind(operation.template, name)]);
+  operation.template.replace(/\{(\w+)\}/g, (_, name: string) => fixedParam(operation.template, name) ?? ids[idKind(operation.template, name)]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Requests and assertions.
@@ -244,7 +260,9 @@ async function createWorkspace(world: TestApp, key: string, name = `Matrix works
 
 async function createSource(world: TestApp, key: string, workspaceId: string): Promise<string> {
   // With rows, so that operations on a source's data (re-typing) have some.
-  const body = { name: 'Matrix source', rows: [{ a: 1, b: 'x', c: 2.5 }, { a: 2, b: 'y', c: 4.25 }] };
+  // Forty rows with c = 1.5a + noise, so a twin on it can be trained and simulated.
+  const rows = Array.from({ length: 40 }, (_, i) => ({ a: i % 7, b: i % 2 === 0 ? 'x' : 'y', c: 1.5 * (i % 7) + ((i * 37) % 11) / 10 }));
+  const body = { name: 'Matrix source', rows };
   const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/sources/from-data`, key, body });
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return response.body.data.id;
@@ -266,7 +284,7 @@ async function createDataset(world: TestApp, key: string, workspaceId: string): 
  * A twin over a source of the workspace (the matrix source: numeric columns a and c), its first version with the edge
  * a -> c pinned (so it can be trained), and a job (a discovery of a second version).
  */
-async function createTwinTargets(world: TestApp, key: string, workspaceId: string, sourceId: string): Promise<Pick<Ids, 'twin' | 'version' | 'job'>> {
+async function createTwinTargets(world: TestApp, key: string, workspaceId: string, sourceId: string, simulations = true): Promise<Pick<Ids, 'twin' | 'version' | 'job' | 'trainedVersion' | 'run' | 'scoreRun'>> {
   const twin = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins`, key, body: { name: 'Matrix twin', sourceId } });
   assert.equal(twin.status, 201, JSON.stringify(twin.body));
   const base = `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${twin.body.data.versionId}`;
@@ -276,7 +294,39 @@ async function createTwinTargets(world: TestApp, key: string, workspaceId: strin
   const other = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions`, key, body: { bump: 'minor' } });
   const job = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${other.body.data.id}/discover`, key, body: { bootstrapSamples: 0 } });
   assert.equal(job.status, 202, JSON.stringify(job.body));
-  return { twin: twin.body.data.id, version: twin.body.data.versionId, job: job.body.data.jobId };
+  const ids = { twin: twin.body.data.id, version: twin.body.data.versionId, job: job.body.data.jobId };
+  if (!simulations) return { ...ids, trainedVersion: NONEXISTENT.trainedVersion, run: NONEXISTENT.run, scoreRun: NONEXISTENT.scoreRun };
+  return { ...ids, ...(await createSimulationTargets(world, key, workspaceId, ids.twin)) };
+}
+
+/** A trained version of the twin (a third one), a completed range-intervention run on it and a completed scoring run. */
+async function createSimulationTargets(world: TestApp, key: string, workspaceId: string, twinId: string): Promise<Pick<Ids, 'trainedVersion' | 'run' | 'scoreRun'>> {
+  const ws = `${API}/workspaces/${workspaceId}`;
+  const version = await world.call({ method: 'POST', url: `${ws}/digital-twins/${twinId}/versions`, key, body: { bump: 'major' } });
+  const base = `${ws}/digital-twins/${twinId}/versions/${version.body.data.id}`;
+  await world.call({ method: 'PATCH', url: `${base}/graph/fixed`, key, body: { addEdges: [{ source: 'a', target: 'c' }] } });
+  const pipeline = await world.call({ method: 'POST', url: `${ws}/digital-twins/${twinId}/run-pipeline`, key, body: { versionId: version.body.data.id, bootstrapSamples: 0 } });
+  assert.equal(pipeline.status, 202, JSON.stringify(pipeline.body));
+  await until(world, key, `${ws}/jobs/${pipeline.body.data.jobId}`);
+  const scenario = { type: 'intervention', interventions: [{ variable: 'a', valueSpec: { type: 'range', from: 0, to: 6, steps: 3 } }], samples: 500 };
+  const run = await world.call({ method: 'POST', url: `${ws}/simulations`, key, body: { digitalTwinId: twinId, digitalTwinVersionId: version.body.data.id, scenario } });
+  assert.equal(run.status, 202, JSON.stringify(run.body));
+  const score = await world.call({ method: 'POST', url: `${base}/score`, key, body: SAMPLES.scoreRows!.body });
+  assert.equal(score.status, 202, JSON.stringify(score.body));
+  await until(world, key, `${ws}/simulations/${run.body.data.runId}`);
+  await until(world, key, `${ws}/simulations/${score.body.data.runId}`);
+  return { trainedVersion: version.body.data.id, run: run.body.data.runId, scoreRun: score.body.data.runId };
+}
+
+/** Polls a job or run until it completed. */
+async function until(world: TestApp, key: string, url: string): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    const status = (await world.call({ method: 'GET', url, key })).body.data.status;
+    if (status === 'completed') return;
+    assert.ok(!['failed', 'cancelled'].includes(status), `${url} ended ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(`${url} did not complete`);
 }
 
 async function createMember(world: TestApp, key: string, name: string): Promise<string> {
@@ -291,14 +341,17 @@ async function grant(world: TestApp, key: string, workspaceId: string, userId: s
 }
 
 /** A new workspace, a member with read on it, and a spare key: targets an operation may change or delete. */
-async function freshTargets(world: TestApp, admin: string): Promise<Ids> {
+async function freshTargets(world: TestApp, admin: string, operation: Operation): Promise<Ids> {
   const workspace = await createWorkspace(world, admin);
   const user = await createMember(world, admin, `Member of ${workspace}`);
   await grant(world, admin, workspace, user, 'read');
   const { id: key } = await createKey(world, { name: 'spare', scopes: [UNRELATED_SCOPE] });
   const source = await createSource(world, admin, workspace);
-  return { workspace, user, key, source, folder: await createFolder(world, admin, workspace), dataset: await createDataset(world, admin, workspace), ...(await createTwinTargets(world, admin, workspace, source)) };
+  return { workspace, user, key, source, folder: await createFolder(world, admin, workspace), dataset: await createDataset(world, admin, workspace), ...(await createTwinTargets(world, admin, workspace, source, needsRuns(operation))) };
 }
+
+/** Only simulation operations need a trained version and runs (training one per operation would be slow). */
+const needsRuns = (operation: Operation) => operation.params.some((p) => ['trainedVersion', 'run', 'scoreRun'].includes(p.kind)) || operation.id === 'submitSimulation';
 
 /** Keys that differ in one property from a valid admin key, plus the ids the matrix points them at. */
 interface Matrix {
@@ -399,7 +452,7 @@ test('the authorization matrix holds for every authenticated operation', async (
   await t.test('with a key holding only the scope the description names, the sample request succeeds', async (t) => {
     await forEach(t, m.operations, async (op) => {
       const key = await m.keyWithOnly(op.scope ?? UNRELATED_SCOPE);
-      assertSuccess(await send(world, op, await freshTargets(world, m.admin), { key }), op.label);
+      assertSuccess(await send(world, op, await freshTargets(world, m.admin, op), { key }), op.label);
     });
   });
 

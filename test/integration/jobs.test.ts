@@ -1,8 +1,6 @@
 /** Jobs over HTTP: list/get/cancel, cancel mid-discovery, restart recovery, and completion webhooks. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type IncomingMessage, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
@@ -11,32 +9,9 @@ import { openEmbeddedMetaStore } from '../../src/store/meta/embedded.js';
 import { type TestApp, buildTestApp, testConfig } from '../helpers/app.js';
 import { linearChainRows, seededRandom } from '../helpers/simulated.js';
 import { waitForJob } from '../helpers/jobs.js';
+import { receiver } from '../helpers/receiver.js';
 
 const API = '/api/v1';
-
-/** A loopback receiver counting the webhooks it gets. */
-async function receiver(t: TestContext): Promise<{ url: string; hits: Array<{ headers: IncomingMessage['headers']; body: any }>; waitFor(count: number): Promise<void> }> {
-  const hits: Array<{ headers: IncomingMessage['headers']; body: any }> = [];
-  const server = createServer((request, response) => {
-    let text = '';
-    request.on('data', (chunk) => (text += chunk));
-    request.on('end', () => {
-      hits.push({ headers: request.headers, body: JSON.parse(text) });
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => server.close());
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hooks/causa`,
-    hits,
-    async waitFor(count) {
-      const deadline = Date.now() + 10_000;
-      while (hits.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    },
-  };
-}
 
 async function twinOn(app: TestApp, rows: Array<Record<string, unknown>>) {
   const ws = app.tenant.libraryWorkspaceId;
@@ -121,7 +96,7 @@ test('a job left running by a stopped process is failed on restart with a clear 
       id: 'job_crashed', organisation_id: first.tenant.organisationId, workspace_id: ws, type: 'twin_discover', status: 'running',
       resource_type: null, resource_id: null, params: '{}', progress: JSON.stringify({ percentage: 40, state: 'discovering', eta: null }),
       result: null, error: null, webhook_url: hook.url, created_by: first.tenant.userId, created_at: now, started_at: now,
-      completed_at: null, owner: 'a-process-that-crashed', heartbeat_at: now,
+      completed_at: null, owner: 'a-process-that-crashed', heartbeat_at: now, subtype: null, phase: null,
     })
     .execute();
   await first.app.close();

@@ -13,6 +13,8 @@ import type { CategoricalColumn, CbnModel, ContinuousColumn, EdgeRef, FitOptions
 import { termColumn, termsFor } from './design.js';
 import { fitLogistic } from './fit-logistic.js';
 
+/** Nodes with more design terms than this keep no coefficient covariance (its size grows with the square). */
+const MAX_COVARIANCE_TERMS = 32;
 /** Largest CPT (parent configurations) kept as a table; beyond it the node is fitted as a logistic model. */
 const MAX_CPT_CONFIGURATIONS = 65_536;
 /** At most this many sorted standardised residuals are kept for abduction. */
@@ -75,9 +77,11 @@ export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parent
   const dof = n - k - 1 > 0 ? n - k - 1 : n;
   const noiseStd = Math.sqrt(rss / dof);
   const scale = noiseStd > 0 ? noiseStd : 1;
+  const uncertainty: { coefficientCovariance?: number[] } = k + 1 <= MAX_COVARIANCE_TERMS ? { coefficientCovariance: coefficientCovariance(x, n, k, noiseStd ** 2, centre, 1e-8 * n) } : {};
   return {
     name: column.name, kind: 'continuous', parents, terms, intercept, coefficients, noiseStd,
     residualQuantiles: sortedQuantiles(residuals.map((e) => e / scale), RESIDUAL_QUANTILES), mean, std: rawStd,
+    ...uncertainty,
   };
 }
 
@@ -112,11 +116,10 @@ export function fitCategoricalNode(frame: Frame, column: CategoricalColumn, pare
       }
       if (ok) table[config]![c]!++;
     }
-    const rows = table.map((row) => {
-      const total = row.reduce((a, b) => a + b, 0);
-      return Array.from(row, (v) => (v + smoothing) / (total + smoothing * classes));
-    });
-    return { ...base, cpt: { parentCategories: cats.map((c) => [...c.categories]), table: rows } };
+    const rowCounts = table.map((row) => row.reduce((a, b) => a + b, 0));
+    const rows = table.map((row, config) => Array.from(row, (v) => (v + smoothing) / (rowCounts[config]! + smoothing * classes)));
+    const cpt: NonNullable<Extract<NodeModel, { kind: 'categorical' }>['cpt']> = { parentCategories: cats.map((c) => [...c.categories]), table: rows, rowCounts, smoothing };
+    return { ...base, cpt };
   }
   return { ...base, logistic: fitLogistic(frame, column, parents, kernels) };
 }
@@ -127,4 +130,75 @@ function sortedQuantiles(values: Float64Array, count: number): number[] {
   const sorted = Array.from(values).sort((a, b) => a - b);
   if (sorted.length <= count) return sorted;
   return Array.from({ length: count }, (_, i) => sorted[Math.round((i * (sorted.length - 1)) / (count - 1))]!);
+}
+
+/**
+ * sigma^2 (X'X + ridge I)^-1 of the fit on centred and scaled terms (x: n x (k+1), intercept column first),
+ * carried to the raw scale: b_t = c_t / s_t and a = c_0 - sum_t b_t m_t, so Cov_raw = J Cov J'.
+ */
+function coefficientCovariance(x: Float64Array, n: number, k: number, noiseVar: number, centre: { mean: number; std: number }[], ridge: number): number[] {
+  const m = k + 1;
+  const gram = new Float64Array(m * m);
+  for (let i = 0; i < n; i++) {
+    const row = i * m;
+    for (let a = 0; a < m; a++) {
+      const xa = x[row + a]!;
+      for (let b = 0; b <= a; b++) gram[a * m + b]! += xa * x[row + b]!;
+    }
+  }
+  for (let a = 0; a < m; a++) gram[a * m + a]! += ridge;
+  const inverse = symmetricInverse(gram, m);
+  const jacobian = new Float64Array(m * m);
+  jacobian[0] = 1;
+  for (let t = 0; t < k; t++) {
+    jacobian[t + 1] = -centre[t]!.mean / centre[t]!.std;
+    jacobian[(t + 1) * m + t + 1] = 1 / centre[t]!.std;
+  }
+  const packed: number[] = [];
+  for (let a = 0; a < m; a++) {
+    for (let b = 0; b <= a; b++) {
+      let sum = 0;
+      for (let i = 0; i < m; i++) {
+        const ja = jacobian[a * m + i]!;
+        if (ja === 0) continue;
+        for (let j = 0; j < m; j++) sum += ja * inverse[i * m + j]! * jacobian[b * m + j]!;
+      }
+      packed.push(noiseVar * sum);
+    }
+  }
+  return packed;
+}
+
+/** Inverse of a symmetric positive definite matrix given by its lower triangle (Cholesky, then L^-T L^-1). */
+function symmetricInverse(lower: Float64Array, m: number): Float64Array {
+  const l = new Float64Array(m * m);
+  for (let j = 0; j < m; j++) {
+    let d = lower[j * m + j]!;
+    for (let p = 0; p < j; p++) d -= l[j * m + p]! ** 2;
+    const root = Math.sqrt(Math.max(d, 1e-300));
+    l[j * m + j] = root;
+    for (let i = j + 1; i < m; i++) {
+      let v = lower[i * m + j]!;
+      for (let p = 0; p < j; p++) v -= l[i * m + p]! * l[j * m + p]!;
+      l[i * m + j] = v / root;
+    }
+  }
+  // L^-1 column by column (forward substitution), then inverse = L^-T L^-1.
+  const li = new Float64Array(m * m);
+  for (let c = 0; c < m; c++) {
+    for (let i = c; i < m; i++) {
+      let v = i === c ? 1 : 0;
+      for (let p = c; p < i; p++) v -= l[i * m + p]! * li[p * m + c]!;
+      li[i * m + c] = v / l[i * m + i]!;
+    }
+  }
+  const out = new Float64Array(m * m);
+  for (let a = 0; a < m; a++) {
+    for (let b = 0; b < m; b++) {
+      let sum = 0;
+      for (let p = Math.max(a, b); p < m; p++) sum += li[p * m + a]! * li[p * m + b]!;
+      out[a * m + b] = sum;
+    }
+  }
+  return out;
 }

@@ -222,6 +222,25 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0008_simulation_runs': {
+    async up(db: Kysely<any>) {
+      // Simulation runs are jobs of type `simulation` (the same queue, heartbeats and recovery): `subtype` holds the
+      // scenario type and `phase` the in-flight stage a run shows (configuring, configured, running).
+      await db.schema.alterTable('jobs').addColumn('subtype', 'text').execute();
+      await db.schema.alterTable('jobs').addColumn('phase', 'text').execute();
+      await db.schema.createIndex('jobs_workspace_type_created').on('jobs').columns(['workspace_id', 'type', 'created_at', 'id']).execute();
+      // A completed run's outputs (and sweep or score detail), apart from the run so listings never read them.
+      await db.schema
+        .createTable('simulation_outputs')
+        .addColumn('run_id', 'text', (c) => c.primaryKey().references('jobs.id').onDelete('cascade'))
+        .addColumn('organisation_id', 'text', (c) => c.notNull())
+        .addColumn('outputs', 'text', (c) => c.notNull())
+        .addColumn('sweep', 'text')
+        .addColumn('score', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */

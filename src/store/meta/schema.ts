@@ -159,6 +159,10 @@ export interface JobsTable {
   /** The process running it, and when that process last said it still is (restart recovery). */
   owner: string | null;
   heartbeat_at: string | null;
+  /** Simulation runs: the scenario type. */
+  subtype: string | null;
+  /** Simulation runs: the in-flight stage shown while running (configuring, configured, running). */
+  phase: string | null;
 }
 
 export interface DigitalTwinsTable {
@@ -176,6 +180,18 @@ export interface DigitalTwinsTable {
   created_by: string;
   created_at: string;
   updated_at: string;
+}
+
+export interface SimulationOutputsTable {
+  run_id: string;
+  organisation_id: string;
+  /** JSON: the run's outputs, keyed by version label. */
+  outputs: string;
+  /** JSON: a range intervention's sweep, else null. */
+  sweep: string | null;
+  /** JSON: a scoring run's digest and rows, else null. */
+  score: string | null;
+  created_at: string;
 }
 
 export interface TwinVersionsTable {
@@ -210,4 +226,5 @@ export interface MetaDatabase {
   jobs: JobsTable;
   digital_twins: DigitalTwinsTable;
   twin_versions: TwinVersionsTable;
+  simulation_outputs: SimulationOutputsTable;
 }

@@ -1,0 +1,388 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Body, Nullable, Timestamp, literals } from './common.js';
+import { ProgressSchema, WebhookUrl } from './jobs.js';
+
+export const RUN_STATUSES = ['pending', 'configuring', 'configured', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Every family name of the spec's "Scenario type values" table, per twin kind. */
+export const SCENARIO_TYPES_BY_TWIN = {
+  static: ['prediction', 'intervention', 'optimisation', 'counterfactual', 'explanation', 'root_cause_analysis', 'anomaly_detection'],
+  temporal: ['forecast', 'temporal_intervention', 'temporal_optimisation', 'temporal_counterfactual', 'temporal_explanation', 'temporal_root_cause_analysis', 'temporal_anomaly_detection', 'causal_health_monitor'],
+  'multi-environment-static': ['prediction', 'panel_intervention', 'panel_optimisation', 'panel_counterfactual', 'panel_explanation', 'static_panel_root_cause_analysis', 'static_panel_anomaly_detection'],
+  'multi-environment-temporal': ['panel_forecast', 'panel_intervention', 'panel_optimisation', 'panel_counterfactual', 'panel_explanation', 'panel_root_cause_analysis', 'panel_anomaly_detection', 'panel_causal_health_monitor'],
+} as const;
+export const SCENARIO_TYPES = [...new Set(Object.values(SCENARIO_TYPES_BY_TWIN).flat())];
+
+const Name = Type.String({ minLength: 1, maxLength: 256 });
+const Scalar = Type.Union([Type.Number(), Type.String(), Type.Boolean()]);
+const Record_ = Type.Record(Type.String(), Type.Union([Scalar, Type.Null()]), { description: 'Values keyed by variable name' });
+const Records = (description: string, minItems = 1) => Type.Array(Record_, { minItems, maxItems: 100_000, description });
+const Confidence = Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.95, description: 'Level of the reported intervals (default 0.95)' });
+const TargetFpr = Type.Number({ minimum: 0.0001, maximum: 0.1, default: 0.01, description: 'False-alarm rate on normal data, 0.0001 to 0.1 (default 0.01; lower flags less)' });
+const Samples = Type.Integer({ minimum: 100, maximum: 200_000, description: 'Monte Carlo samples per arm (default 10,000)' });
+
+const Family = <T extends string, P extends Record<string, TSchema>>(type: T, properties: P, id: string, description: string) =>
+  Type.Object({ type: Type.Literal(type), ...properties }, { additionalProperties: false, $id: id, title: id, description });
+
+export const ConditionSchema = Type.Object(
+  {
+    variable: Name,
+    operator: literals(['eq', 'ne', 'gt', 'lt', 'ge', 'le', 'in', 'not_in'] as const),
+    value: Type.Union([Scalar, Type.Array(Scalar, { maxItems: 1000 })], { description: 'An array for `in` and `not_in`' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ValueSpecSchema = Type.Union(
+  [
+    Type.Object({ type: Type.Literal('set_value'), value: Scalar }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('relative_change'), mode: literals(['percentage', 'absolute'] as const), value: Type.Number() }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('set_probability'), category: Scalar, probability: Type.Number({ minimum: 0, maximum: 1 }) }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('adjust_probability'), category: Scalar, delta: Type.Number({ minimum: -100, maximum: 100, description: 'Percentage points: +10 means +10pp' }) }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('set_members'), include: Type.Optional(Type.Array(Scalar)), exclude: Type.Optional(Type.Array(Scalar)), size: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('range'), from: Type.Number(), to: Type.Number(), steps: Type.Integer({ minimum: 2, maximum: 200 }) }, { additionalProperties: false }),
+  ],
+  { description: 'How the variable changes (spec "Intervention details")' },
+);
+
+const InterventionItem = Type.Object(
+  { variable: Name, valueSpec: ValueSpecSchema, conditions: Type.Optional(Type.Array(ConditionSchema, { maxItems: 50, description: 'The change applies only to units meeting every condition (on their baseline values)' })) },
+  { additionalProperties: false },
+);
+
+const MetricItem = Type.Object(
+  {
+    name: Name,
+    sqlQuery: Type.String({ minLength: 1, maxLength: 20_000, description: 'SQL over the sampled frame (tables `df`, `data`, `dataset`) yielding one row with a column `value`' }),
+    unit: Type.Optional(Type.String({ maxLength: 64 })),
+    higherIsBetter: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const Target = Type.Object(
+  {
+    variable: Name,
+    value: Scalar,
+    matchMode: Type.Optional(literals(['tolerance', 'orMore', 'orLess'] as const, 'Numeric targets: within toleranceValue, at least, or at most the value')),
+    toleranceValue: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const Fixed = Type.Record(Type.String(), Type.Object({ type: Type.Literal('fixed') }, { additionalProperties: false }), { description: 'Variables that may not change' });
+
+export const PredictionScenarioSchema = Family(
+  'prediction',
+  { sample: Records('Rows to predict, keyed by variable; targets left out'), targetVars: Type.Array(Name, { minItems: 1, maxItems: 100 }), confidenceLevel: Type.Optional(Confidence) },
+  'PredictionScenario',
+  'Predicts targetVars for each row of `sample` (outputs align with the rows).',
+);
+
+export const InterventionScenarioSchema = Family(
+  'intervention',
+  {
+    interventions: Type.Array(InterventionItem, { minItems: 1, maxItems: 50 }),
+    metrics: Type.Optional(Type.Array(MetricItem, { maxItems: 20 })),
+    targetVars: Type.Optional(Type.Array(Name, { maxItems: 100, description: 'Outcomes to report (default: every variable the interventions can affect)' })),
+    confidenceLevel: Type.Optional(Confidence),
+    samples: Type.Optional(Samples),
+  },
+  'InterventionScenario',
+  'What if: baseline vs intervened populations with common random numbers. At most one `range` valueSpec (numeric variable): the run then sweeps it (GET .../sweep).',
+);
+
+export const OptimisationScenarioSchema = Family(
+  'optimisation',
+  {
+    objectives: Type.Array(
+      Type.Object(
+        {
+          direction: literals(['maximise', 'minimise'] as const),
+          variable: Type.Optional(Name),
+          metricSqlQuery: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })),
+          weight: Type.Optional(Type.Number({ minimum: 0 })),
+          unit: Type.Optional(Type.String({ maxLength: 64 })),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 10 },
+    ),
+    decisionVars: Type.Array(Name, { minItems: 1, maxItems: 20, description: 'The only levers' }),
+    variableConstraints: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            variable: Name,
+            type: literals(['range', 'set'] as const),
+            minValue: Type.Optional(Type.Number()),
+            maxValue: Type.Optional(Type.Number()),
+            allowedValues: Type.Optional(Type.Array(Scalar)),
+            maxChangePercent: Type.Optional(Type.Number({ minimum: 0 })),
+            conditionalAllowedValues: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  { condition: ConditionSchema, allowedValues: Type.Optional(Type.Array(Scalar)), minValue: Type.Optional(Type.Number()), maxValue: Type.Optional(Type.Number()) },
+                  { additionalProperties: false },
+                ),
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 50 },
+      ),
+    ),
+    metricConstraints: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            metricName: Name,
+            sqlQuery: Type.String({ minLength: 1, maxLength: 20_000 }),
+            constraintType: literals(['min_value', 'max_value', 'max_decrease_percent', 'max_increase_percent', 'fixed_boolean'] as const),
+            value: Type.Optional(Type.Number()),
+            booleanValue: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 20 },
+      ),
+    ),
+    interventionCountConfig: Type.Optional(
+      Type.Object({ maxInterventions: Type.Optional(Type.Integer({ minimum: 1 })), optimizeCount: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+    ),
+    samples: Type.Optional(Samples),
+  },
+  'OptimisationScenario',
+  'Finds settings of decisionVars that best meet the weighted objectives within the constraints.',
+);
+
+export const CounterfactualScenarioSchema = Family(
+  'counterfactual',
+  { samples: Records('Baseline records'), targets: Type.Array(Target, { minItems: 1, maxItems: 20 }), maxChanges: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })), constraints: Type.Optional(Fixed) },
+  'CounterfactualScenario',
+  'Best action: the fewest changes per sample that reach the targets, verified by re-simulating the sample.',
+);
+
+export const ExplanationScenarioSchema = Family(
+  'explanation',
+  {
+    explanationMode: literals(['discovery', 'impact', 'directional'] as const, '`discovery` needs effectVariable, `impact` causeVariable, `directional` both'),
+    effectVariable: Type.Optional(Name),
+    causeVariable: Type.Optional(Name),
+    segments: Type.Optional(
+      Type.Array(Type.Object({ id: Name, description: Type.Optional(Type.String({ maxLength: 1000 })), conditions: Type.Array(ConditionSchema, { maxItems: 50 }) }, { additionalProperties: false }), { maxItems: 20 }),
+    ),
+  },
+  'ExplanationScenario',
+  'Why: the causes of an effect, the effects of a cause, or the paths between the two.',
+);
+
+export const RootCauseScenarioSchema = Family(
+  'root_cause_analysis',
+  { targetVariable: Name, samples: Records('Observations to diagnose'), targetFpr: Type.Optional(TargetFpr) },
+  'RootCauseScenario',
+  'Attributes an anomalous targetVariable to the variables whose own behaviour was anomalous.',
+);
+
+export const AnomalyScenarioSchema = Family(
+  'anomaly_detection',
+  { samples: Records('Observations to scan'), targetFpr: Type.Optional(TargetFpr), autoRca: Type.Optional(Type.Boolean({ description: 'Diagnose each flagged sample (root cause analysis)' })) },
+  'AnomalyScenario',
+  'Flags samples the twin finds improbable, calibrated so targetFpr is the false-alarm rate on normal data.',
+);
+
+/** The static families and their validators' schemas, by `type`. */
+export const STATIC_SCENARIO_SCHEMAS = {
+  prediction: PredictionScenarioSchema,
+  intervention: InterventionScenarioSchema,
+  optimisation: OptimisationScenarioSchema,
+  counterfactual: CounterfactualScenarioSchema,
+  explanation: ExplanationScenarioSchema,
+  root_cause_analysis: RootCauseScenarioSchema,
+  anomaly_detection: AnomalyScenarioSchema,
+} as const;
+
+export const SubmitSimulationBody = Body({
+  digitalTwinId: Name,
+  digitalTwinVersionId: Name,
+  scenario: Type.Record(Type.String(), Type.Unknown(), {
+    description:
+      'The question: an object discriminated by `type` (spec "Scenario type values"); on a static twin one of the schemas ' +
+      'PredictionScenario, InterventionScenario, OptimisationScenario, CounterfactualScenario, ExplanationScenario, ' +
+      'RootCauseScenario, AnomalyScenario. `scenarioType`, an unknown family, a family of another twin kind, unknown variables, ' +
+      'a bare {variable, value} without valueSpec, more than one range or a range on a non-numeric variable answer 422.',
+  }),
+  environmentGroupIds: Type.Optional(Type.Array(Name, { maxItems: 100, description: 'Panel runs only; ignored on single-environment twins' })),
+  webhookUrl: Type.Optional(WebhookUrl),
+  userQuery: Type.Optional(Type.String({ maxLength: 4000, description: 'The question in the user’s words, kept on the run' })),
+});
+export type SubmitSimulation = Static<typeof SubmitSimulationBody>;
+
+export const SimulationAcceptedSchema = Type.Object(
+  {
+    runId: Type.String(),
+    status: literals(RUN_STATUSES),
+    createdAt: Timestamp,
+    links: Type.Object({ self: Type.String(), results: Type.String(), cancel: Type.String() }),
+  },
+  { $id: 'SimulationAccepted', title: 'SimulationAccepted' },
+);
+export type SimulationAccepted = Static<typeof SimulationAcceptedSchema>;
+
+const ResultRecordSchema = Type.Object({
+  timestamp: Nullable(Type.Number()),
+  prediction: Nullable(Type.Union([Type.Number(), Type.String()])),
+  std: Nullable(Type.Number()),
+  probabilities: Type.Optional(Type.Array(Type.Number())),
+  categories: Type.Optional(Type.Array(Type.String(), { description: 'The classes `probabilities` and the bounds follow' })),
+  lowerBound: Nullable(Type.Union([Type.Number(), Type.Array(Type.Number())], { description: 'A number for a continuous target; per class for a categorical one' })),
+  upperBound: Nullable(Type.Union([Type.Number(), Type.Array(Type.Number())])),
+  confidenceLevel: Type.Number(),
+});
+
+export const VersionOutputsSchema = Type.Object({
+  results: Type.Record(Type.String(), Type.Array(ResultRecordSchema), { description: 'Per variable; prediction records align with the input rows' }),
+  changepoints: Type.Record(Type.String(), Type.Array(Type.Unknown()), { description: 'Temporal families only; empty on static twins' }),
+  history: Type.Record(Type.String(), Type.Unknown(), { description: 'Temporal families only; empty on static twins' }),
+  details: Type.Record(Type.String(), Type.Unknown(), {
+    description:
+      'The family’s own answer: intervention {variables (baseline, intervened, effect with interval), metrics}; optimisation ' +
+      '{recommendation, objectives, constraints, feasible}; counterfactual {samples with changes and re-simulated targets}; ' +
+      'explanation {drivers/effects/paths, segments}; root cause {samples with ranked root causes}; anomaly {samples with scores}; ' +
+      'prediction {method}. Every family records its `seed`.',
+  }),
+});
+
+export const OutputsSchema = Type.Record(Type.String(), VersionOutputsSchema, { description: 'Keyed by the version label used (e.g. 1.0.0)' });
+export type Outputs = Static<typeof OutputsSchema>;
+
+const ResultsSummarySchema = Type.Object({ summary: Type.String(), keyPoints: Type.Array(Type.String()) });
+
+const runMembers = {
+  id: Type.String(),
+  organisationId: Type.String(),
+  workspaceId: Type.String(),
+  digitalTwinId: Type.String(),
+  digitalTwinVersionIds: Type.Array(Type.String()),
+  scenarioType: Type.String({ description: 'The scenario’s `type` (convenience copy)' }),
+  userQuery: Nullable(Type.String()),
+  createdAt: Timestamp,
+  timeStarted: Nullable(Timestamp),
+  timeCompleted: Nullable(Timestamp),
+  status: literals(RUN_STATUSES, '`pending` -> `configuring` -> `configured` -> `running` -> `completed` | `failed` | `cancelled`'),
+  error: Nullable(Type.String({ description: 'Why the run failed (set when `failed`)' })),
+  progress: ProgressSchema,
+  scenario: Type.Record(Type.String(), Type.Unknown()),
+  outputsStorageType: Type.String({ description: '`inline`: outputs are stored with the run' }),
+  resultsSummary: Nullable(ResultsSummarySchema),
+  environmentGroupSnapshots: Type.Array(
+    Type.Object({ id: Type.String(), name: Type.String(), envKeys: Type.Array(Type.String()), droppedEnvKeys: Type.Array(Type.String()), notice: Type.Optional(Type.String()) }),
+  ),
+  executedByUserId: Type.String(),
+  applicationExecutionId: Nullable(Type.String()),
+  webhookUrl: Nullable(Type.String({ description: 'The webhook’s origin only' })),
+  seed: Type.Integer({ description: 'Seed of every random draw of the run: the same scenario and seed reproduce its answer' }),
+  exportFormats: Type.Array(literals(['json', 'csv'] as const), { description: '`[]` while unfinished; `["json"]` for a completed run on a single-environment twin' }),
+};
+
+export const SimulationRunSchema = Type.Object(
+  { ...runMembers, outputs: Nullable(OutputsSchema) },
+  { $id: 'SimulationRun', title: 'SimulationRun' },
+);
+export type SimulationRun = Static<typeof SimulationRunSchema>;
+
+/** A list item: the run without result payloads. */
+export const SimulationRunSummarySchema = Type.Object(runMembers, { $id: 'SimulationRunSummary', title: 'SimulationRunSummary' });
+export type SimulationRunSummary = Static<typeof SimulationRunSummarySchema>;
+
+export const ListSimulationsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Page size, 1 to 1000' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  status: Type.Optional(literals(RUN_STATUSES)),
+  scenarioType: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  digitalTwinId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+});
+
+export const SweepQuery = Type.Object({
+  metric: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Curve to return; required when the run swept several (omit to list them with the digest)' })),
+  environment: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Panel runs: the environment (static twins have none)' })),
+  filter: Type.Optional(Type.String({ maxLength: 256, description: 'Narrows the listing of metrics or environments (case-insensitive substring)' })),
+});
+
+const SweepPointSchema = Type.Object({ value: Type.Number(), mean: Type.Number(), std: Type.Number(), lowerBound: Type.Number(), upperBound: Type.Number() });
+
+export const SweepSchema = Type.Object(
+  {
+    runId: Type.String(),
+    variable: Type.String({ description: 'The swept variable' }),
+    steps: Type.Integer(),
+    confidenceLevel: Type.Number(),
+    metrics: Type.Array(Type.Object({ name: Type.String(), unit: Type.Optional(Type.String()) }), { description: 'Curves the run holds (after `filter`)' }),
+    metric: Nullable(Type.String({ description: 'The curve returned in `points` (null when listing)' })),
+    unit: Type.Optional(Type.String()),
+    points: Type.Array(SweepPointSchema, { description: 'Swept value, mean, standard deviation and confidence interval per grid point' }),
+    digest: Type.Object({ from: Type.Number(), to: Type.Number(), bestValue: Nullable(Type.Number()), bestMean: Nullable(Type.Number()), curves: Type.Integer() }),
+  },
+  { $id: 'Sweep', title: 'Sweep' },
+);
+
+const Verdict = literals(['meets', 'misses', 'unscorable'] as const);
+
+export const ScoreBody = Body({
+  rows: Records('Rows to score, keyed by variable'),
+  targets: Type.Array(Target, { minItems: 1, maxItems: 20 }),
+  maxChanges: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'Most changes proposed per row that misses (default 2)' })),
+  constraints: Type.Optional(Fixed),
+  webhookUrl: Type.Optional(WebhookUrl),
+});
+export type ScoreRequestBody = Static<typeof ScoreBody>;
+
+export const ScoreQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Rows of detail per page, 1 to 1000' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+});
+
+export const ScoreSchema = Type.Object(
+  {
+    runId: Type.String(),
+    digest: Type.Object({
+      rows: Type.Integer(),
+      verdicts: Type.Record(Type.String(), Type.Integer(), { description: 'Rows per verdict: meets, misses, unscorable' }),
+      topDrivers: Type.Array(Type.Object({ variable: Type.String(), meanAbsContribution: Type.Number(), rows: Type.Integer() })),
+      rowSummaries: Type.Array(Type.Object({ index: Type.Integer(), verdict: Verdict, summary: Type.String() })),
+    }),
+    rows: Type.Array(
+      Type.Object({
+        index: Type.Integer(),
+        verdict: Verdict,
+        predictions: Type.Record(Type.String(), Type.Union([Type.Number(), Type.String(), Type.Null()])),
+        drivers: Type.Array(Type.Object({ variable: Type.String(), contribution: Type.Number() })),
+        changes: Type.Array(Type.Object({ variable: Type.String(), from: Type.Union([Type.Number(), Type.String(), Type.Null()]), to: Type.Union([Type.Number(), Type.String()]) })),
+        reachable: Nullable(Type.Boolean()),
+      }),
+      { description: 'One page of per-row detail with full change lists' },
+    ),
+    pagination: Type.Object({ cursor: Nullable(Type.String()), hasMore: Type.Boolean(), total: Type.Integer() }),
+  },
+  { $id: 'Score', title: 'Score' },
+);
+
+export const ScenarioFromQueryBody = Body({ query: Type.String({ minLength: 1, maxLength: 2000, description: 'The question in plain English' }) });
+
+export const ScenarioFromQuerySchema = Type.Object(
+  {
+    scenario: Type.Record(Type.String(), Type.Unknown(), { description: 'Ready to submit as `scenario` to POST /simulations' }),
+    interpretation: Type.String({ description: 'How the question was read, in plain language' }),
+    matched: Type.Array(Type.Object({ phrase: Type.String(), variable: Type.String() })),
+    digitalTwinId: Type.String(),
+    digitalTwinVersionId: Type.String(),
+  },
+  { $id: 'ScenarioFromQuery', title: 'ScenarioFromQuery' },
+);
+
+export const CancelledRunSchema = Type.Object({
+  runId: Type.String(),
+  status: literals(RUN_STATUSES, '`cancelled`, or the terminal state the run had already reached'),
+});

@@ -1,0 +1,192 @@
+/**
+ * Intervention questions (spec "Intervention details"; DESIGN.md "Questions"): graph mutilation + ancestral
+ * sampling with common random numbers -- the baseline and intervened arms share every unit's noise, so their
+ * difference carries no between-arm sampling noise. Conditions select units on their baseline values. A range
+ * sweeps its grid, each point an intervened arm against the same baseline. Intervals add the parameter
+ * uncertainty of the fit (uncertainty.ts) to the Monte Carlo error.
+ */
+import { AppError } from '../../errors.js';
+import { AbortError } from '../discovery/budget.js';
+import { Rng } from '../random.js';
+import type { CbnModel, Frame } from '../types.js';
+import { conditionMask } from './conditions.js';
+import { type Arms, type Interval, type VariableEffect, armRecord, sweepPoints, variableEffect } from './intervention-effects.js';
+import { type MetricEffect, type MetricValues, metricEffect, metricSweepPoint, metricValues } from './intervention-metrics.js';
+import { describeIntervention, interventionSummary } from './intervention-summary.js';
+import type { FamilyOutcome, InferenceContext, ResultRecord, SweepResult } from './outcome.js';
+import type { Intervention, InterventionScenario } from './scenario.js';
+import { type Noise, type Scm, type Treatment, compileScm, descendantsOf, drawNoise, propagate } from './scm.js';
+import { rangeGrid, treatmentFor } from './treatments.js';
+import { parameterSampler } from './uncertainty.js';
+
+const DEFAULT_SAMPLES = 10_000;
+const MAX_SAMPLES = 1_000_000;
+/** Parameter draws behind the intervals; the interval's t critical value accounts for their few degrees of freedom. */
+const PARAMETER_DRAWS = 30;
+/** Units per parameter draw: the draws share these units' noise, so the spread across draws is the parameters'. */
+const DRAW_UNITS = 500;
+const METRIC_BATCHES = 10;
+/** Metric calls per metric across a sweep are held near this many by using fewer batches and draws per point. */
+const METRIC_CALL_BUDGET = 200;
+
+interface Plan {
+  samples: number;
+  interval: Interval;
+  /** The range intervention's index, or -1. */
+  rangeIndex: number;
+  grid: (number | null)[];
+  outcomes: number[];
+}
+
+/** The model's parts sampled under one parameter set: the baseline and each intervention's unit mask. */
+interface Sampled {
+  scm: Scm;
+  noise: Noise;
+  baseline: Frame;
+  masks: Uint8Array[];
+}
+
+export async function runIntervention(model: CbnModel, scenario: InterventionScenario, context: InferenceContext): Promise<FamilyOutcome> {
+  const scm = compileScm(model);
+  const plan = planOf(scm, scenario);
+  const { interval } = plan;
+  const checkpoint = () => {
+    if (context.hooks.aborted?.() === true) throw new AbortError();
+  };
+  const progress = (fraction: number, state: string) => context.hooks.progress?.(fraction, state);
+
+  const noise = drawNoise(scm, plan.samples, context.seed);
+  const main = sample(scm, noise, scenario.interventions);
+  const draws = parameterDraws(model, noise, scenario.interventions, context.seed, checkpoint);
+  progress(0.1, 'sampled the baseline');
+
+  const metrics = scenario.metrics ?? [];
+  const perPoint = Math.max(1, Math.floor((METRIC_CALL_BUDGET / plan.grid.length - 1) / 2));
+  const batches = Math.min(METRIC_BATCHES, Math.max(3, perPoint));
+  const metricDraws = draws.slice(0, Math.min(batches, draws.length));
+  const baselineMetrics: MetricValues[] = [];
+  for (const metric of metrics) {
+    checkpoint();
+    baselineMetrics.push(await metricValues(context, metric, main.baseline, batches, metricDraws.map((d) => d.baseline)));
+  }
+
+  const grid: { value: number | null; variables: VariableEffect[]; metrics: MetricEffect[] }[] = [];
+  const curves = new Map<string, { metric: string; unit?: string; points: SweepResult['curves'][number]['points'] }>();
+  const curve = (name: string, unit?: string) => {
+    let c = curves.get(name);
+    if (!c) curves.set(name, (c = unit === undefined ? { metric: name, points: [] } : { metric: name, unit, points: [] }));
+    return c;
+  };
+  let last: Arms | null = null;
+  for (const [index, value] of plan.grid.entries()) {
+    checkpoint();
+    const arms: Arms = { baseline: main.baseline, intervened: intervene(main, scenario.interventions, value), draws: [] };
+    for (const d of draws) {
+      checkpoint();
+      arms.draws.push({ baseline: d.baseline, intervened: intervene(d, scenario.interventions, value) });
+    }
+    const variables = plan.outcomes.map((c) => variableEffect(c, arms, interval));
+    const metricEffects: MetricEffect[] = [];
+    for (const [m, metric] of metrics.entries()) {
+      checkpoint();
+      const values = await metricValues(context, metric, arms.intervened, batches, arms.draws.slice(0, metricDraws.length).map((d) => d.intervened));
+      metricEffects.push(metricEffect(metric, baselineMetrics[m]!, values, interval.confidenceLevel));
+      if (value !== null) curve(metric.name, metric.unit).points.push(metricSweepPoint(values, value, interval.confidenceLevel));
+    }
+    if (value !== null) {
+      for (const c of plan.outcomes) {
+        const column = arms.intervened.columns[c]!;
+        const points = sweepPoints(c, arms, value, interval);
+        if (column.kind === 'continuous') curve(column.name).points.push(points[0]!);
+        else column.categories.forEach((category, k) => curve(`${column.name}=${category}`).points.push(points[k]!));
+      }
+    }
+    grid.push({ value, variables, metrics: metricEffects });
+    last = arms;
+    progress(0.1 + (0.9 * (index + 1)) / plan.grid.length, plan.grid.length > 1 ? `swept ${index + 1} of ${plan.grid.length} points` : 'sampled the intervention');
+  }
+
+  const final = grid[grid.length - 1]!;
+  const results: Record<string, ResultRecord[]> = {};
+  for (const c of plan.outcomes) results[scm.names[c]!] = [armRecord(c, last!, interval)];
+  const details: Record<string, unknown> = {
+    samples: plan.samples, seed: context.seed, confidenceLevel: interval.confidenceLevel,
+    interventions: scenario.interventions, parameterDraws: draws.length,
+    variables: final.variables, metrics: final.metrics,
+  };
+  const outcome: FamilyOutcome = { results, details, summary: interventionSummary(scenario, plan.samples, main.masks, final) };
+  if (plan.rangeIndex >= 0) {
+    const range = scenario.interventions[plan.rangeIndex]!;
+    details.grid = grid;
+    outcome.sweep = { variable: range.variable, steps: plan.grid.length, confidenceLevel: interval.confidenceLevel, curves: [...curves.values()] };
+    outcome.summary.keyPoints.unshift(`${describeIntervention(range)}: ${plan.grid.length} points; the effects above are at the last point (${String(plan.grid[plan.grid.length - 1])}).`);
+    outcome.summary.keyPoints.splice(5);
+  }
+  return outcome;
+}
+
+/** Validates the scenario against the model: known variables, at most one range (numeric), sample count, level. */
+function planOf(scm: Scm, scenario: InterventionScenario): Plan {
+  const invalid = (detail: string) => new AppError('validation_failed', detail);
+  if (!Array.isArray(scenario.interventions) || scenario.interventions.length === 0) throw invalid('an intervention scenario needs at least one intervention');
+  const samples = scenario.samples ?? DEFAULT_SAMPLES;
+  if (!Number.isInteger(samples) || samples < 2 || samples > MAX_SAMPLES) throw invalid(`samples must be an integer from 2 to ${MAX_SAMPLES}`);
+  const confidenceLevel = scenario.confidenceLevel ?? 0.95;
+  if (!(confidenceLevel > 0 && confidenceLevel < 1)) throw invalid('confidenceLevel must lie strictly between 0 and 1');
+  const intervened = scenario.interventions.map((iv) => {
+    const i = scm.indexOf(iv.variable);
+    if (i < 0) throw invalid(`intervention on ${iv.variable}, which is not a variable of the model`);
+    return i;
+  });
+  const ranges = scenario.interventions.flatMap((iv, k) => (iv.valueSpec.type === 'range' ? [k] : []));
+  if (ranges.length > 1) throw invalid('at most one range intervention per scenario');
+  const rangeIndex = ranges[0] ?? -1;
+  let grid: (number | null)[] = [null];
+  if (rangeIndex >= 0) {
+    const range = scenario.interventions[rangeIndex]!;
+    if (scm.model.nodes[intervened[rangeIndex]!]!.kind !== 'continuous') throw invalid(`range on ${range.variable}: a range needs a numeric variable`);
+    grid = rangeGrid(range.variable, range.valueSpec as Extract<Intervention['valueSpec'], { type: 'range' }>);
+  }
+  let outcomes: number[];
+  if (scenario.targetVars && scenario.targetVars.length > 0) {
+    outcomes = scenario.targetVars.map((name) => {
+      const i = scm.indexOf(name);
+      if (i < 0) throw invalid(`target ${name} is not a variable of the model`);
+      return i;
+    });
+  } else {
+    const reached = new Set(intervened);
+    for (const i of intervened) for (const d of descendantsOf(scm, i)) reached.add(d);
+    outcomes = [...reached].sort((a, b) => a - b);
+  }
+  return { samples, interval: { confidenceLevel }, rangeIndex, grid, outcomes: [...new Set(outcomes)] };
+}
+
+function sample(scm: Scm, noise: Noise, interventions: Intervention[]): Sampled {
+  const baseline = propagate(scm, noise);
+  return { scm, noise, baseline, masks: interventions.map((iv) => conditionMask(baseline, scm, iv.conditions ?? [])) };
+}
+
+/** The intervened arm: every intervention on its selected units; the range (if any) at `value`. */
+function intervene(s: Sampled, interventions: Intervention[], value: number | null): Frame {
+  const treatments: Treatment[] = interventions.map((iv, k) => {
+    const rows = iv.conditions && iv.conditions.length > 0 ? s.masks[k] : undefined;
+    const spec = iv.valueSpec.type === 'range' ? { type: 'set_value' as const, value: value! } : iv.valueSpec;
+    return treatmentFor(s.scm, iv.variable, spec, rows);
+  });
+  return propagate(s.scm, s.noise, treatments, s.baseline);
+}
+
+/** Baselines under parameter draws, all on the first DRAW_UNITS units' noise (empty when the fit kept no uncertainty). */
+function parameterDraws(model: CbnModel, noise: Noise, interventions: Intervention[], seed: number, checkpoint: () => void): Sampled[] {
+  const sampler = parameterSampler(model);
+  if (!sampler) return [];
+  const units = Math.min(noise[0]?.length ?? 0, DRAW_UNITS);
+  const shared = noise.map((u) => u.subarray(0, units));
+  // A stream apart from the noise's own, so the draws are reproducible from the run's seed alone.
+  const rng = new Rng((seed ^ 0x5bd1e995) >>> 0);
+  return Array.from({ length: PARAMETER_DRAWS }, () => {
+    checkpoint();
+    return sample(compileScm(sampler.draw(rng)), shared, interventions);
+  });
+}

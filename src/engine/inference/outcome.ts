@@ -1,0 +1,88 @@
+/**
+ * What a question answers, and what it may ask of its caller while it runs. The service keys `results` and
+ * `details` by the version label in the run's outputs, stores `sweep` and `score` for their read endpoints and
+ * shows `summary` as the run's resultsSummary.
+ */
+import type { Frame, WorkHooks } from '../types.js';
+
+/** One record of a variable's result (spec "Outputs"). Continuous: prediction is a number and the bounds are
+ * numbers. Categorical: prediction is the most likely class, `probabilities` follow the variable's categories
+ * and the bounds are arrays aligned with them. */
+export interface ResultRecord {
+  timestamp: number | null;
+  prediction: number | string | null;
+  std: number | null;
+  probabilities?: number[];
+  categories?: string[];
+  lowerBound: number | number[] | null;
+  upperBound: number | number[] | null;
+  confidenceLevel: number;
+}
+
+export interface SweepPoint {
+  /** The swept variable's value at this point. */
+  value: number;
+  mean: number;
+  std: number;
+  lowerBound: number;
+  upperBound: number;
+}
+
+/** A range intervention's dose-response curves: one per metric (and per outcome variable, named after it). */
+export interface SweepResult {
+  variable: string;
+  steps: number;
+  confidenceLevel: number;
+  curves: { metric: string; unit?: string; points: SweepPoint[] }[];
+}
+
+export interface ScoreChange {
+  variable: string;
+  from: number | string | null;
+  to: number | string;
+}
+
+export interface ScoredRow {
+  index: number;
+  /** `meets`: every target met by the prediction; `misses`: some target missed; `unscorable`: inputs missing. */
+  verdict: 'meets' | 'misses' | 'unscorable';
+  predictions: Record<string, number | string | null>;
+  /** The variables that moved this row's targets most from the model's average (signed contributions). */
+  drivers: { variable: string; contribution: number }[];
+  /** For a row that misses: the fewest changes (re-simulated) that meet the targets, or [] when none were found. */
+  changes: ScoreChange[];
+  reachable: boolean | null;
+}
+
+export interface ScoreResult {
+  digest: {
+    rows: number;
+    verdicts: Record<ScoredRow['verdict'], number>;
+    topDrivers: { variable: string; meanAbsContribution: number; rows: number }[];
+    rowSummaries: { index: number; verdict: ScoredRow['verdict']; summary: string }[];
+  };
+  rows: ScoredRow[];
+}
+
+export interface FamilyOutcome {
+  /** Per-variable records; for prediction they align positionally with the input rows. */
+  results: Record<string, ResultRecord[]>;
+  /** The family's own answer (e.g. baseline vs intervened effects, recommended actions, root causes). */
+  details: Record<string, unknown>;
+  summary: { summary: string; keyPoints: string[] };
+  sweep?: SweepResult;
+  score?: ScoreResult;
+}
+
+/** What a question may use while it runs. */
+export interface InferenceContext {
+  /** Seed of every random draw: a run records it, so its answer can be reproduced. */
+  seed: number;
+  hooks: WorkHooks;
+  /**
+   * Runs a metric's SQL over a frame (registered as df, data and dataset) and answers its `value`. Provided by the
+   * service (the data engine runs on the main thread); rejects with the engine's message when the SQL fails (e.g.
+   * it averages a text column), which fails the run.
+   */
+  evaluateMetric(frame: Frame, sql: string): Promise<number>;
+}

@@ -1,0 +1,155 @@
+/**
+ * The questions a static twin answers, as the engine receives them: the scenario of a simulation run after the
+ * service validated it (schemas/simulations.ts mirrors these shapes for HTTP). Values are JSON values; a
+ * categorical variable's values are its category labels.
+ */
+
+export type Value = number | string | boolean;
+
+/** A condition on a variable of a sampled or observed row. */
+export interface Condition {
+  variable: string;
+  operator: 'eq' | 'ne' | 'gt' | 'lt' | 'ge' | 'le' | 'in' | 'not_in';
+  value: Value | Value[];
+}
+
+export type ValueSpec =
+  | { type: 'set_value'; value: Value }
+  | { type: 'relative_change'; mode: 'percentage' | 'absolute'; value: number }
+  | { type: 'set_probability'; category: Value; probability: number }
+  /** `delta` in percentage points: +10 means the category's probability rises by 0.10. */
+  | { type: 'adjust_probability'; category: Value; delta: number }
+  /** Categorical membership: the variable only takes the included categories (or all but the excluded), with
+   * their relative probabilities kept; `size` caps how many categories remain (the most likely first). */
+  | { type: 'set_members'; include?: Value[]; exclude?: Value[]; size?: number }
+  | { type: 'range'; from: number; to: number; steps: number };
+
+export interface Intervention {
+  variable: string;
+  valueSpec: ValueSpec;
+  /** The intervention applies only to rows (samples) where every condition holds; others keep their values. */
+  conditions?: Condition[];
+}
+
+export interface Metric {
+  name: string;
+  /** SQL over the sampled frame (tables df, data, dataset) yielding one row with a column `value`. */
+  sqlQuery: string;
+  unit?: string;
+  higherIsBetter?: boolean;
+}
+
+export interface PredictionScenario {
+  type: 'prediction';
+  sample: Record<string, Value | null>[];
+  targetVars: string[];
+  confidenceLevel?: number;
+}
+
+export interface InterventionScenario {
+  type: 'intervention';
+  interventions: Intervention[];
+  metrics?: Metric[];
+  /** Variables whose outcome is reported (default: every descendant of an intervened variable). */
+  targetVars?: string[];
+  confidenceLevel?: number;
+  /** Monte Carlo samples per arm (default 10,000). */
+  samples?: number;
+}
+
+export interface Objective {
+  direction: 'maximise' | 'minimise';
+  variable?: string;
+  metricSqlQuery?: string;
+  weight?: number;
+  unit?: string;
+}
+
+export interface VariableConstraint {
+  variable: string;
+  type: 'range' | 'set';
+  minValue?: number;
+  maxValue?: number;
+  allowedValues?: Value[];
+  maxChangePercent?: number;
+  conditionalAllowedValues?: { condition: Condition; allowedValues?: Value[]; minValue?: number; maxValue?: number }[];
+}
+
+export interface MetricConstraint {
+  metricName: string;
+  sqlQuery: string;
+  constraintType: 'min_value' | 'max_value' | 'max_decrease_percent' | 'max_increase_percent' | 'fixed_boolean';
+  value?: number;
+  booleanValue?: boolean;
+}
+
+export interface OptimisationScenario {
+  type: 'optimisation';
+  objectives: Objective[];
+  decisionVars: string[];
+  variableConstraints?: VariableConstraint[];
+  metricConstraints?: MetricConstraint[];
+  interventionCountConfig?: { maxInterventions?: number; optimizeCount?: boolean };
+  samples?: number;
+}
+
+export interface CounterfactualTarget {
+  variable: string;
+  value: Value;
+  matchMode?: 'tolerance' | 'orMore' | 'orLess';
+  toleranceValue?: number;
+}
+
+export interface CounterfactualScenario {
+  type: 'counterfactual';
+  samples: Record<string, Value | null>[];
+  targets: CounterfactualTarget[];
+  maxChanges?: number;
+  constraints?: Record<string, { type: 'fixed' }>;
+}
+
+export interface Segment {
+  id: string;
+  description?: string;
+  conditions: Condition[];
+}
+
+export interface ExplanationScenario {
+  type: 'explanation';
+  explanationMode: 'discovery' | 'impact' | 'directional';
+  effectVariable?: string;
+  causeVariable?: string;
+  segments?: Segment[];
+}
+
+export interface RootCauseScenario {
+  type: 'root_cause_analysis';
+  targetVariable: string;
+  samples: Record<string, Value | null>[];
+  targetFpr?: number;
+}
+
+export interface AnomalyScenario {
+  type: 'anomaly_detection';
+  samples: Record<string, Value | null>[];
+  targetFpr?: number;
+  autoRca?: boolean;
+}
+
+export type StaticScenario =
+  | PredictionScenario
+  | InterventionScenario
+  | OptimisationScenario
+  | CounterfactualScenario
+  | ExplanationScenario
+  | RootCauseScenario
+  | AnomalyScenario;
+
+/** Batch scoring: each row's targets predicted from its other values, judged against the wanted values. */
+export interface ScoreRequest {
+  rows: Record<string, Value | null>[];
+  targets: CounterfactualTarget[];
+  /** Most changes proposed per row that misses its targets (default 2). */
+  maxChanges?: number;
+  constraints?: Record<string, { type: 'fixed' }>;
+}

@@ -1,0 +1,173 @@
+/**
+ * The fewest changes that make one unit meet its targets (the action step of abduction-action-prediction, Pearl
+ * 2009 ch. 7): levers are the targets' ancestors that are neither targets nor fixed. Subsets are tried by size
+ * (one change, then two, ... up to maxChanges); within a size the smallest standardised change wins (sum of
+ * |change| / std, a category switch counting 1). Categorical levers are enumerated, one continuous lever is a
+ * line search (search-lines.ts), several a joint search (search-joint.ts). Holding other variables fixed only
+ * removes mechanisms, so a lever affine in every target stays affine whatever else is set. The chosen answer is re-simulated and
+ * judged from that run, so `achieved` is what the model does, not what the search believed.
+ */
+import { AppError } from '../../errors.js';
+import { CandidateTracker, evaluateRows, type Lever, type Setting } from './search-candidates.js';
+import { searchJoint } from './search-joint.js';
+import { type Line, searchLines } from './search-lines.js';
+import { ancestorsOf, descendantsOf, type Scm } from './scm.js';
+import { type ResolvedTarget, targetMet } from './target-match.js';
+import type { UnitProbe } from './unit-probe.js';
+
+const DEFAULT_MAX_CHANGES = 2;
+/** Lever subsets tried per size: the levers that came closest alone are kept until their subsets fit. */
+const MAX_SUBSETS = 200;
+/** Category combinations tried per subset (the product over its categorical levers). */
+const MAX_COMBINATIONS = 64;
+
+export interface ChangeSearchPlan {
+  scm: Scm;
+  targets: ResolvedTarget[];
+  levers: Lever[];
+  /** Lever nodes whose effect on every target is affine (closed form, one-step joint solve). */
+  affine: Set<number>;
+  maxChanges: number;
+}
+
+export interface UnitAnswer {
+  achieved: boolean;
+  /** Node values: numbers, or category codes. */
+  changes: { node: number; from: number; to: number }[];
+  cost: number;
+  /** Target values of the unit as it is, and after the changes (re-simulated). */
+  baseline: number[];
+  counterfactual: number[];
+  met: boolean[];
+}
+
+export function planChangeSearch(
+  scm: Scm, targets: ResolvedTarget[], options: { maxChanges?: number | undefined; constraints?: Record<string, { type: 'fixed' }> | undefined },
+): ChangeSearchPlan {
+  const maxChanges = options.maxChanges ?? DEFAULT_MAX_CHANGES;
+  if (!Number.isInteger(maxChanges) || maxChanges < 0) throw new AppError('validation_failed', `maxChanges must be a whole number >= 0, not ${maxChanges}`);
+  const fixed = new Set<number>();
+  for (const name of Object.keys(options.constraints ?? {})) {
+    const i = scm.indexOf(name);
+    if (i < 0) throw new AppError('validation_failed', `constraint names ${name}, which is not a variable of the model`);
+    fixed.add(i);
+  }
+  const targetNodes = new Set(targets.map((t) => t.index));
+  const candidates = new Set<number>();
+  for (const t of targets) for (const a of ancestorsOf(scm, t.index)) candidates.add(a);
+  const levers: Lever[] = [];
+  for (const i of [...candidates].sort((a, b) => a - b)) {
+    if (targetNodes.has(i) || fixed.has(i)) continue;
+    const node = scm.model.nodes[i]!;
+    if (node.kind === 'continuous' && node.std > 0) levers.push({ node: i, name: node.name, kind: 'continuous', std: node.std, mean: node.mean, classes: 0 });
+    if (node.kind === 'categorical' && node.categories.length > 1) levers.push({ node: i, name: node.name, kind: 'categorical', std: 1, mean: 0, classes: node.categories.length });
+  }
+  const affine = new Set(levers.filter((l) => l.kind === 'continuous' && targets.every((t) => t.kind === 'continuous' && affineIn(scm, l.node, t.index))).map((l) => l.node));
+  return { scm, targets, levers, affine, maxChanges };
+}
+
+/**
+ * Whether the target is affine in the lever whatever else holds: every node on a directed path from the lever to
+ * the target (the target included) is continuous and enters the next one only through linear terms.
+ */
+function affineIn(scm: Scm, lever: number, target: number): boolean {
+  const downstream = descendantsOf(scm, lever);
+  if (!downstream.has(target)) return true;
+  const upstream = ancestorsOf(scm, target);
+  const onPath = [...downstream].filter((n) => n === target || upstream.has(n));
+  const involved = new Set([...onPath, lever]);
+  return onPath.every((n) => {
+    const node = scm.model.nodes[n]!;
+    return node.kind === 'continuous' && node.terms.every((term) => term.kind === 'linear' || !term.parents.some((p) => involved.has(scm.indexOf(p))));
+  });
+}
+
+export function searchUnitChanges(plan: ChangeSearchPlan, probe: UnitProbe, checkpoint: () => void): UnitAnswer {
+  const { targets } = plan;
+  const baseline = probe.baseline();
+  const tracker = new CandidateTracker(targets, new Map(plan.levers.map((l) => [l.node, l])), baseline.nodes);
+  // The unit as it is competes too: no change beats changes that only move it further from its targets.
+  tracker.consider([], baseline.targets, true);
+  if (!targets.every((t, j) => targetMet(t, baseline.targets[j]!))) {
+    for (let k = 1; k <= Math.min(plan.maxChanges, plan.levers.length) && !tracker.bestMet; k++) {
+      checkpoint();
+      searchSubsets(plan, probe, tracker, k === 1 ? plan.levers.map((l) => [l]) : largerSubsets(plan.levers, tracker, k), checkpoint);
+    }
+  }
+  const chosen = tracker.bestMet ?? tracker.closest;
+  const settings = chosen?.settings.filter((s) => s.value !== baseline.nodes[s.node]) ?? [];
+  // Re-simulate the chosen changes: the answer reports what the model does with them.
+  const counterfactual = settings.length === 0 ? baseline.targets : evaluateRows(probe, [settings])[0]!;
+  const met = targets.map((t, j) => targetMet(t, counterfactual[j]!));
+  return {
+    achieved: met.every(Boolean),
+    changes: settings.map((s) => ({ node: s.node, from: baseline.nodes[s.node]!, to: s.value })),
+    cost: tracker.costOf(settings),
+    baseline: baseline.targets,
+    counterfactual,
+    met,
+  };
+}
+
+/** Subsets of `k` levers among those that came closest alone, as many as MAX_SUBSETS allows. */
+function largerSubsets(levers: Lever[], tracker: CandidateTracker, k: number): Lever[][] {
+  const closeness = (l: Lever) => tracker.singleShortfall.get(l.node) ?? Number.MAX_VALUE;
+  const ranked = [...levers].sort((a, b) => closeness(a) - closeness(b));
+  let q = ranked.length;
+  while (q > k && binomial(q, k) > MAX_SUBSETS) q--;
+  const kept = ranked.slice(0, q).sort((a, b) => a.node - b.node);
+  const out: Lever[][] = [];
+  const pick = (start: number, chosen: Lever[]) => {
+    if (chosen.length === k) {
+      out.push(chosen);
+      return;
+    }
+    for (let i = start; i < kept.length; i++) pick(i + 1, [...chosen, kept[i]!]);
+  };
+  pick(0, []);
+  return out;
+}
+
+function binomial(n: number, k: number): number {
+  let out = 1;
+  for (let i = 0; i < k; i++) out = (out * (n - i)) / (i + 1);
+  return out;
+}
+
+/** One size of subsets: category combinations evaluated in one batch, single continuous levers as one batch of lines, joint searches one by one. */
+function searchSubsets(plan: ChangeSearchPlan, probe: UnitProbe, tracker: CandidateTracker, subsets: Lever[][], checkpoint: () => void): void {
+  const enumerated: Setting[][] = [];
+  const lines: Line[] = [];
+  const joint: { fixed: Setting[]; levers: Lever[] }[] = [];
+  for (const subset of subsets) {
+    const categorical = subset.filter((l) => l.kind === 'categorical');
+    const continuous = subset.filter((l) => l.kind === 'continuous');
+    for (const fixed of categoryCombinations(categorical, tracker.base)) {
+      if (continuous.length === 0) enumerated.push(fixed);
+      else if (continuous.length === 1) lines.push({ fixed, lever: continuous[0]!, affine: plan.affine.has(continuous[0]!.node) });
+      else joint.push({ fixed, levers: continuous });
+    }
+  }
+  if (enumerated.length > 0) {
+    const values = evaluateRows(probe, enumerated);
+    enumerated.forEach((settings, r) => tracker.consider(settings, values[r]!, true));
+  }
+  if (lines.length > 0) searchLines(probe, plan.targets, tracker, lines);
+  for (const { fixed, levers } of joint) {
+    checkpoint();
+    searchJoint(probe, plan.targets, tracker, fixed, levers, levers.every((l) => plan.affine.has(l.node)));
+  }
+}
+
+/** Every combination of other-than-current categories of the categorical levers (one empty combination when none). */
+function categoryCombinations(levers: Lever[], base: Float64Array): Setting[][] {
+  let combos: Setting[][] = [[]];
+  for (const lever of levers) {
+    const next: Setting[][] = [];
+    for (const combo of combos) {
+      for (let code = 0; code < lever.classes; code++) if (code !== base[lever.node]) next.push([...combo, { node: lever.node, value: code }]);
+    }
+    combos = next.slice(0, MAX_COMBINATIONS);
+  }
+  return combos;
+}

@@ -1,0 +1,107 @@
+/**
+ * Runs simulation jobs: configuring (the version's model is loaded), configured, running (the question on the
+ * compute pool, metric SQL answered here on the data engine), then the outputs are stored and the runner marks
+ * the run completed. A failure meant for the user (a metric that averages a text column, a model gone) fails the
+ * run with that message.
+ */
+import type { ComputePool } from '../compute/pool.js';
+import type { FamilyOutcome } from '../engine/inference/outcome.js';
+import type { ScoreRequest, StaticScenario } from '../engine/inference/scenario.js';
+import type { CbnModel } from '../engine/types.js';
+import { SIMULATION_JOB } from '../jobs/repo.js';
+import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
+import { nowIso } from '../lib/ids.js';
+import type { TwinRepo } from '../twins/repo.js';
+import { webhookEvent } from '../webhooks/deliver.js';
+import type { MetricSql } from './metric-sql.js';
+import type { SimulationRepo } from './repo.js';
+
+/** What a run keeps of its submission (the job row's params). */
+export interface RunParams {
+  versionId: string;
+  versionLabel: string;
+  scenario: StaticScenario | ScoreRequest;
+  /** `score` runs hold a ScoreRequest; every other run its scenario. */
+  kind: 'scenario' | 'score';
+  seed: number;
+  userQuery: string | null;
+}
+
+/** The small part of a completed run, kept on its row (listings show it); outputs live apart. */
+export interface RunResult {
+  resultsSummary: { summary: string; keyPoints: string[] };
+  hasSweep: boolean;
+  isScore: boolean;
+}
+
+export const SIMULATION_LANE = 'simulations';
+
+export class SimulationExecution {
+  constructor(
+    private readonly runs: SimulationRepo,
+    private readonly twins: TwinRepo,
+    private readonly compute: () => ComputePool,
+    private readonly metrics: MetricSql,
+  ) {}
+
+  register(runner: JobRunner, concurrency: number): void {
+    runner.addLane(SIMULATION_LANE, concurrency);
+    runner.register(SIMULATION_JOB, (context) => this.run(context), {
+      lane: SIMULATION_LANE,
+      webhook: (job, status, completedAt, error) => ({
+        event: webhookEvent('simulation', status),
+        runId: job.id,
+        status,
+        workspaceId: job.workspace_id,
+        completedAt,
+        ...(error === null ? {} : { error }),
+      }),
+    });
+  }
+
+  private async run(context: JobContext): Promise<Record<string, unknown>> {
+    const { job, signal } = context;
+    const params = context.params as unknown as RunParams;
+    await this.phase(context, 'configuring', 0.01);
+    const twinId = job.resource_id ?? '';
+    const version = await this.twins.findVersion(job.organisation_id, twinId, params.versionId);
+    if (version?.model == null) throw new JobError(`Twin version ${params.versionLabel} no longer has a trained model (deleted or relearned since the run was submitted)`);
+    const model = JSON.parse(version.model) as CbnModel;
+    await this.phase(context, 'configured', 0.03);
+    await this.phase(context, 'running', 0.05);
+    const options = {
+      signal,
+      onProgress: (message: { fraction: number; state: string }) => context.progress(0.05 + 0.9 * message.fraction, message.state),
+      evaluateMetric: (frame: Parameters<MetricSql['evaluate']>[1], sql: string) => this.metrics.evaluate(job.organisation_id, frame, sql, signal),
+    };
+    const answer =
+      params.kind === 'score'
+        ? await this.compute().run({ kind: 'score', model, request: params.scenario as ScoreRequest, seed: params.seed }, options)
+        : await this.compute().run({ kind: 'simulate', model, scenario: params.scenario as StaticScenario, seed: params.seed }, options);
+    if ('failure' in answer) throw new JobError(answer.failure);
+    context.progress(0.97, 'saving results');
+    await context.ensureActive();
+    await this.save(job.id, job.organisation_id, params, answer.outcome);
+    const result: RunResult = { resultsSummary: answer.outcome.summary, hasSweep: answer.outcome.sweep !== undefined, isScore: params.kind === 'score' };
+    return result as unknown as Record<string, unknown>;
+  }
+
+  /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */
+  private async phase(context: JobContext, phase: 'configuring' | 'configured' | 'running', fraction: number): Promise<void> {
+    context.signal.throwIfAborted();
+    if (!(await this.runs.setPhase(context.job.id, context.job.owner ?? '', phase))) await context.ensureActive();
+    context.progress(fraction, phase);
+  }
+
+  private async save(runId: string, organisationId: string, params: RunParams, outcome: FamilyOutcome): Promise<void> {
+    const outputs = { [params.versionLabel]: { results: outcome.results, changepoints: {}, history: {}, details: { ...outcome.details, seed: params.seed } } };
+    await this.runs.insertOutputs({
+      run_id: runId,
+      organisation_id: organisationId,
+      outputs: JSON.stringify(outputs),
+      sweep: outcome.sweep === undefined ? null : JSON.stringify(outcome.sweep),
+      score: outcome.score === undefined ? null : JSON.stringify(outcome.score),
+      created_at: nowIso(),
+    });
+  }
+}

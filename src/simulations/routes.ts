@@ -1,0 +1,180 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { dataEnvelope, listEnvelope, literals, ref } from '../../schemas/common.js';
+import {
+  CancelledRunSchema,
+  ListSimulationsQuery,
+  OutputsSchema,
+  ScenarioFromQueryBody,
+  ScenarioFromQuerySchema,
+  ScoreBody,
+  ScoreQuery,
+  ScoreSchema,
+  SimulationAcceptedSchema,
+  SimulationRunSchema,
+  SimulationRunSummarySchema,
+  SubmitSimulationBody,
+  SweepQuery,
+  SweepSchema,
+} from '../../schemas/simulations.js';
+import type { SimulationService } from './service.js';
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+const WsParams = Type.Object({ wsId: Id('Workspace id') });
+const RunParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Simulation run id') });
+const VersionParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Digital twin id'), vId: Id('Version id') });
+const ExportParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Simulation run id'), format: literals(['json', 'csv'] as const, '`json` for every completed run; `csv` only for panel forecast-shaped runs') });
+const BASE = '/workspaces/:wsId/simulations';
+const VERSION = '/workspaces/:wsId/digital-twins/:id/versions/:vId';
+/** Batch questions carry rows (up to 100,000 per request): far more than the 1 MiB of an ordinary JSON body. */
+export const SIMULATION_BODY_LIMIT = 64 * 1024 * 1024;
+
+export function simulationRoutes(app: FastifyInstance, simulations: SimulationService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['Simulations'];
+
+  api.get(BASE, {
+    config: { scope: 'simulations:read' },
+    schema: {
+      operationId: 'listSimulations',
+      summary: 'List simulation runs, newest first',
+      description: 'Filters `status`, `scenarioType`, `digitalTwinId`; `pagination.total` counts the runs matching them. Result payloads are left out (read a run or its results).',
+      tags,
+      params: WsParams,
+      querystring: ListSimulationsQuery,
+      response: { 200: listEnvelope(ref(SimulationRunSummarySchema)) },
+    },
+  }, async (request) => {
+    const page = await simulations.list(request.principal, request.params.wsId, request.query);
+    return { data: page.items, pagination: page.pagination };
+  });
+
+  api.post(BASE, {
+    bodyLimit: SIMULATION_BODY_LIMIT,
+    config: { scope: 'simulations:execute', problems: [409] },
+    schema: {
+      operationId: 'submitSimulation',
+      summary: 'Ask a trained twin version a question (asynchronous)',
+      description:
+        'Validates the scenario against the version (422 with the offending member located) and answers 202; the run moves ' +
+        '`pending` -> `configuring` -> `configured` -> `running` -> `completed` | `failed` | `cancelled`. An accepted scenario can ' +
+        'still fail in the engine (e.g. a metric averaging a text column): the run ends `failed` with `error`. 409 when the version ' +
+        'is not trained. `webhookUrl` is called once with `simulation.completed|failed|cancelled` and `runId`. Bodies up to 64 MiB ' +
+        '(100,000 rows per sample list).',
+      tags,
+      params: WsParams,
+      body: SubmitSimulationBody,
+      response: { 202: dataEnvelope(ref(SimulationAcceptedSchema)) },
+    },
+  }, async (request, reply) => {
+    reply.code(202);
+    return { data: await simulations.submit(request.principal, request.params.wsId, request.body) };
+  });
+
+  api.get(`${BASE}/:id`, {
+    config: { scope: 'simulations:read' },
+    schema: { operationId: 'getSimulation', summary: 'Read a simulation run (with its outputs once completed)', tags, params: RunParams, response: { 200: dataEnvelope(ref(SimulationRunSchema)) } },
+  }, async (request) => ({ data: await simulations.get(request.principal, request.params.wsId, request.params.id) }));
+
+  api.get(`${BASE}/:id/results`, {
+    config: { scope: 'simulations:read' },
+    schema: {
+      operationId: 'getSimulationResults',
+      summary: 'The outputs of a completed run, keyed by version label',
+      description: '404 while the run has no outputs (unfinished, failed or cancelled).',
+      tags,
+      params: RunParams,
+      response: { 200: dataEnvelope(OutputsSchema) },
+    },
+  }, async (request) => ({ data: await simulations.results(request.principal, request.params.wsId, request.params.id) }));
+
+  api.post(`${BASE}/:id/cancel`, {
+    config: { scope: 'simulations:execute' },
+    schema: {
+      operationId: 'cancelSimulation',
+      summary: 'Cancel a run still in flight',
+      description: 'A pending or running run becomes `cancelled` at once (its work stops, nothing is recorded, the webhook says `simulation.cancelled`). A run that already ended answers its state unchanged.',
+      tags,
+      params: RunParams,
+      response: { 200: dataEnvelope(CancelledRunSchema) },
+    },
+  }, async (request) => ({ data: await simulations.cancel(request.principal, request.params.wsId, request.params.id) }));
+
+  api.get(`${BASE}/:id/sweep`, {
+    config: { scope: 'simulations:read', problems: [409] },
+    schema: {
+      operationId: 'getSimulationSweep',
+      summary: 'The dose-response curve of a range intervention',
+      description:
+        'One point per grid value: swept value, mean, standard deviation and confidence interval. Curves exist per metric and per ' +
+        'outcome variable; `metric` is required to read a curve when there are several (omit it to list them with the digest). ' +
+        '409 while the run executes; 404 when it has no sweep.',
+      tags,
+      params: RunParams,
+      querystring: SweepQuery,
+      response: { 200: dataEnvelope(ref(SweepSchema)) },
+    },
+  }, async (request) => ({ data: await simulations.sweep(request.principal, request.params.wsId, request.params.id, request.query) }));
+
+  api.get(`${BASE}/:id/score`, {
+    config: { scope: 'simulations:read', problems: [409] },
+    schema: {
+      operationId: 'getSimulationScore',
+      summary: 'The digest and one page of per-row detail of a scoring run',
+      description: '409 while the run executes; 404 when the run is not a scoring run.',
+      tags,
+      params: RunParams,
+      querystring: ScoreQuery,
+      response: { 200: dataEnvelope(ref(ScoreSchema)) },
+    },
+  }, async (request) => ({ data: await simulations.score(request.principal, request.params.wsId, request.params.id, request.query) }));
+
+  api.get(`${BASE}/:id/export/:format`, {
+    config: { scope: 'exports:read' },
+    schema: {
+      operationId: 'exportSimulation',
+      summary: 'Export a completed run',
+      description: '`json`: run metadata, scenario and outputs, for every scenario type. `csv`: only forecast-shaped runs on a multi-environment twin, so 400 on static twins; 400 also while the run has not completed.',
+      tags,
+      params: ExportParams,
+      response: { 200: Type.Object({ run: Type.Record(Type.String(), Type.Unknown()), scenario: Type.Record(Type.String(), Type.Unknown()), outputs: OutputsSchema, exportedAt: Type.String(), format: Type.Literal('json') }) },
+    },
+  }, async (request, reply) => {
+    const bundle = await simulations.exportRun(request.principal, request.params.wsId, request.params.id, request.params.format);
+    reply.header('content-disposition', `attachment; filename="simulation-${request.params.id}.json"`);
+    return bundle as never;
+  });
+
+  api.post(`${VERSION}/score`, {
+    bodyLimit: SIMULATION_BODY_LIMIT,
+    config: { scope: 'simulations:execute', problems: [409] },
+    schema: {
+      operationId: 'scoreRows',
+      summary: 'Score rows against targets (batch; asynchronous)',
+      description:
+        'Each row’s targets are predicted from its other values and judged (`meets`, `misses`, `unscorable`); rows that miss get the fewest ' +
+        'changes (re-simulated) that would meet them. Answers 202 with a run; read it with GET .../simulations/{runId}/score.',
+      tags,
+      params: VersionParams,
+      body: ScoreBody,
+      response: { 202: dataEnvelope(ref(SimulationAcceptedSchema)) },
+    },
+  }, async (request, reply) => {
+    reply.code(202);
+    return { data: await simulations.submitScore(request.principal, request.params.wsId, request.params.id, request.params.vId, request.body) };
+  });
+
+  api.post(`${VERSION}/scenario-from-query`, {
+    config: { scope: 'simulations:execute', problems: [409] },
+    schema: {
+      operationId: 'scenarioFromQuery',
+      summary: 'Turn a plain-English question into a scenario for this version',
+      description: 'Maps the question onto the version’s variables (no external service). 422 says what could not be mapped; 409 when the version is not trained.',
+      tags,
+      params: VersionParams,
+      body: ScenarioFromQueryBody,
+      response: { 200: dataEnvelope(ref(ScenarioFromQuerySchema)) },
+    },
+  }, async (request) => ({ data: await simulations.scenarioFromQuery(request.principal, request.params.wsId, request.params.id, request.params.vId, request.body.query) }));
+}

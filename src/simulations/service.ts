@@ -1,0 +1,220 @@
+import { randomInt } from 'node:crypto';
+import type { Outputs, ScoreRequestBody, SimulationAccepted, SimulationRun, SimulationRunSummary, SubmitSimulation } from '../../schemas/simulations.js';
+import type { TwinType } from '../../schemas/twins.js';
+import type { Principal } from '../auth/principal.js';
+import type { ScoreRequest, StaticScenario } from '../engine/inference/scenario.js';
+import type { ScoreResult, SweepResult } from '../engine/inference/outcome.js';
+import type { CbnModel } from '../engine/types.js';
+import { AppError, notFound } from '../errors.js';
+import { SIMULATION_JOB } from '../jobs/repo.js';
+import type { JobService } from '../jobs/service.js';
+import type { CursorCodec } from '../lib/cursor.js';
+import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
+import type { TwinService } from '../twins/service.js';
+import type { WorkspaceAccess } from '../workspaces/access.js';
+import type { RunParams, RunResult } from './execution.js';
+import { scenarioFromQuery } from './from-query/index.js';
+import type { MetricSql } from './metric-sql.js';
+import { presentRun, runStatus } from './present.js';
+import type { RunFilters, RunRow, SimulationRepo } from './repo.js';
+import { metricQueries, scenarioFamily, validateStaticScenario } from './validate.js';
+
+const IN_FLIGHT_MESSAGE = 'The run is still executing; read it again when it has completed';
+
+/** Simulation runs of a workspace: submitted, listed, read, exported and cancelled. */
+export class SimulationService {
+  constructor(
+    private readonly repo: SimulationRepo,
+    private readonly jobs: JobService,
+    private readonly twins: TwinService,
+    private readonly metrics: MetricSql,
+    private readonly access: WorkspaceAccess,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  /** Validates the scenario against the twin version, then queues the run (202: the run starts `pending`). */
+  async submit(principal: Principal, workspaceId: string, input: SubmitSimulation): Promise<SimulationAccepted> {
+    await this.access.require(principal, workspaceId, 'write');
+    const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, input.digitalTwinId, input.digitalTwinVersionId);
+    const family = scenarioFamily(input.scenario, twinType);
+    const trained = requireTrained(twinType, version.version, model);
+    const scenario = validateStaticScenario(input.scenario, trained);
+    for (const { sql, location } of metricQueries(scenario)) await this.metrics.check(principal.organisationId, sql, location);
+    // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
+    return this.queue(principal, workspaceId, input.digitalTwinId, family, {
+      versionId: version.id,
+      versionLabel: version.version,
+      scenario,
+      kind: 'scenario',
+      seed: randomInt(1, 2 ** 31 - 1),
+      userQuery: input.userQuery ?? null,
+    }, input.webhookUrl);
+  }
+
+  /** Batch scoring of rows against targets: a run of its own kind, read back with score(). */
+  async submitScore(principal: Principal, workspaceId: string, twinId: string, versionId: string, input: ScoreRequestBody): Promise<SimulationAccepted> {
+    await this.access.require(principal, workspaceId, 'write');
+    const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, twinId, versionId);
+    const trained = requireTrained(twinType, version.version, model);
+    const { webhookUrl, ...request } = input;
+    // The counterfactual rules cover rows, targets and constraints: a score request is checked as one.
+    validateStaticScenario({ type: 'counterfactual', samples: request.rows, targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) }, trained);
+    const score: ScoreRequest = request;
+    return this.queue(principal, workspaceId, twinId, 'score', { versionId: version.id, versionLabel: version.version, scenario: score, kind: 'score', seed: randomInt(1, 2 ** 31 - 1), userQuery: null }, webhookUrl);
+  }
+
+  async scenarioFromQuery(principal: Principal, workspaceId: string, twinId: string, versionId: string, query: string) {
+    await this.access.require(principal, workspaceId, 'read');
+    const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, twinId, versionId);
+    const trained = requireTrained(twinType, version.version, model);
+    const variables = trained.nodes.map((node) => ({
+      name: node.name,
+      type: node.kind,
+      ...(node.kind === 'categorical' ? { categories: node.categories } : {}),
+      role: version.variableRoles.sources.includes(node.name) ? ('source' as const) : version.variableRoles.targets.includes(node.name) ? ('target' as const) : null,
+    }));
+    const edges = trained.nodes.flatMap((node) => node.parents.map((parent) => ({ source: parent, target: node.name })));
+    const answer = scenarioFromQuery(query, { variables, edges });
+    // What the parser builds must pass the same validation a submit applies.
+    validateStaticScenario(answer.scenario as unknown as Record<string, unknown>, trained);
+    return { ...answer, scenario: answer.scenario as unknown as Record<string, unknown>, digitalTwinId: twinId, digitalTwinVersionId: version.id };
+  }
+
+  async list(principal: Principal, workspaceId: string, query: { limit?: number; cursor?: string } & RunFilters): Promise<Page<SimulationRunSummary>> {
+    await this.access.require(principal, workspaceId, 'read');
+    const { limit, cursor, ...filters } = query;
+    const scope = filterScope({ list: 'simulations', workspaceId, ...filters });
+    const page = pageRequest(this.cursors, { ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) }, scope);
+    const { rows, total } = await this.repo.list(principal.organisationId, workspaceId, filters, page);
+    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], presentRun);
+  }
+
+  /** The run record; a completed run carries its outputs. */
+  async get(principal: Principal, workspaceId: string, id: string): Promise<SimulationRun> {
+    await this.access.require(principal, workspaceId, 'read');
+    const row = await this.find(principal, workspaceId, id);
+    const outputs = runStatus(row) === 'completed' ? await this.outputsOf(row) : null;
+    return { ...presentRun(row), outputs };
+  }
+
+  /** The outputs; 404 until the run has completed with them. */
+  async results(principal: Principal, workspaceId: string, id: string): Promise<Outputs> {
+    await this.access.require(principal, workspaceId, 'read');
+    const row = await this.find(principal, workspaceId, id);
+    const outputs = runStatus(row) === 'completed' ? await this.outputsOf(row) : null;
+    if (outputs === null) throw new AppError('not_found', `Simulation run ${id} has no outputs yet (status ${runStatus(row)})`);
+    return outputs;
+  }
+
+  /** The json bundle (run metadata, scenario, outputs); csv only for panel forecast-shaped runs, so 400 here. */
+  async exportRun(principal: Principal, workspaceId: string, id: string, format: 'json' | 'csv'): Promise<Record<string, unknown>> {
+    await this.access.require(principal, workspaceId, 'read');
+    const row = await this.find(principal, workspaceId, id);
+    const status = runStatus(row);
+    if (status !== 'completed') throw new AppError('invalid_request', `Simulation run ${id} cannot be exported: it is ${status}, not completed`);
+    if (format === 'csv') {
+      throw new AppError('invalid_request', 'csv export is only for forecast, panel_forecast or prediction runs on a multi-environment twin with stored panel results; this run offers json');
+    }
+    const { scenario, ...run } = presentRun(row);
+    return { run, scenario, outputs: await this.outputsOf(row), exportedAt: new Date().toISOString(), format: 'json' };
+  }
+
+  async cancel(principal: Principal, workspaceId: string, id: string): Promise<{ runId: string; status: SimulationRunSummary['status'] }> {
+    await this.access.require(principal, workspaceId, 'write');
+    const row = await this.find(principal, workspaceId, id);
+    await this.jobs.cancelRow(row);
+    return { runId: id, status: runStatus(await this.find(principal, workspaceId, id)) };
+  }
+
+  /** A range intervention's dose-response curve: 409 while executing, 404 when the run swept nothing. */
+  async sweep(principal: Principal, workspaceId: string, id: string, query: { metric?: string; environment?: string; filter?: string }) {
+    await this.access.require(principal, workspaceId, 'read');
+    const row = await this.find(principal, workspaceId, id);
+    const stored = await this.finishedDetail(principal, row, 'sweep');
+    if (stored === null) throw new AppError('not_found', `Simulation run ${id} has no sweep (only a completed intervention with a range valueSpec has one)`);
+    const sweep = stored as SweepResult;
+    if (query.environment !== undefined) throw new AppError('invalid_request', 'This run is on a single-environment twin: it has no environments; omit `environment`');
+    const needle = query.filter?.toLowerCase();
+    const curves = sweep.curves.filter((curve) => needle === undefined || curve.metric.toLowerCase().includes(needle));
+    const metrics = curves.map((curve) => ({ name: curve.metric, ...(curve.unit === undefined ? {} : { unit: curve.unit }) }));
+    let chosen = query.metric === undefined && sweep.curves.length === 1 ? sweep.curves[0] : undefined;
+    if (query.metric !== undefined) {
+      chosen = sweep.curves.find((curve) => curve.metric === query.metric);
+      if (chosen === undefined) throw new AppError('invalid_request', `No curve '${query.metric}' in this sweep; it has ${sweep.curves.map((c) => c.metric).join(', ')}`);
+    }
+    const best = chosen?.points.reduce((a, b) => (b.mean > a.mean ? b : a));
+    const grid = sweep.curves[0]?.points ?? [];
+    return {
+      runId: id,
+      variable: sweep.variable,
+      steps: sweep.steps,
+      confidenceLevel: sweep.confidenceLevel,
+      metrics,
+      metric: chosen?.metric ?? null,
+      ...(chosen?.unit === undefined ? {} : { unit: chosen.unit }),
+      points: chosen?.points ?? [],
+      digest: { from: grid[0]?.value ?? 0, to: grid.at(-1)?.value ?? 0, bestValue: best?.value ?? null, bestMean: best?.mean ?? null, curves: sweep.curves.length },
+    };
+  }
+
+  /** A scoring run's digest and one page of per-row detail: 409 while executing, 404 when not a scoring run. */
+  async score(principal: Principal, workspaceId: string, id: string, query: { limit?: number; cursor?: string }) {
+    await this.access.require(principal, workspaceId, 'read');
+    const row = await this.find(principal, workspaceId, id);
+    if ((JSON.parse(row.params) as RunParams).kind !== 'score') throw new AppError('not_found', `Simulation run ${id} is not a scoring run`);
+    const stored = await this.finishedDetail(principal, row, 'score');
+    if (stored === null) throw new AppError('not_found', `Scoring run ${id} has no scores (status ${runStatus(row)})`);
+    const score = stored as ScoreResult;
+    const scope = filterScope({ list: 'score', runId: id });
+    const page = pageRequest(this.cursors, query, scope);
+    const start = page.after === null ? 0 : Number(page.after[0]);
+    const slice = score.rows.slice(start, start + page.limit + 1).map((detail, k) => ({ detail, next: start + k + 1 }));
+    const { items, pagination } = toPage(this.cursors, slice, page, score.rows.length, scope, (r) => [r.next], (r) => r.detail);
+    return { runId: id, digest: score.digest, rows: items, pagination };
+  }
+
+  private async queue(principal: Principal, workspaceId: string, twinId: string, subtype: string, params: RunParams, webhookUrl: string | undefined): Promise<SimulationAccepted> {
+    const accepted = await this.jobs.submit({
+      organisationId: principal.organisationId,
+      workspaceId,
+      type: SIMULATION_JOB,
+      subtype,
+      resource: { type: 'digital-twin', id: twinId },
+      params: params as unknown as Record<string, unknown>,
+      webhookUrl: webhookUrl ?? null,
+      createdBy: principal.userId,
+    });
+    const self = `/api/v1/workspaces/${workspaceId}/simulations/${accepted.jobId}`;
+    return { runId: accepted.jobId, status: 'pending', createdAt: accepted.createdAt, links: { self, results: `${self}/results`, cancel: `${self}/cancel` } };
+  }
+
+  /** The sweep or score of a run: 409 while it executes, null when it ended without one. */
+  private async finishedDetail(principal: Principal, row: RunRow, kind: 'sweep' | 'score'): Promise<unknown> {
+    const status = runStatus(row);
+    if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') throw new AppError('conflict', IN_FLIGHT_MESSAGE);
+    if (status !== 'completed') return null;
+    const result = row.result === null ? null : (JSON.parse(row.result) as RunResult);
+    if (kind === 'sweep' && result?.hasSweep !== true) return null;
+    const stored = await this.repo.findOutputs(principal.organisationId, row.id);
+    const text = stored?.[kind] ?? null;
+    return text === null ? null : JSON.parse(text);
+  }
+
+  private async outputsOf(row: RunRow): Promise<Outputs | null> {
+    const stored = await this.repo.findOutputs(row.organisation_id, row.id);
+    return stored === undefined ? null : (JSON.parse(stored.outputs) as Outputs);
+  }
+
+  private async find(principal: Principal, workspaceId: string, id: string): Promise<RunRow> {
+    const row = await this.repo.find(principal.organisationId, workspaceId, id);
+    if (row === undefined) throw notFound('Simulation run', id);
+    return row;
+  }
+}
+
+/** Simulations on temporal and multi-environment twins arrive with their learning; a version must be trained. */
+function requireTrained(twinType: TwinType, versionLabel: string, model: CbnModel | null): CbnModel {
+  if (twinType !== 'static') throw new AppError('validation_failed', `Simulations of ${twinType} twins are not built yet; only static twins can be simulated`);
+  if (model === null) throw new AppError('conflict', `Version ${versionLabel} is not trained: train it (or run the pipeline) before simulating`);
+  return model;
+}

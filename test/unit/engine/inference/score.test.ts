@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { referenceKernels as kernels } from '../../../../src/compute/reference.js';
+import { predictContinuous } from '../../../../src/engine/cbn/predict.js';
+import { fitCbn } from '../../../../src/engine/cbn/fit.js';
+import type { InferenceContext } from '../../../../src/engine/inference/outcome.js';
+import { compileScm, frameFromRecords, propagate } from '../../../../src/engine/inference/scm.js';
+import { runScore } from '../../../../src/engine/inference/score.js';
+import { abductNeutral } from '../../../../src/engine/inference/unit-probe.js';
+import { modelEdges, randomModel, sampleModel } from '../../../../src/engine/simulate.js';
+import type { CbnModel, NodeModel } from '../../../../src/engine/types.js';
+
+const linear = (name: string, parents: string[], coefficients: number[], intercept: number, mean: number, std: number): NodeModel => ({
+  name, kind: 'continuous', parents, terms: parents.map((p) => ({ kind: 'linear', parents: [p] })), intercept, coefficients, noiseStd: 1,
+  residualQuantiles: [], mean, std,
+});
+
+/** M = 2X + e, Y = 1 + M + 0.5X + Z + e; means X 1, M 2, Z 0, Y 3.5 (intercepts consistent with them). */
+const twin: CbnModel = {
+  nodes: [
+    linear('X', [], [], 1, 1, 2),
+    linear('Z', [], [], 0, 0, 1),
+    linear('M', ['X'], [2], 0, 2, Math.sqrt(17)),
+    linear('Y', ['M', 'X', 'Z'], [1, 0.5, 1], 1, 3.5, 5),
+  ],
+};
+
+const context: InferenceContext = { seed: 11, hooks: {}, evaluateMetric: () => Promise.reject(new Error('no metrics here')) };
+
+const rows: Record<string, number | null>[] = [
+  { X: 2, M: 5, Z: 1 }, // Y predicted 8: meets
+  { X: 0, M: 1, Z: 0 }, // Y predicted 2: misses
+  { X: 3, Z: 0 }, // M completed as 6, Y predicted 8.5: meets
+  { M: 5, Z: 0 }, // X, a root Y needs, is missing: unscorable
+  { X: 2, M: 5, Z: 1, Y: 100 }, // an observed target is not used to predict it
+];
+
+const near = (a: number, b: number, eps = 1e-9) => Math.abs(a - b) <= eps;
+
+test('verdicts judge each target predicted from the row by its own equation', async () => {
+  const out = await runScore(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, context);
+  const scored = out.score!.rows;
+  assert.deepEqual(scored.map((r) => r.verdict), ['meets', 'misses', 'meets', 'unscorable', 'meets']);
+  assert.deepEqual(scored.map((r) => r.predictions.Y), [8, 2, 8.5, null, 8]);
+  assert.deepEqual(out.score!.digest.verdicts, { meets: 3, misses: 1, unscorable: 1 });
+  assert.match(out.score!.digest.rowSummaries[3]!.summary, /no value for X/);
+});
+
+test('drivers are coefficient x deviation from the mean and add up to the deviation from the average prediction', async () => {
+  const out = await runScore(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, context);
+  const drivers = Object.fromEntries(out.score!.rows[0]!.drivers.map((d) => [d.variable, d.contribution]));
+  assert.ok(near(drivers.M!, 3) && near(drivers.X!, 0.5) && near(drivers.Z!, 1), JSON.stringify(drivers));
+  assert.deepEqual(out.score!.rows[0]!.drivers.map((d) => d.variable), ['M', 'Z', 'X']);
+  // Row 2 lacks M: its contribution 1 x (6 - 2) passes to X along X -> M (2 x (3 - 1)), plus X's direct 0.5 x 2.
+  const completed = out.score!.rows[2]!.drivers;
+  assert.equal(completed.length, 1);
+  assert.equal(completed[0]!.variable, 'X');
+  assert.ok(near(completed[0]!.contribution, 5), `${completed[0]!.contribution}`);
+  // Mean |contribution| over the 4 scored rows: M (3 + 1 + 0 + 3) / 4, X (0.5 + 0.5 + 5 + 0.5) / 4, Z (1 + 0 + 0 + 1) / 4.
+  const top = out.score!.digest.topDrivers.map((d) => [d.variable, d.meanAbsContribution, d.rows]);
+  assert.deepEqual(top.map((d) => d[0]), ['M', 'X', 'Z']);
+  assert.ok(near(top[0]![1] as number, 1.75) && near(top[1]![1] as number, 1.625) && near(top[2]![1] as number, 0.5));
+  assert.deepEqual(top.map((d) => d[2]), [3, 1, 0]);
+});
+
+test('a row that misses gets the smallest standardised change, re-simulated: X 0 -> 1.6 through M = 2X + 1', async () => {
+  const out = await runScore(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, context);
+  const miss = out.score!.rows[1]!;
+  assert.equal(miss.reachable, true);
+  assert.equal(miss.changes.length, 1);
+  assert.equal(miss.changes[0]!.variable, 'X');
+  assert.equal(miss.changes[0]!.from, 0);
+  assert.ok(near(miss.changes[0]!.to as number, 1.6, 1e-5), `X -> ${miss.changes[0]!.to}`);
+  assert.equal(out.score!.rows[0]!.reachable, null);
+  assert.deepEqual(out.score!.rows[0]!.changes, []);
+});
+
+test('a categorical target is judged by its most likely class; drivers move the wanted class probability', async () => {
+  const model: CbnModel = {
+    nodes: [
+      linear('X', [], [], 0, 0, 1),
+      { name: 'C', kind: 'categorical', parents: ['X'], categories: ['no', 'yes'], marginal: [0.5, 0.5], logistic: { terms: [{ kind: 'linear', parents: ['X'] }], weights: [[0, 0], [0, 2]] } },
+    ],
+  };
+  const out = await runScore(model, { rows: [{ X: 1 }, { X: -1 }], targets: [{ variable: 'C', value: 'yes' }] }, context);
+  const [meets, misses] = out.score!.rows;
+  assert.equal(meets!.verdict, 'meets');
+  assert.equal(meets!.predictions.C, 'yes');
+  assert.ok(near(meets!.drivers[0]!.contribution, 1 / (1 + Math.exp(-2)) - 0.5));
+  assert.equal(misses!.verdict, 'misses');
+  assert.equal(misses!.reachable, true);
+  // The most likely class turns to yes as X crosses 0.
+  const to = misses!.changes[0]!.to as number;
+  assert.ok(to > 0 && to < 1e-6, `X -> ${to}`);
+});
+
+test('on a fitted 20-node linear twin every reachable change meets the targets when re-simulated independently', async () => {
+  const truth = randomModel(20, 2, 5);
+  const data = sampleModel(truth, 3000, 6);
+  const model = fitCbn(data, modelEdges(truth), {}, kernels);
+  const scm = compileScm(model);
+  const target = model.nodes[model.nodes.length - 1]!;
+  assert.ok(target.kind === 'continuous' && target.parents.length > 0 && target.parents.length <= 5);
+  const records = Array.from({ length: 300 }, (_, r) => Object.fromEntries(data.columns.map((c) => [c.name, c.kind === 'continuous' ? c.values[r]! : null])));
+  const wanted = target.mean + target.std;
+  const out = await runScore(model, { rows: records, targets: [{ variable: target.name, value: wanted, matchMode: 'orMore' }] }, context);
+  const scored = out.score!.rows;
+  // Predictions are the node equation on the row's parents.
+  const expected = predictContinuous(target, frameFromRecords(scm, records));
+  scored.forEach((row, r) => assert.ok(near(row.predictions[target.name] as number, expected[r]!, 1e-9)));
+  const misses = scored.filter((r) => r.verdict === 'misses');
+  assert.ok(misses.length > 50, `${misses.length} rows miss`);
+  const noise = abductNeutral(scm, frameFromRecords(scm, misses.map((r) => records[r.index]!)), context.seed);
+  let reachable = 0;
+  misses.forEach((row, i) => {
+    if (!row.reachable) return;
+    reachable++;
+    const unit = noise.map((u) => Float64Array.of(u[i]!));
+    const world = propagate(scm, unit, row.changes.map((c) => ({ node: c.variable, kind: 'set' as const, value: c.to as number })));
+    assert.ok(predictContinuous(target, world)[0]! >= wanted, `row ${row.index} does not meet after its changes`);
+  });
+  assert.ok(reachable > misses.length * 0.9, `${reachable} of ${misses.length} reachable`);
+  // Drivers of a complete row (one per parent) add up to the deviation from the average prediction.
+  const complete = scored[0]!;
+  const meanOf = (name: string) => {
+    const node = model.nodes.find((n) => n.name === name)!;
+    return node.kind === 'continuous' ? node.mean : Number.NaN;
+  };
+  const average = target.intercept + target.coefficients.reduce((s, b, t) => s + b * meanOf(target.terms[t]!.parents[0]!), 0);
+  const sum = complete.drivers.reduce((s, d) => s + d.contribution, 0);
+  assert.ok(near(sum, (complete.predictions[target.name] as number) - average, 1e-6), `${sum} vs ${(complete.predictions[target.name] as number) - average}`);
+});
+
+test('an abort stops the change search of rows that miss', async () => {
+  await assert.rejects(runScore(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, { ...context, hooks: { aborted: () => true } }), (e: Error) => e.name === 'AbortError');
+});
