@@ -41,21 +41,24 @@ async function linearTwin(call: Call, ws: string, p: number, seed: number, model
   await call('POST', `/workspaces/${ws}/sources/${source}/upload?fileName=linear.csv`, csvOf(frame), 'text/csv');
   const twin = (await call('POST', `/workspaces/${ws}/digital-twins`, { name: `linear ${p}`, sourceId: source })).data;
   const edges = scm.nodes.flatMap((node) => node.parents.map((q) => ({ source: scm.nodes[q]!.name, target: node.name })));
-  await call('PATCH', `/workspaces/${ws}/digital-twins/${twin.id}/versions/${twin.versionId}/graph/fixed`, { addEdges: edges });
+  const pinned = await call('PATCH', `/workspaces/${ws}/digital-twins/${twin.id}/versions/${twin.versionId}/graph/fixed`, { addEdges: edges });
+  if (pinned.status !== 200) throw new Error(JSON.stringify(pinned));
   const job = (await call('POST', `/workspaces/${ws}/digital-twins/${twin.id}/run-pipeline`, { bootstrapSamples: 0 })).data;
   await until(call, `/workspaces/${ws}/jobs/${job.jobId}`);
   // The outcome: the last variable in causal order; the lever: the first.
   return { twinId: twin.id as string, versionId: twin.versionId as string, frame, model: await modelOf(twin.versionId), lever: scm.nodes[scm.order[0]!]!.name, outcome: scm.nodes[scm.order[p - 1]!]!.name };
 }
 
-async function until(call: Call, url: string): Promise<Record<string, any>> {
+async function until(call: Call, url: string, pollMs = 2): Promise<Record<string, any>> {
   for (;;) {
-    const { data } = await call('GET', url);
+    const response = await call('GET', url);
+    if (response.status !== 200) throw new Error(`${url}: ${JSON.stringify(response)}`);
+    const { data } = response;
     if (TERMINAL.includes(data.status)) {
       if (data.status !== 'completed') throw new Error(`${url}: ${data.status} ${data.error ?? ''}`);
       return data;
     }
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 
@@ -91,14 +94,15 @@ async function main(): Promise<void> {
         engine.push(t2 - t1);
       }
     }
-    lines.push(`| 10k-sample intervention, 50-node linear twin: submit -> completed | ${median(service).toFixed(0)} ms | engine alone ${median(engine).toFixed(0)} ms | ${(median(engine) / median(service)).toFixed(2)} | <= 200 ms |`);
+    lines.push(`| 10k-sample intervention, 50-node linear twin: submit -> completed (${ROUNDS} rounds) | ${median(service).toFixed(0)} ms | engine alone ${median(engine).toFixed(0)} ms | ${(median(engine) / median(service)).toFixed(2)} | <= 200 ms |`);
 
     // 2. Batch prediction and scoring on a 20-node twin, 100k rows per request.
     const small = await linearTwin(call, ws, 20, 20, modelOf);
     const rows = rowsOf(small.frame, 100_000, small.outcome);
     const prediction = { type: 'prediction', sample: rows, targetVars: [small.outcome] };
     const t0 = performance.now();
-    await until(call, `/workspaces/${ws}/simulations/${await submit(small.twinId, small.versionId, prediction)}`);
+    // A batch run's record carries its 100k-row scenario: it is polled every 20 ms, as a client would (not every 2).
+  await until(call, `/workspaces/${ws}/simulations/${await submit(small.twinId, small.versionId, prediction)}`, 20);
     const predictService = performance.now() - t0;
     const t1 = performance.now();
     await runPrediction(small.model, prediction as never, engineContext(1));
@@ -108,7 +112,7 @@ async function main(): Promise<void> {
     const mean = small.model.nodes.find((n) => n.name === small.outcome) as { mean: number };
     const t2 = performance.now();
     const scored = await call('POST', `/workspaces/${ws}/digital-twins/${small.twinId}/versions/${small.versionId}/score`, { rows, targets: [{ variable: small.outcome, value: mean.mean, matchMode: 'orMore' }] });
-    await until(call, `/workspaces/${ws}/simulations/${scored.data.runId}`);
+    await until(call, `/workspaces/${ws}/simulations/${scored.data.runId}`, 20);
     const scoreService = performance.now() - t2;
     lines.push(`| score endpoint, 100k rows against one target (about half miss and get a change search) | ${rate(scoreService)} (${scoreService.toFixed(0)} ms) | | | |`);
 
@@ -129,7 +133,12 @@ async function main(): Promise<void> {
       `## Simulation runs (bench/engine/simulations.ts)\n\nMeasured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}. ` +
         `Twins learned through the API from 5,000 rows of random linear SCMs (ER2, true edges pinned). Service times are from submit to the poll ` +
         `that sees the run completed (2 ms polling, in-process HTTP); the engine figure is the same question answered by the engine in this ` +
-        `thread. One warm-up round, then ${ROUNDS} (median). Rerun with \`make bench-simulations\`.\n\n${table}\n`,
+        `thread. One warm-up round, then ${ROUNDS} (median). Rerun with \`make bench-simulations\`.\n\n${table}\n\n` +
+        `Reading: the intervention path adds the queue claim, three phase writes, the model read, the pool hand-off and the output write ` +
+        `to the engine's time. A 100k-row batch is a 25 MB JSON body: parsing and validating it, storing the scenario, cloning it to a ` +
+        `worker, building the frame and writing 100k result records cost far more than the prediction itself (CPU profile), so the ` +
+        `engine meets the batch goal and the JSON API does not. The score endpoint also runs a re-simulated change search for every row ` +
+        `that misses (about half here).\n`,
     );
     console.log(table);
   } finally {

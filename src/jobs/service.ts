@@ -19,6 +19,8 @@ export interface JobSubmission {
   createdBy: string;
   /** Simulation runs: the scenario type (listed and filtered by it). */
   subtype?: string;
+  /** Simulation runs: the scenario, JSON text. */
+  input?: string;
 }
 
 /** Jobs of a workspace: submitted by the resources that start pipelines, read and cancelled here. */
@@ -58,6 +60,7 @@ export class JobService {
       heartbeat_at: null,
       subtype: submission.subtype ?? null,
       phase: null,
+      input: submission.input ?? null,
     };
     await this.repo.insert(row);
     this.runner.wake();

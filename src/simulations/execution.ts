@@ -16,12 +16,11 @@ import { webhookEvent } from '../webhooks/deliver.js';
 import type { MetricSql } from './metric-sql.js';
 import type { SimulationRepo } from './repo.js';
 
-/** What a run keeps of its submission (the job row's params). */
+/** What a run keeps of its submission (the job row's params; the scenario itself is the row's `input`). */
 export interface RunParams {
   versionId: string;
   versionLabel: string;
-  scenario: StaticScenario | ScoreRequest;
-  /** `score` runs hold a ScoreRequest; every other run its scenario. */
+  /** `score` runs hold a ScoreRequest (with type `score`) as input; every other run its scenario. */
   kind: 'scenario' | 'score';
   seed: number;
   userQuery: string | null;
@@ -62,6 +61,8 @@ export class SimulationExecution {
   private async run(context: JobContext): Promise<Record<string, unknown>> {
     const { job, signal } = context;
     const params = context.params as unknown as RunParams;
+    const input = JSON.parse(job.input ?? 'null') as (StaticScenario | ScoreRequest) | null;
+    if (input === null) throw new JobError('The run has no scenario');
     await this.phase(context, 'configuring', 0.01);
     const twinId = job.resource_id ?? '';
     const version = await this.twins.findVersion(job.organisation_id, twinId, params.versionId);
@@ -76,8 +77,8 @@ export class SimulationExecution {
     };
     const answer =
       params.kind === 'score'
-        ? await this.compute().run({ kind: 'score', model, request: params.scenario as ScoreRequest, seed: params.seed }, options)
-        : await this.compute().run({ kind: 'simulate', model, scenario: params.scenario as StaticScenario, seed: params.seed }, options);
+        ? await this.compute().run({ kind: 'score', model, request: input as ScoreRequest, seed: params.seed }, options)
+        : await this.compute().run({ kind: 'simulate', model, scenario: input as StaticScenario, seed: params.seed }, options);
     if ('failure' in answer) throw new JobError(answer.failure);
     context.progress(0.97, 'saving results');
     await context.ensureActive();

@@ -12,7 +12,8 @@ export function runStatus(row: Pick<RunRow, 'status' | 'phase'>): RunStatus {
   return row.status;
 }
 
-export function presentRun(row: RunRow): SimulationRunSummary {
+/** The run record without its scenario (the caller adds it: parsed for lists, spliced as text for reads). */
+export function presentRun(row: RunRow): Omit<SimulationRunSummary, 'scenario'> {
   const params = JSON.parse(row.params) as RunParams;
   const status = runStatus(row);
   const progress = JSON.parse(row.progress) as Progress;
@@ -31,7 +32,6 @@ export function presentRun(row: RunRow): SimulationRunSummary {
     status,
     error: row.error,
     progress: status === 'pending' ? { ...progress, state: 'pending' } : progress,
-    scenario: params.kind === 'score' ? { type: 'score', ...(params.scenario as object) } : (params.scenario as unknown as Record<string, unknown>),
     outputsStorageType: 'inline',
     resultsSummary: result?.resultsSummary ?? null,
     environmentGroupSnapshots: [],
@@ -42,4 +42,11 @@ export function presentRun(row: RunRow): SimulationRunSummary {
     // Single-environment twins never offer csv (spec "Simulation run").
     exportFormats: status === 'completed' ? ['json'] : [],
   };
+}
+
+/** `{...record, key: text...}` as JSON text, each text (JSON, stored as it was written) placed as it is. */
+export function spliceJson(record: object, parts: Record<string, string | null>): string {
+  const head = JSON.stringify(record);
+  const tail = Object.entries(parts).map(([key, text]) => `${JSON.stringify(key)}:${text ?? 'null'}`).join(',');
+  return head === '{}' ? `{${tail}}` : `${head.slice(0, -1)},${tail}}`;
 }

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { dataEnvelope, listEnvelope, literals, ref } from '../../schemas/common.js';
 import {
@@ -29,6 +29,14 @@ const BASE = '/workspaces/:wsId/simulations';
 const VERSION = '/workspaces/:wsId/digital-twins/:id/versions/:vId';
 /** Batch questions carry rows (up to 100,000 per request): far more than the 1 MiB of an ordinary JSON body. */
 export const SIMULATION_BODY_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * Sends `{"data": <json>}` from JSON text the service built around stored outputs, bypassing the schema serializer
+ * (the text is already in the documented shape; re-serializing 100k result records would cost seconds).
+ */
+function sendData(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(`{"data":${json}}`);
+}
 
 export function simulationRoutes(app: FastifyInstance, simulations: SimulationService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -75,7 +83,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
   api.get(`${BASE}/:id`, {
     config: { scope: 'simulations:read' },
     schema: { operationId: 'getSimulation', summary: 'Read a simulation run (with its outputs once completed)', tags, params: RunParams, response: { 200: dataEnvelope(ref(SimulationRunSchema)) } },
-  }, async (request) => ({ data: await simulations.get(request.principal, request.params.wsId, request.params.id) }));
+  }, async (request, reply) => sendData(reply, await simulations.get(request.principal, request.params.wsId, request.params.id)));
 
   api.get(`${BASE}/:id/results`, {
     config: { scope: 'simulations:read' },
@@ -87,7 +95,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
       params: RunParams,
       response: { 200: dataEnvelope(OutputsSchema) },
     },
-  }, async (request) => ({ data: await simulations.results(request.principal, request.params.wsId, request.params.id) }));
+  }, async (request, reply) => sendData(reply, await simulations.results(request.principal, request.params.wsId, request.params.id)));
 
   api.post(`${BASE}/:id/cancel`, {
     config: { scope: 'simulations:execute' },
@@ -143,7 +151,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
   }, async (request, reply) => {
     const bundle = await simulations.exportRun(request.principal, request.params.wsId, request.params.id, request.params.format);
     reply.header('content-disposition', `attachment; filename="simulation-${request.params.id}.json"`);
-    return bundle as never;
+    return reply.type('application/json; charset=utf-8').send(bundle as never);
   });
 
   api.post(`${VERSION}/score`, {

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Outputs, ScoreRequestBody, SimulationAccepted, SimulationRun, SimulationRunSummary, SubmitSimulation } from '../../schemas/simulations.js';
+import type { ScoreRequestBody, SimulationAccepted, SimulationRunSummary, SubmitSimulation } from '../../schemas/simulations.js';
 import type { TwinType } from '../../schemas/twins.js';
 import type { Principal } from '../auth/principal.js';
 import type { ScoreRequest, StaticScenario } from '../engine/inference/scenario.js';
@@ -15,7 +15,7 @@ import type { WorkspaceAccess } from '../workspaces/access.js';
 import type { RunParams, RunResult } from './execution.js';
 import { scenarioFromQuery } from './from-query/index.js';
 import type { MetricSql } from './metric-sql.js';
-import { presentRun, runStatus } from './present.js';
+import { presentRun, runStatus, spliceJson } from './present.js';
 import type { RunFilters, RunRow, SimulationRepo } from './repo.js';
 import { metricQueries, scenarioFamily, validateStaticScenario } from './validate.js';
 
@@ -41,14 +41,8 @@ export class SimulationService {
     const scenario = validateStaticScenario(input.scenario, trained);
     for (const { sql, location } of metricQueries(scenario)) await this.metrics.check(principal.organisationId, sql, location);
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
-    return this.queue(principal, workspaceId, input.digitalTwinId, family, {
-      versionId: version.id,
-      versionLabel: version.version,
-      scenario,
-      kind: 'scenario',
-      seed: randomInt(1, 2 ** 31 - 1),
-      userQuery: input.userQuery ?? null,
-    }, input.webhookUrl);
+    const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'scenario', seed: randomInt(1, 2 ** 31 - 1), userQuery: input.userQuery ?? null };
+    return this.queue(principal, workspaceId, input.digitalTwinId, family, params, scenario, input.webhookUrl);
   }
 
   /** Batch scoring of rows against targets: a run of its own kind, read back with score(). */
@@ -59,8 +53,9 @@ export class SimulationService {
     const { webhookUrl, ...request } = input;
     // The counterfactual rules cover rows, targets and constraints: a score request is checked as one.
     validateStaticScenario({ type: 'counterfactual', samples: request.rows, targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) }, trained);
-    const score: ScoreRequest = request;
-    return this.queue(principal, workspaceId, twinId, 'score', { versionId: version.id, versionLabel: version.version, scenario: score, kind: 'score', seed: randomInt(1, 2 ** 31 - 1), userQuery: null }, webhookUrl);
+    const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'score', seed: randomInt(1, 2 ** 31 - 1), userQuery: null };
+    const score: ScoreRequest & { type: 'score' } = { type: 'score', ...request };
+    return this.queue(principal, workspaceId, twinId, 'score', params, score, webhookUrl);
   }
 
   async scenarioFromQuery(principal: Principal, workspaceId: string, twinId: string, versionId: string, query: string) {
@@ -86,28 +81,31 @@ export class SimulationService {
     const scope = filterScope({ list: 'simulations', workspaceId, ...filters });
     const page = pageRequest(this.cursors, { ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) }, scope);
     const { rows, total } = await this.repo.list(principal.organisationId, workspaceId, filters, page);
-    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], presentRun);
+    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], (row) => ({ ...presentRun(row), scenario: JSON.parse(row.input ?? '{}') as Record<string, unknown> }));
   }
 
-  /** The run record; a completed run carries its outputs. */
-  async get(principal: Principal, workspaceId: string, id: string): Promise<SimulationRun> {
+  /**
+   * The run record as JSON text; a completed run carries its outputs. Outputs are stored as JSON text and spliced in
+   * as they are: a 100,000-row prediction is never parsed and re-serialized to be read.
+   */
+  async get(principal: Principal, workspaceId: string, id: string): Promise<string> {
     await this.access.require(principal, workspaceId, 'read');
     const row = await this.find(principal, workspaceId, id);
-    const outputs = runStatus(row) === 'completed' ? await this.outputsOf(row) : null;
-    return { ...presentRun(row), outputs };
+    const outputs = runStatus(row) === 'completed' ? await this.outputsText(row) : null;
+    return spliceJson(presentRun(row), { scenario: row.input, outputs });
   }
 
-  /** The outputs; 404 until the run has completed with them. */
-  async results(principal: Principal, workspaceId: string, id: string): Promise<Outputs> {
+  /** The outputs as JSON text; 404 until the run has completed with them. */
+  async results(principal: Principal, workspaceId: string, id: string): Promise<string> {
     await this.access.require(principal, workspaceId, 'read');
     const row = await this.find(principal, workspaceId, id);
-    const outputs = runStatus(row) === 'completed' ? await this.outputsOf(row) : null;
+    const outputs = runStatus(row) === 'completed' ? await this.outputsText(row) : null;
     if (outputs === null) throw new AppError('not_found', `Simulation run ${id} has no outputs yet (status ${runStatus(row)})`);
     return outputs;
   }
 
   /** The json bundle (run metadata, scenario, outputs); csv only for panel forecast-shaped runs, so 400 here. */
-  async exportRun(principal: Principal, workspaceId: string, id: string, format: 'json' | 'csv'): Promise<Record<string, unknown>> {
+  async exportRun(principal: Principal, workspaceId: string, id: string, format: 'json' | 'csv'): Promise<string> {
     await this.access.require(principal, workspaceId, 'read');
     const row = await this.find(principal, workspaceId, id);
     const status = runStatus(row);
@@ -115,8 +113,7 @@ export class SimulationService {
     if (format === 'csv') {
       throw new AppError('invalid_request', 'csv export is only for forecast, panel_forecast or prediction runs on a multi-environment twin with stored panel results; this run offers json');
     }
-    const { scenario, ...run } = presentRun(row);
-    return { run, scenario, outputs: await this.outputsOf(row), exportedAt: new Date().toISOString(), format: 'json' };
+    return spliceJson({ run: presentRun(row), exportedAt: new Date().toISOString(), format: 'json' }, { scenario: row.input, outputs: await this.outputsText(row) });
   }
 
   async cancel(principal: Principal, workspaceId: string, id: string): Promise<{ runId: string; status: SimulationRunSummary['status'] }> {
@@ -173,8 +170,17 @@ export class SimulationService {
     return { runId: id, digest: score.digest, rows: items, pagination };
   }
 
-  private async queue(principal: Principal, workspaceId: string, twinId: string, subtype: string, params: RunParams, webhookUrl: string | undefined): Promise<SimulationAccepted> {
+  private async queue(
+    principal: Principal,
+    workspaceId: string,
+    twinId: string,
+    subtype: string,
+    params: RunParams,
+    scenario: StaticScenario | ScoreRequest,
+    webhookUrl: string | undefined,
+  ): Promise<SimulationAccepted> {
     const accepted = await this.jobs.submit({
+      input: JSON.stringify(scenario),
       organisationId: principal.organisationId,
       workspaceId,
       type: SIMULATION_JOB,
@@ -200,9 +206,8 @@ export class SimulationService {
     return text === null ? null : JSON.parse(text);
   }
 
-  private async outputsOf(row: RunRow): Promise<Outputs | null> {
-    const stored = await this.repo.findOutputs(row.organisation_id, row.id);
-    return stored === undefined ? null : (JSON.parse(stored.outputs) as Outputs);
+  private async outputsText(row: RunRow): Promise<string | null> {
+    return (await this.repo.findOutputs(row.organisation_id, row.id))?.outputs ?? null;
   }
 
   private async find(principal: Principal, workspaceId: string, id: string): Promise<RunRow> {

@@ -526,7 +526,7 @@ export function describeMetaStoreConformance(name: string, target: MetaStoreTarg
       const job = (id: string): JobRow => ({
         id, organisation_id: tenant.organisationId, workspace_id: workspace.id, type: 'twin_discover', status: 'queued', resource_type: null,
         resource_id: null, params: '{}', progress: '{}', result: null, error: null, webhook_url: null, created_by: tenant.userId,
-        created_at: nowIso(), started_at: null, completed_at: null, owner: null, heartbeat_at: null, subtype: null, phase: null,
+        created_at: nowIso(), started_at: null, completed_at: null, owner: null, heartbeat_at: null, subtype: null, phase: null, input: null,
       });
       const [first, second] = [newId('job'), newId('job')];
       await jobs.insert(job(first));

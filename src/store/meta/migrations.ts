@@ -228,6 +228,8 @@ const migrations: Record<string, Migration> = {
       // scenario type and `phase` the in-flight stage a run shows (configuring, configured, running).
       await db.schema.alterTable('jobs').addColumn('subtype', 'text').execute();
       await db.schema.alterTable('jobs').addColumn('phase', 'text').execute();
+      // A run's scenario as submitted (JSON text): apart from params so a status read never parses 100k sample rows.
+      await db.schema.alterTable('jobs').addColumn('input', 'text').execute();
       await db.schema.createIndex('jobs_workspace_type_created').on('jobs').columns(['workspace_id', 'type', 'created_at', 'id']).execute();
       // A completed run's outputs (and sweep or score detail), apart from the run so listings never read them.
       await db.schema

@@ -163,6 +163,8 @@ export interface JobsTable {
   subtype: string | null;
   /** Simulation runs: the in-flight stage shown while running (configuring, configured, running). */
   phase: string | null;
+  /** Simulation runs: the scenario as submitted, JSON text (kept apart from params: it may hold 100k rows). */
+  input: string | null;
 }
 
 export interface DigitalTwinsTable {
