@@ -30,7 +30,6 @@ export interface RunParams {
 export interface RunResult {
   resultsSummary: { summary: string; keyPoints: string[] };
   hasSweep: boolean;
-  isScore: boolean;
 }
 
 export const SIMULATION_LANE = 'simulations';
@@ -83,7 +82,7 @@ export class SimulationExecution {
     context.progress(0.97, 'saving results');
     await context.ensureActive();
     await this.save(job.id, job.organisation_id, params, answer.outcome);
-    const result: RunResult = { resultsSummary: answer.outcome.summary, hasSweep: answer.outcome.sweep !== undefined, isScore: params.kind === 'score' };
+    const result: RunResult = { resultsSummary: answer.outcome.summary, hasSweep: answer.outcome.sweep !== undefined };
     return result as unknown as Record<string, unknown>;
   }
 
