@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { topologicalSort } from '../../src/engine/graph/dag.js';
 import { Rng } from '../../src/engine/random.js';
 import type { CbnModel, EdgeRef, Frame } from '../../src/engine/types.js';
+import { reachable } from '../../src/engine/inference/scm.js';
 
 export interface BifNetwork {
   names: string[];
@@ -111,15 +112,7 @@ export function bifModel(net: BifNetwork, intervene?: { variable: number; code: 
 
 /** Every variable with a directed path into j. */
 export function bifAncestors(net: BifNetwork, j: number): Set<number> {
-  const seen = new Set<number>();
-  const stack = [...net.parents[j]!];
-  while (stack.length > 0) {
-    const i = stack.pop()!;
-    if (seen.has(i)) continue;
-    seen.add(i);
-    stack.push(...net.parents[i]!);
-  }
-  return seen;
+  return reachable([j], (i) => net.parents[i]!);
 }
 
 /** A fitted discrete model with X's mechanism replaced by the point mass at `state` (its parents cut). */

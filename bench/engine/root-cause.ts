@@ -107,6 +107,8 @@ interface IssueResult {
   issue: Issue;
   diagnosed: boolean;
   ranking: string[];
+  /** Baseline in the same run: the same candidates ranked by their own noise score alone (no attribution). */
+  noiseRanking: string[];
 }
 
 interface Row {
@@ -132,7 +134,8 @@ async function evaluateScenario(scenario: string, metric: (typeof METRICS)[numbe
     const samples = await diagnose(twin, issue.targetNode, columns, DIAGNOSED_ROWS.filter((r) => r < issue.metrics.timestamps.length));
     const first = samples.find((s) => s.targetAnomalous === true);
     const ranking = first?.rootCauses.map((c) => c.variable) ?? [];
-    results.push({ issue, diagnosed: first !== undefined, ranking });
+    const noiseRanking = [...(first?.rootCauses ?? [])].sort((a, b) => (a.noiseScore ?? 1) - (b.noiseScore ?? 1)).map((c) => c.variable);
+    results.push({ issue, diagnosed: first !== undefined, ranking, noiseRanking });
     if (verbose) {
       const causes = first?.rootCauses.slice(0, 3).map((c) => `${c.variable} ${c.contribution.toFixed(1)} (noise ${c.noiseScore?.toExponential(1) ?? 'n/a'})`).join('; ');
       console.log(`${scenario} ${metric} ${issue.split}/${issue.name}: truth ${issue.rootCause}; ${first ? `row ${first.index + DIAGNOSED_ROWS[0]!}: ${causes}` : 'target not anomalous'}`);
@@ -162,15 +165,16 @@ async function evaluateScenario(scenario: string, metric: (typeof METRICS)[numbe
 }
 
 const share = (hits: number, total: number) => (total === 0 ? 'n/a' : (hits / total).toFixed(2));
-const topK = (results: IssueResult[], k: number) => results.filter((r) => r.ranking.slice(0, k).includes(r.issue.rootCause)).length;
+const topK = (results: IssueResult[], k: number, of: 'ranking' | 'noiseRanking' = 'ranking') => results.filter((r) => r[of].slice(0, k).includes(r.issue.rootCause)).length;
+const baseline = (results: IssueResult[]) => `${share(topK(results, 1, 'noiseRanking'), results.length)} / ${share(topK(results, 3, 'noiseRanking'), results.length)}`;
 
 function table(rows: Row[]): string {
   const lines = [
-    '| scenario | target metric | issues | target anomalous | top-1 recall | top-3 recall | specificity (windows) | false-alarm rate (rows) |',
-    '|---|---|---|---|---|---|---|---|',
+    '| scenario | target metric | issues | target anomalous | top-1 recall | top-3 recall | baseline top-1 / top-3 (own noise score only) | specificity (windows) | false-alarm rate (rows) |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.scenario} | ${r.metric} | ${r.issues.length} | ${r.issues.filter((i) => i.diagnosed).length} | ${share(topK(r.issues, 1), r.issues.length)} | ${share(topK(r.issues, 3), r.issues.length)} | ${share(r.windows - r.falseAlarmWindows, r.windows)} (${r.windows}) | ${(r.flaggedRows / Math.max(r.heldOutRows, 1)).toFixed(4)} (${r.heldOutRows}) |`);
+    lines.push(`| ${r.scenario} | ${r.metric} | ${r.issues.length} | ${r.issues.filter((i) => i.diagnosed).length} | ${share(topK(r.issues, 1), r.issues.length)} | ${share(topK(r.issues, 3), r.issues.length)} | ${baseline(r.issues)} | ${share(r.windows - r.falseAlarmWindows, r.windows)} (${r.windows}) | ${(r.flaggedRows / Math.max(r.heldOutRows, 1)).toFixed(4)} (${r.heldOutRows}) |`);
   }
   for (const metric of METRICS) {
     const these = rows.filter((r) => r.metric === metric);
@@ -179,7 +183,7 @@ function table(rows: Row[]): string {
     const alarms = these.reduce((s, r) => s + r.falseAlarmWindows, 0);
     const held = these.reduce((s, r) => s + r.heldOutRows, 0);
     const flagged = these.reduce((s, r) => s + r.flaggedRows, 0);
-    lines.push(`| **both** | **${metric}** | ${issues.length} | ${issues.filter((i) => i.diagnosed).length} | **${share(topK(issues, 1), issues.length)}** | **${share(topK(issues, 3), issues.length)}** | **${share(windows - alarms, windows)}** (${windows}) | **${(flagged / Math.max(held, 1)).toFixed(4)}** (${held}) |`);
+    lines.push(`| **both** | **${metric}** | ${issues.length} | ${issues.filter((i) => i.diagnosed).length} | **${share(topK(issues, 1), issues.length)}** | **${share(topK(issues, 3), issues.length)}** | ${baseline(issues)} | **${share(windows - alarms, windows)}** (${windows}) | **${(flagged / Math.max(held, 1)).toFixed(4)}** (${held}) |`);
   }
   return lines.join('\n');
 }
@@ -204,7 +208,9 @@ async function main(): Promise<void> {
     'Protocol: the twin is fitted on normal operation over the reversed call graph (callee -> caller) with the issue\'s statistic (Average); ' +
       'each issue is diagnosed at its third row, or the next row whose target is anomalous; a miss when none is. Specificity: windows of ' +
       '5 held-out normal rows after each of the publishers\' split points (twin refitted before the split), a false alarm when the target is ' +
-      'anomalous in rows 3-5 of the window. The peer\'s specificity searched the whole held-out remainder for one anomalous row, a stricter test.',
+      'anomalous in rows 3-5 of the window. The peer\'s specificity searched the whole held-out remainder for one anomalous row, a stricter test. ' +
+      'Baseline (same run, same diagnoses): the candidate root causes ranked by their own noise score alone, without the attribution and ' +
+      'single-fault ranking.',
   ].join('\n');
   console.log(section);
   if (process.env.BENCH_WRITE !== '0') writeSection(resolve(REPO_ROOT, 'BENCHMARKS.md'), SECTION, `${section}\n`);

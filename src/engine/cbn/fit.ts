@@ -8,6 +8,7 @@
 import type { Kernels } from '../../compute/kernels.js';
 import { AppError } from '../../errors.js';
 import { columnByName, columnNames, observedMeanAndStd } from '../frame.js';
+import { invertSymmetric } from '../discovery/em-covariance.js';
 import { topologicalSort } from '../graph/dag.js';
 import type { CategoricalColumn, CbnModel, ContinuousColumn, EdgeRef, FitOptions, Frame, NodeModel } from '../types.js';
 import { termColumn, termsFor } from './design.js';
@@ -77,7 +78,8 @@ export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parent
   const dof = n - k - 1 > 0 ? n - k - 1 : n;
   const noiseStd = Math.sqrt(rss / dof);
   const scale = noiseStd > 0 ? noiseStd : 1;
-  const uncertainty: { coefficientCovariance?: number[] } = k + 1 <= MAX_COVARIANCE_TERMS ? { coefficientCovariance: coefficientCovariance(x, n, k, noiseStd ** 2, centre, 1e-8 * n) } : {};
+  const covariance = k + 1 <= MAX_COVARIANCE_TERMS ? coefficientCovariance(x, n, k, noiseStd ** 2, centre, 1e-8 * n, kernels) : null;
+  const uncertainty: { coefficientCovariance?: number[] } = covariance === null ? {} : { coefficientCovariance: covariance };
   return {
     name: column.name, kind: 'continuous', parents, terms, intercept, coefficients, noiseStd,
     residualQuantiles: sortedQuantiles(residuals.map((e) => e / scale), RESIDUAL_QUANTILES), mean, std: rawStd,
@@ -136,7 +138,15 @@ function sortedQuantiles(values: Float64Array, count: number): number[] {
  * sigma^2 (X'X + ridge I)^-1 of the fit on centred and scaled terms (x: n x (k+1), intercept column first),
  * carried to the raw scale: b_t = c_t / s_t and a = c_0 - sum_t b_t m_t, so Cov_raw = J Cov J'.
  */
-function coefficientCovariance(x: Float64Array, n: number, k: number, noiseVar: number, centre: { mean: number; std: number }[], ridge: number): number[] {
+function coefficientCovariance(
+  x: Float64Array,
+  n: number,
+  k: number,
+  noiseVar: number,
+  centre: { mean: number; std: number }[],
+  ridge: number,
+  kernels: Kernels,
+): number[] | null {
   const m = k + 1;
   const gram = new Float64Array(m * m);
   for (let i = 0; i < n; i++) {
@@ -146,8 +156,13 @@ function coefficientCovariance(x: Float64Array, n: number, k: number, noiseVar: 
       for (let b = 0; b <= a; b++) gram[a * m + b]! += xa * x[row + b]!;
     }
   }
-  for (let a = 0; a < m; a++) gram[a * m + a]! += ridge;
-  const inverse = symmetricInverse(gram, m);
+  for (let a = 0; a < m; a++) {
+    gram[a * m + a]! += ridge;
+    for (let b = 0; b < a; b++) gram[b * m + a] = gram[a * m + b]!;
+  }
+  // Not positive definite even with the ridge (degenerate terms): the node keeps Monte Carlo intervals only.
+  const inverse = invertSymmetric(gram, m, kernels);
+  if (inverse === null) return null;
   const jacobian = new Float64Array(m * m);
   jacobian[0] = 1;
   for (let t = 0; t < k; t++) {
@@ -167,38 +182,4 @@ function coefficientCovariance(x: Float64Array, n: number, k: number, noiseVar: 
     }
   }
   return packed;
-}
-
-/** Inverse of a symmetric positive definite matrix given by its lower triangle (Cholesky, then L^-T L^-1). */
-function symmetricInverse(lower: Float64Array, m: number): Float64Array {
-  const l = new Float64Array(m * m);
-  for (let j = 0; j < m; j++) {
-    let d = lower[j * m + j]!;
-    for (let p = 0; p < j; p++) d -= l[j * m + p]! ** 2;
-    const root = Math.sqrt(Math.max(d, 1e-300));
-    l[j * m + j] = root;
-    for (let i = j + 1; i < m; i++) {
-      let v = lower[i * m + j]!;
-      for (let p = 0; p < j; p++) v -= l[i * m + p]! * l[j * m + p]!;
-      l[i * m + j] = v / root;
-    }
-  }
-  // L^-1 column by column (forward substitution), then inverse = L^-T L^-1.
-  const li = new Float64Array(m * m);
-  for (let c = 0; c < m; c++) {
-    for (let i = c; i < m; i++) {
-      let v = i === c ? 1 : 0;
-      for (let p = c; p < i; p++) v -= l[i * m + p]! * li[p * m + c]!;
-      li[i * m + c] = v / l[i * m + i]!;
-    }
-  }
-  const out = new Float64Array(m * m);
-  for (let a = 0; a < m; a++) {
-    for (let b = 0; b < m; b++) {
-      let sum = 0;
-      for (let p = Math.max(a, b); p < m; p++) sum += li[p * m + a]! * li[p * m + b]!;
-      out[a * m + b] = sum;
-    }
-  }
-  return out;
 }

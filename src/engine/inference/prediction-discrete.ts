@@ -5,6 +5,7 @@
  * min-weight order.
  */
 import type { CbnModel } from '../types.js';
+import { reachable } from './scm.js';
 
 interface Factor {
   /** Node indices, ascending. */
@@ -55,16 +56,9 @@ export class DiscreteNetwork {
     return joint.values.map((v) => v / total);
   }
 
+  /** The nodes and their ancestors: the only factors a query over them needs. */
   private ancestralSet(nodes: number[]): Set<number> {
-    const seen = new Set<number>();
-    const stack = [...nodes];
-    while (stack.length > 0) {
-      const i = stack.pop()!;
-      if (seen.has(i)) continue;
-      seen.add(i);
-      stack.push(...this.parents[i]!);
-    }
-    return seen;
+    return new Set([...nodes, ...reachable(nodes, (i) => this.parents[i]!)]);
   }
 
   /** P(node | parents) as a factor; parent codes are translated to the CPT's categories by label. */

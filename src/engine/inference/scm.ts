@@ -248,17 +248,18 @@ export { frameFromRecords, valueAt } from './scm-records.js';
 
 /** Every node with a directed path into i (i excluded). */
 export function ancestorsOf(scm: Scm, i: number): Set<number> {
-  return reach(i, (k) => scm.parentsOf(k));
+  return reachable([i], (k) => scm.parentsOf(k));
 }
 
 /** Every node with a directed path from i (i excluded). */
 export function descendantsOf(scm: Scm, i: number): Set<number> {
-  return reach(i, (k) => scm.childrenOf(k));
+  return reachable([i], (k) => scm.childrenOf(k));
 }
 
-function reach(start: number, next: (i: number) => number[]): Set<number> {
+/** Every node reached from `starts` by one or more `next` steps (a start is included only if reached again). */
+export function reachable(starts: readonly number[], next: (i: number) => readonly number[]): Set<number> {
   const seen = new Set<number>();
-  const stack = [...next(start)];
+  const stack = starts.flatMap((start) => next(start));
   while (stack.length > 0) {
     const k = stack.pop()!;
     if (seen.has(k)) continue;
