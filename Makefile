@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations lint lock clean
+.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-connectors lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -46,6 +46,10 @@ bench-rca: build
 ## Simulation runs through the API (intervention latency, batch scoring, concurrent runs); writes BENCHMARKS.md.
 bench-simulations: build
 	node dist/bench/engine/simulations.js
+
+# Connector import of a 1M-row PostgreSQL table vs COPY TO STDOUT through pg, same run (BENCH_PG_URL).
+bench-connectors: build
+	node dist/bench/connectors/import.js
 
 ## Import-boundary check (routes -> service -> repo/engine -> store/compute).
 lint: node_modules/.installed

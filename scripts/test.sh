@@ -16,7 +16,14 @@ fi
 if [ -z "${TEST_REDIS_URL:-}" ] && command -v redis-cli >/dev/null && [ "$(redis-cli -h 127.0.0.1 ping 2>/dev/null)" = "PONG" ]; then
   export TEST_REDIS_URL="redis://127.0.0.1:6379"
 fi
-echo "scale-out stores: TEST_DATABASE_URL=${TEST_DATABASE_URL:-<none, skipped>} TEST_REDIS_URL=${TEST_REDIS_URL:-<none, skipped>}"
+if [ -z "${TEST_MYSQL_URL:-}" ] && command -v mysqladmin >/dev/null && mysqladmin -h 127.0.0.1 -u root ping >/dev/null 2>&1; then
+  export TEST_MYSQL_URL="mysql://root@127.0.0.1:3306/test"
+fi
+if [ -z "${TEST_CLICKHOUSE_SOURCE_URL:-}" ] && curl -fs 'http://127.0.0.1:8123/ping' >/dev/null 2>&1; then
+  export TEST_CLICKHOUSE_SOURCE_URL="http://127.0.0.1:8123"
+fi
+echo "external services: TEST_DATABASE_URL=${TEST_DATABASE_URL:-<none, skipped>} TEST_REDIS_URL=${TEST_REDIS_URL:-<none, skipped>}" \
+  "TEST_MYSQL_URL=${TEST_MYSQL_URL:-<none, skipped>} TEST_CLICKHOUSE_SOURCE_URL=${TEST_CLICKHOUSE_SOURCE_URL:-<none, skipped>}"
 
 log=$(mktemp)
 status=0

@@ -8,6 +8,7 @@ import { ColumnMetadataSchema, OrgSourceSchema, SchemaEntrySchema, SourceFileSch
 import { CatalogTableSchema, CatalogViewSchema } from '../schemas/catalog.js';
 import { DatasetSchema } from '../schemas/datasets.js';
 import { JobAcceptedSchema, JobSchema } from '../schemas/jobs.js';
+import { BrowseEntrySchema, ClickHouseCredentialsSchema, ConnectionStringCredentialsSchema, ConnectorSchema, DirectQueryRowsSchema, RowsSchema, SqlFieldCredentialsSchema, StorageCredentialsSchema } from '../schemas/connectors.js';
 import { DigitalTwinSchema, TwinVersionSchema } from '../schemas/twins.js';
 import {
   AnomalyScenarioSchema,
@@ -40,6 +41,7 @@ import { datasetRoutes } from './datasets/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { sourceRoutes } from './sources/routes.js';
 import { twinRoutes } from './twins/routes.js';
+import { connectorRoutes } from './connectors/routes.js';
 import { simulationRoutes } from './simulations/routes.js';
 import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
@@ -85,6 +87,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
 
   installProblemHandling(app);
   describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema, JobSchema, JobAcceptedSchema, DigitalTwinSchema, TwinVersionSchema,
+    ConnectorSchema, BrowseEntrySchema, RowsSchema, DirectQueryRowsSchema, SqlFieldCredentialsSchema, ConnectionStringCredentialsSchema, ClickHouseCredentialsSchema, StorageCredentialsSchema,
     SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
     PredictionScenarioSchema, InterventionScenarioSchema, OptimisationScenarioSchema, CounterfactualScenarioSchema, ExplanationScenarioSchema, RootCauseScenarioSchema, AnomalyScenarioSchema]);
@@ -109,6 +112,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
       jobRoutes(api, context.jobs);
       twinRoutes(api, context.twins);
       simulationRoutes(api, context.simulations);
+      connectorRoutes(api, context.connectors);
     },
     { prefix: API_PREFIX },
   );

@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 
 /** Typed service configuration, read once from the environment at start-up. */
 export interface Config {
@@ -19,6 +19,10 @@ export interface Config {
   simulationConcurrency: number;
   /** Hosts webhooks may call even though they resolve to non-public addresses (CAUSA_WEBHOOK_ALLOW_HOSTS). */
   webhookAllowHosts: string[];
+  /** Hosts connectors may reach even though they resolve to non-public addresses (CAUSA_CONNECTOR_ALLOW_HOSTS). */
+  connectorAllowHosts: string[];
+  /** Absolute directories storage connectors may read under (CAUSA_STORAGE_ROOTS, comma-separated; none by default). */
+  storageRoots: string[];
   logLevel: LogLevel;
 }
 
@@ -95,6 +99,15 @@ function hostList(env: Env, name: string): string[] {
   return hosts;
 }
 
+/** A comma-separated list of absolute directories. */
+function directoryList(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  if (raw === undefined) return [];
+  const directories = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const directory of directories) if (!isAbsolute(directory)) throw new ConfigError(name, 'comma-separated absolute directories', directory);
+  return directories.map((directory) => resolve(directory));
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -119,6 +132,8 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: 0,
     simulationConcurrency: 0,
     webhookAllowHosts: hostList(env, 'CAUSA_WEBHOOK_ALLOW_HOSTS'),
+    connectorAllowHosts: hostList(env, 'CAUSA_CONNECTOR_ALLOW_HOSTS'),
+    storageRoots: directoryList(env, 'CAUSA_STORAGE_ROOTS'),
     logLevel: logLevel as LogLevel,
   };
   config.jobConcurrency = integer(env, 'CAUSA_JOB_CONCURRENCY', config.workers, 1, 256);

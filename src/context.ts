@@ -41,6 +41,11 @@ import { UserService } from './users/service.js';
 import { WorkspaceAccess } from './workspaces/access.js';
 import { WorkspaceRepo } from './workspaces/repo.js';
 import { WorkspaceService } from './workspaces/service.js';
+import { CredentialCipher } from './connectors/credential-cipher.js';
+import { hostGate } from './connectors/drivers/network.js';
+import { ConnectorImport } from './connectors/import-job.js';
+import { ConnectorRepo } from './connectors/repo.js';
+import { ConnectorService } from './connectors/service.js';
 
 /** The stores and services of one process, wired once; the HTTP app and the CLI both use it. */
 export interface Context {
@@ -64,6 +69,7 @@ export interface Context {
   jobRunner: JobRunner;
   twins: TwinService;
   simulations: SimulationService;
+  connectors: ConnectorService;
   /** The compute pool, started on first use. */
   compute(): ComputePool;
   close(): Promise<void>;
@@ -82,6 +88,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const limiter = overrides.limiter ?? (config.redisUrl !== null ? await createRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter());
   const bus = overrides.bus ?? (config.redisUrl !== null ? await createRedisBus(config.redisUrl) : createMemoryBus());
   const unique = meta.isUniqueViolation;
+  const uploads = join(config.dataDir, 'uploads');
   let dataStore: DataStore | undefined = overrides.data;
   const data = () => (dataStore ??= openDataStore(config));
   const cursors = new CursorCodec(deriveKey(secret, 'cursor'));
@@ -106,6 +113,21 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   // Lazy like the data store: a metric is only parsed or run when a scenario has one.
   const metricSql = new MetricSql({ query: (...args) => data().query(...args) });
   new SimulationExecution(simulationRepo, twinRepo, compute, metricSql).register(jobRunner, config.simulationConcurrency);
+  const sources = new SourceService(
+    sourceRepo,
+    workspaceRepo,
+    workspaceAccess,
+    cursors,
+    data,
+    uploads,
+    (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId),
+    new FolderFiles(new SourceFileRepo(meta.db), join(config.dataDir, 'folders')),
+  );
+  const connectors = new ConnectorService(new ConnectorRepo(meta.db), new CredentialCipher(deriveKey(secret, 'connector-credentials')), jobs, workspaceAccess, cursors, {
+    gate: hostGate(config.connectorAllowHosts),
+    storageRoots: config.storageRoots,
+  });
+  new ConnectorImport(connectors, sources, uploads).register(jobRunner);
   return {
     config,
     meta,
@@ -118,16 +140,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     users: new UserService(userRepo, cursors, unique),
     workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
     workspaceAccess,
-    sources: new SourceService(
-      sourceRepo,
-      workspaceRepo,
-      workspaceAccess,
-      cursors,
-      data,
-      join(config.dataDir, 'uploads'),
-      (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId),
-      new FolderFiles(new SourceFileRepo(meta.db), join(config.dataDir, 'folders')),
-    ),
+    sources,
     datasets,
     catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors),
     idempotency: new IdempotencyRepo(meta.db, unique),
@@ -135,6 +148,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     jobRunner,
     twins,
     simulations: new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors),
+    connectors,
     compute,
     async close() {
       await jobRunner.stop();

@@ -23,7 +23,9 @@ export const PROBLEMS = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  source_query_failed: { status: 400, title: 'The source refused the query' },
   internal: { status: 500, title: 'Internal server error' },
+  source_unreachable: { status: 502, title: 'The source could not be reached' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

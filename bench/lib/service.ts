@@ -18,12 +18,12 @@ export interface BenchService {
   close(): Promise<void>;
 }
 
-export async function startService(name: string): Promise<BenchService> {
+export async function startService(name: string, env: Record<string, string> = {}): Promise<BenchService> {
   const dir = mkdtempSync(join(tmpdir(), `causa-bench-${name}-`));
   const { buildApp } = await import('../../src/app.js');
   const { loadConfig } = await import('../../src/config.js');
   const { createContext } = await import('../../src/context.js');
-  const context = await createContext({ ...loadConfig({ CAUSA_DATA_DIR: dir, LOG_LEVEL: 'silent' }), secretKey: randomBytes(32) });
+  const context = await createContext({ ...loadConfig({ CAUSA_DATA_DIR: dir, LOG_LEVEL: 'silent', ...env }), secretKey: randomBytes(32) });
   const app = await buildApp(context, { logger: false });
   await app.ready();
   const org = await context.organisations.create('bench');

@@ -125,6 +125,14 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'Sources', description: 'Organisation sources and their links to workspaces' },
         { name: 'Operations', description: 'Health, readiness and metrics (no credential)' },
         {
+          name: 'Connectors',
+          description:
+            'Organisation connectors to PostgreSQL, MySQL, MariaDB, ClickHouse and file storage: browse, preview (read-only), test, import into a workspace (a job) and direct query. ' +
+            'States: `unconfigured` (new, or new credentials) -> `connected` | `error` (with `errorMessage`), moved by test, browse and import. ' +
+            'Credentials shapes are the components SqlCredentials, ConnectionStringCredentials, ClickHouseCredentials and StorageCredentials; they are encrypted at rest and never returned. ' +
+            'A statement the source refuses answers 400 (`source-query-failed`, the source\'s message without secrets); a source that cannot be reached answers 502 (`source-unreachable`).',
+        },
+        {
           name: 'Simulations',
           description:
             'Questions to trained twin versions, run asynchronously: submit (202), poll the run, read results, sweeps and scores, export, cancel. ' +

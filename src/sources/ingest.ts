@@ -22,6 +22,17 @@ export interface IngestedBatch {
   rowCount: number;
 }
 
+/** Decides a first batch's columns from its fields and a sample of their text cells (default: inferred from the cells). */
+export type SchemaDecision = (fields: string[], sample: Array<Array<string | null>>) => InferredColumn[];
+
+export interface IngestOptions {
+  /** The file itself, when the engine can read it: then it loads and converts the rows if the columns allow. */
+  file?: { path: string; format: FileFormat; stopReading: () => void };
+  /** Called right before the rows are committed to the table (the writer checks it still holds the source). */
+  beforeCommit?: () => void;
+  decide?: SchemaDecision;
+}
+
 /** A value of a record or file as the text cell inference reads (objects and arrays as JSON text). */
 export function toCell(value: unknown): string | null {
   if (value === null || value === undefined) return null;
@@ -51,11 +62,9 @@ export async function ingestBatch(
   fields: string[],
   rows: AsyncIterable<BatchRow>,
   rowStart: number,
-  /** The file itself, when the engine can read it: then it loads and converts the rows if the columns allow. */
-  file?: { path: string; format: FileFormat; stopReading: () => void },
-  /** Called right before the rows are committed to the table (the writer checks it still holds the source). */
-  beforeCommit: () => void = () => undefined,
+  options: IngestOptions = {},
 ): Promise<IngestedBatch> {
+  const { file, beforeCommit = () => undefined, decide = inferSchema } = options;
   if (fields.includes(ROW_COLUMN)) throw invalid(`The column name ${ROW_COLUMN} is reserved`);
   const iterator = rows[Symbol.asyncIterator]();
   const sample: BatchRow[] = [];
@@ -65,7 +74,7 @@ export async function ingestBatch(
     sample.push(next.value);
   }
   if (sample.length === 0) throw invalid('The batch has no rows');
-  const columns = existing ?? inferSchema(fields, sample.map((row) => row.cells));
+  const columns = existing ?? decide(fields, sample.map((row) => row.cells));
   if (existing !== null) assertSameColumns(existing, fields);
   const byField = new Map(columns.map((column) => [column.field, column]));
   const ordered = fields.map((field) => byField.get(field)!);

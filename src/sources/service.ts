@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { KeyedMutex } from '../lib/keyed-mutex.js';
 import type { InferredColumn } from './inference/infer-schema.js';
-import { type BatchRow, ROW_COLUMN, fieldsOf, ingestBatch, toCell } from './ingest.js';
+import { type BatchRow, type IngestOptions, ROW_COLUMN, type SchemaDecision, fieldsOf, ingestBatch, toCell } from './ingest.js';
 import { type TableReader, UPLOAD_FORMATS, type UploadFormat, openTable } from './readers.js';
 import { receiveMultipartFile } from './multipart.js';
 import { type ReceivedFile, receiveFile } from './receive.js';
@@ -50,7 +50,7 @@ const emptyDetails = (description: string | null): SourceDetails => ({
 });
 
 /** A new, empty source row (metadata only). */
-function newSourceRow(principal: Principal, workspaceId: string, fields: { name: string; description: string | null; dataFormat: 'Tabular' | 'Folder'; parentId: string | null; dataSource: string }): SourceRow {
+function newSourceRow(principal: Pick<Principal, 'organisationId'>, workspaceId: string, fields: { name: string; description: string | null; dataFormat: 'Tabular' | 'Folder'; parentId: string | null; dataSource: string }): SourceRow {
   const now = nowIso();
   return {
     id: newId('src'),
@@ -199,7 +199,7 @@ export class SourceService {
         await this.clearUncommittedRows(current);
         const reader = await openTable(file.path, format);
         const direct = engineFile(reader, file.path, file);
-        const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format, direct, lease.assertHeld).finally(reader.close);
+        const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format, { file: direct, beforeCommit: lease.assertHeld }).finally(reader.close);
         await this.store(updated, () => this.repo.updateLeased(updated, lease.token));
         const result = toSource(updated);
         return { source: result, batch: result.batchRanges.at(-1)!, file: null, duplicate: false };
@@ -276,9 +276,45 @@ export class SourceService {
     const format = file.format as UploadFormat;
     const reader = await openTable(path, format);
     const direct = engineFile(reader, path, { quotes: Number(file.quotes), blankLines: file.blank_lines === 1 });
-    const ingested = await this.ingest(derived, reader.fields, reader.rows, { hash: file.hash, bytes: Number(file.bytes), fileName: file.file_name }, format, direct).finally(reader.close);
+    const ingested = await this.ingest(derived, reader.fields, reader.rows, { hash: file.hash, bytes: Number(file.bytes), fileName: file.file_name }, format, { file: direct }).finally(reader.close);
     await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
     return toSource(ingested);
+  }
+
+  /**
+   * A tabular source from a file a connector extracted (rows already streamed to disk): linked to the workspace,
+   * the file as its first batch. `decide` types the columns (from the source's declared types); `beforeCommit`
+   * lets the caller stop before any row is kept. A failure leaves no source and no rows.
+   */
+  async createFromExtract(
+    owner: { organisationId: string; workspaceId: string },
+    input: { name: string; description: string; ontologyMode: 'auto' | 'manual'; recipe: Record<string, unknown> },
+    file: ReceivedFile,
+    format: UploadFormat,
+    options: { decide?: SchemaDecision; beforeCommit?: () => void },
+  ): Promise<Source> {
+    const row = newSourceRow({ organisationId: owner.organisationId }, owner.workspaceId, { name: input.name, description: input.description, dataFormat: 'Tabular', parentId: null, dataSource: 'connector' });
+    const details = JSON.parse(row.details) as SourceDetails;
+    const imported: SourceRow = { ...row, details: JSON.stringify({ ...details, ontologyMode: input.ontologyMode, extractionStatus: 'completed', extractionRecipe: input.recipe }) };
+    const reader = await openTable(file.path, format);
+    const ingest = { ...options, file: engineFile(reader, file.path, file) };
+    try {
+      const ingested = await this.ingest(imported, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName: null }, format, ingest);
+      await this.store(ingested, () => this.repo.insert(ingested, owner.workspaceId));
+      return toSource(ingested);
+    } catch (error) {
+      // The table is this new source's alone: whatever failed after its rows were written (statistics), none stay.
+      await this.data().dropTable({ organisationId: owner.organisationId, tableId: imported.id }).catch(() => undefined);
+      throw error;
+    } finally {
+      reader.close();
+    }
+  }
+
+  /** Takes back a source an import created (the import was cancelled right after storing it). */
+  async discardImported(organisationId: string, id: string): Promise<void> {
+    await this.repo.delete(organisationId, id);
+    await this.data().dropTable({ organisationId, tableId: id }).catch(() => undefined);
   }
 
   /**
@@ -441,13 +477,12 @@ export class SourceService {
     rows: AsyncIterable<BatchRow>,
     file: { hash: string; bytes: number; fileName: string | null },
     extension: string,
-    engineFile?: Parameters<typeof ingestBatch>[6],
-    beforeCommit?: () => void,
+    options: IngestOptions = {},
   ): Promise<SourceRow> {
     const details = JSON.parse(row.details) as SourceDetails;
     const table = { organisationId: row.organisation_id, tableId: row.id };
     const existing = details.schemaEntries.length === 0 ? null : (details.schemaEntries as InferredColumn[]);
-    const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count, engineFile, beforeCommit);
+    const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count, options);
     const columnMetadata = await computeColumnMetadata(this.data(), tableRows(table), batch.columns);
     const now = nowIso();
     const next: SourceDetails = {

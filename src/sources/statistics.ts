@@ -75,7 +75,8 @@ async function numericStatistics(store: DataStore, over: Rows, column: InferredC
         const c = `t.${sql.column(column.field)}`;
         return `SELECT least(toInt64(floor((${c} - {lo:Float64}) / {width:Float64})), ${HISTOGRAM_BINS - 1}) AS bin, count() AS n FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL GROUP BY bin ORDER BY bin`;
       },
-      { ...over.params, lo, width },
+      // As text: a Float64 parameter beyond 2^53 (a UInt64 column's range) is still exact enough, but no JS integer.
+      { ...over.params, lo: String(lo), width: String(width) },
       over.options,
     );
     for (const { bin, n } of bins) {

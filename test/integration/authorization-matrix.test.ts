@@ -6,7 +6,10 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { SCOPES, type Scope, isScope } from '../../src/auth/scopes.js';
-import { type CallOptions, type Response, type TestApp, buildTestApp } from '../helpers/app.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CallOptions, type Response, type TestApp, buildTestApp, testConfig } from '../helpers/app.js';
 
 const API = '/api/v1';
 /** Requests per minute for the keys this file uses many times (the default is 1200). */
@@ -23,7 +26,13 @@ interface Sample {
   body?: unknown | ((ids: Ids) => unknown);
   /** For file bodies: the media type the raw `body` text is sent as. */
   contentType?: string;
+  /** A query string the operation needs. */
+  query?: string;
 }
+
+/** The storage root the matrix's service allows; each organisation reads its own directory in it (a small CSV). */
+const STORAGE_ROOT = mkdtempSync(join(tmpdir(), 'causa-matrix-storage-'));
+process.once('exit', () => rmSync(STORAGE_ROOT, { recursive: true, force: true }));
 
 const SAMPLES: Record<string, Sample> = {
   getMe: {},
@@ -94,6 +103,16 @@ const SAMPLES: Record<string, Sample> = {
   exportSimulation: {},
   scoreRows: { body: { rows: [{ a: 1 }], targets: [{ variable: 'c', value: 2, matchMode: 'orMore' }] } },
   scenarioFromQuery: { body: { query: 'what drives c?' } },
+  listConnectors: {},
+  createConnector: { body: { name: 'Matrix files', type: 'storage', credentials: null } },
+  getConnector: {},
+  updateConnector: { body: { name: 'Matrix files, renamed' } },
+  deleteConnector: {},
+  browseConnector: { query: 'level=files' },
+  previewConnectorQuery: { body: { config: { path: 'matrix.csv' }, limit: 2 } },
+  testConnector: {},
+  importFromConnector: { body: (ids: Ids) => ({ workspaceId: ids.workspace, config: { path: 'matrix.csv' } }) },
+  directQueryConnector: { body: (ids: Ids) => ({ workspaceId: ids.workspace, config: { path: 'matrix.csv' } }) },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -154,7 +173,7 @@ function requiredScope(label: string, description = ''): Scope | null {
 // Ids: which resource a path parameter names, and sets of ids to put in paths.
 // ---------------------------------------------------------------------------------------------------------------
 
-type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun';
+type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun' | 'connector';
 
 /** Path parameters that name no resource: always sent with this value (a simulation exports json: csv is for panels). */
 const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
@@ -166,6 +185,7 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'userId') return 'user';
   if (name === 'id' && template.startsWith(`${API}/api-keys/`)) return 'key';
   if (name === 'id' && template.startsWith(`${API}/users/`)) return 'user';
+  if (name === 'id' && template.startsWith(`${API}/connectors/`)) return 'connector';
   if (name === 'id' && template.includes('/datasets/{id}')) return 'dataset';
   if (name === 'id' && template.includes('/digital-twins/{id}')) return 'twin';
   if (name === 'vId') return /\/(score|scenario-from-query)$/.test(template) ? 'trainedVersion' : 'version';
@@ -190,6 +210,7 @@ const NONEXISTENT: Ids = {
   trainedVersion: 'dtv_00000000000000000000000001',
   run: 'job_00000000000000000000000001',
   scoreRun: 'job_00000000000000000000000002',
+  connector: 'con_00000000000000000000000000',
 };
 
 const urlOf = (operation: Operation, ids: Ids) =>
@@ -207,7 +228,8 @@ function send(world: TestApp, operation: Operation, ids: Ids, credential: Creden
   assert.ok(sample, `${operation.label} (${operation.id}) has no sample request in SAMPLES`);
   const body = typeof sample.body === 'function' ? (sample.body as (ids: Ids) => unknown)(ids) : sample.body;
   const headers = { ...(sample.contentType !== undefined && { 'content-type': sample.contentType }), ...credential.headers };
-  return world.call({ method: operation.method as CallOptions['method'], url: urlOf(operation, ids), body, ...credential, headers });
+  const url = urlOf(operation, ids) + (sample.query === undefined ? '' : `?${sample.query}`);
+  return world.call({ method: operation.method as CallOptions['method'], url, body, ...credential, headers });
 }
 
 function assertProblem(response: Response, status: number, type: string | null, context: string): void {
@@ -270,6 +292,16 @@ async function createSource(world: TestApp, key: string, workspaceId: string): P
 
 async function createFolder(world: TestApp, key: string, workspaceId: string): Promise<string> {
   const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/sources`, key, body: { name: 'Matrix folder', dataFormat: 'Folder' } });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body.data.id;
+}
+
+/** A storage connector over the organisation's directory of the matrix root, holding matrix.csv. */
+async function createConnector(world: TestApp, key: string, organisationId: string): Promise<string> {
+  const root = join(STORAGE_ROOT, organisationId);
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'matrix.csv'), 'a,b\n1,x\n2,y\n3,z\n');
+  const response = await world.call({ method: 'POST', url: `${API}/connectors`, key, body: { name: 'Matrix files', type: 'storage', credentials: { root } } });
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return response.body.data.id;
 }
@@ -347,7 +379,8 @@ async function freshTargets(world: TestApp, admin: string, operation: Operation)
   await grant(world, admin, workspace, user, 'read');
   const { id: key } = await createKey(world, { name: 'spare', scopes: [UNRELATED_SCOPE] });
   const source = await createSource(world, admin, workspace);
-  return { workspace, user, key, source, folder: await createFolder(world, admin, workspace), dataset: await createDataset(world, admin, workspace), ...(await createTwinTargets(world, admin, workspace, source, needsRuns(operation))) };
+  const connector = await createConnector(world, admin, world.tenant.organisationId);
+  return { workspace, user, key, source, connector, folder: await createFolder(world, admin, workspace), dataset: await createDataset(world, admin, workspace), ...(await createTwinTargets(world, admin, workspace, source, needsRuns(operation))) };
 }
 
 /** Only simulation operations need a trained version and runs (training one per operation would be slow). */
@@ -371,7 +404,7 @@ interface Matrix {
 }
 
 async function buildMatrix(t: TestContext): Promise<Matrix> {
-  const world = await buildTestApp(t);
+  const world = await buildTestApp(t, {}, testConfig({ storageRoots: [STORAGE_ROOT] }));
   const { key: admin } = await createKey(world, { name: 'matrix admin' });
   const workspaceA = await createWorkspace(world, admin, 'Workspace A');
   const workspaceB = await createWorkspace(world, admin, 'Workspace B');
@@ -405,14 +438,14 @@ async function buildMatrix(t: TestContext): Promise<Matrix> {
     admin,
     ids: await (async () => {
       const source = await createSource(world, admin, workspaceA);
-      const rest = { folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA) };
+      const rest = { folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA), connector: await createConnector(world, admin, world.tenant.organisationId) };
       return { workspace: workspaceA, user: member, key: spare.id, source, ...rest, ...(await createTwinTargets(world, admin, workspaceA, source)) };
     })(),
     workspaceB,
     otherIds: await (async () => {
       const [key, workspace] = [world.other.key, world.other.libraryWorkspaceId];
       const source = await createSource(world, key, workspace);
-      const rest = { folder: await createFolder(world, key, workspace), dataset: await createDataset(world, key, workspace) };
+      const rest = { folder: await createFolder(world, key, workspace), dataset: await createDataset(world, key, workspace), connector: await createConnector(world, key, world.other.organisationId) };
       return { workspace, user: world.other.userId, key: otherKeyId, source, ...rest, ...(await createTwinTargets(world, key, workspace, source)) };
     })(),
     keys: {

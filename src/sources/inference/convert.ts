@@ -35,13 +35,23 @@ export function storageType(column: InferredColumn): string {
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+const PLAIN_INTEGER = /^-?\d{1,19}$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 /** A cell's text as the stored value of its column (JSONEachRow), or null when it is empty or does not convert. */
 export function convertCell(column: InferredColumn, cell: string | null): unknown {
   if (isNullCell(cell)) return column.type === 'array' && storageType(column).startsWith('Array') ? [] : null;
   const text = cell!.trim();
   switch (column.type) {
-    case 'integer':
+    case 'integer': {
+      const value = parseNumber(text)?.value ?? null;
+      if (value === null || Number.isSafeInteger(value)) return value;
+      // Beyond 2^53 a double would round: the digits go to the engine as text, which it reads exactly; beyond
+      // Int64 there is no stored form (the cell is refused).
+      const digits = text.replace(/^\+/, '');
+      return PLAIN_INTEGER.test(digits) && BigInt(digits) >= INT64_MIN && BigInt(digits) <= INT64_MAX ? digits : null;
+    }
     case 'decimal':
       return parseNumber(text)?.value ?? null;
     case 'boolean': {

@@ -243,6 +243,25 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0009_connectors': {
+    async up(db: Kysely<any>) {
+      // Connectors belong to the organisation. `credentials` is AES-256-GCM ciphertext bound to the row's id (never
+      // served); `status` is unconfigured | connected | error, moved by test, browse and import.
+      await db.schema
+        .createTable('connectors')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('credentials', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('error_message', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('connectors_organisation_created').on('connectors').columns(['organisation_id', 'created_at', 'id']).execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */

@@ -213,6 +213,19 @@ export interface TwinVersionsTable {
   created_at: string;
 }
 
+export interface ConnectorsTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  type: string;
+  /** Encrypted credentials (see src/connectors/credential-cipher.ts), or null when none are stored. */
+  credentials: string | null;
+  status: 'unconfigured' | 'connected' | 'error';
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface MetaDatabase {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -229,4 +242,5 @@ export interface MetaDatabase {
   digital_twins: DigitalTwinsTable;
   twin_versions: TwinVersionsTable;
   simulation_outputs: SimulationOutputsTable;
+  connectors: ConnectorsTable;
 }

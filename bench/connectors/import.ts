@@ -1,0 +1,101 @@
+/**
+ * Connector import throughput (issue 6): a 1M-row PostgreSQL table imported through the API (connector ->
+ * import job -> typed source with statistics) against `COPY (SELECT * FROM t) TO STDOUT` through pg in the same
+ * run, alternating, median of the rounds. Also a 200k-row table with json and array columns (the JS ingest path).
+ *
+ *   node dist/bench/connectors/import.js [rows] [rounds]     (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+ */
+import { performance } from 'node:perf_hooks';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { type BenchService, startService } from '../lib/service.js';
+
+const rows = Number(process.argv[2] ?? 1_000_000);
+const rounds = Number(process.argv[3] ?? 3);
+const base = new URL(process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const database = `causa_bench_${Date.now()}`;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function withClient<T>(db: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const url = new URL(base);
+  url.pathname = `/${db}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The baseline: the whole table as CSV over the wire, bytes counted and dropped. */
+async function copyOut(table: string): Promise<number> {
+  return withClient(database, async (client) => {
+    const started = performance.now();
+    let bytes = 0;
+    await pipeline(client.query(copyTo(`COPY (SELECT * FROM ${table}) TO STDOUT WITH (FORMAT csv, HEADER true)`)), new Writable({ write(chunk: Buffer, _e, done) { bytes += chunk.length; done(); } }));
+    if (bytes === 0) throw new Error('COPY returned nothing');
+    return performance.now() - started;
+  });
+}
+
+async function importThrough(service: BenchService, connectorId: string, table: string): Promise<{ ms: number; rowCount: number }> {
+  const started = performance.now();
+  const accepted = await service.call('POST', `/connectors/${connectorId}/import`, { workspaceId: service.ws, config: { table } });
+  if (accepted.status !== 202) throw new Error(JSON.stringify(accepted));
+  for (;;) {
+    const job = await service.call('GET', `/workspaces/${service.ws}/jobs/${accepted.data.jobId}`);
+    if (job.data.status === 'completed') return { ms: performance.now() - started, rowCount: job.data.result.rowCount as number };
+    if (job.data.status !== 'running' && job.data.status !== 'queued') throw new Error(JSON.stringify(job.data));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function main(): Promise<void> {
+  await withClient(base.pathname.slice(1) || 'postgres', (client) => client.query(`CREATE DATABASE ${database}`));
+  const service = await startService('connectors', { CAUSA_CONNECTOR_ALLOW_HOSTS: base.hostname });
+  try {
+    console.log(`creating ${rows.toLocaleString('en')} rows ...`);
+    await withClient(database, async (client) => {
+      await client.query(`CREATE TABLE typed AS SELECT g::bigint AS id, (ARRAY['north','south','east','west'])[1 + g % 4] AS region, round((random() * 1000)::numeric, 2) AS amount,
+        (g % 97)::int AS qty, timestamptz '2024-01-01' + g * interval '1 minute' AS placed, g % 3 = 0 AS returned FROM generate_series(1, ${rows}) g`);
+      const awkward = Math.round(rows / 5);
+      await client.query(`CREATE TABLE awkward AS SELECT g::bigint AS id, jsonb_build_object('k', g % 10, 'tags', jsonb_build_array('a', g % 7)) AS doc, ARRAY[g % 5, g % 11] AS pair,
+        'row ' || g || ', "quoted"' AS note FROM generate_series(1, ${awkward}) g`);
+      await client.query('VACUUM ANALYZE typed; ');
+      await client.query('VACUUM ANALYZE awkward');
+    });
+    const created = await service.call('POST', '/connectors', {
+      name: 'bench', type: 'PostgreSQL',
+      credentials: { host: base.hostname, port: Number(base.port || 5432), database, user: decodeURIComponent(base.username) || 'postgres', ...(base.password === '' ? {} : { password: decodeURIComponent(base.password) }) },
+    });
+    const id = created.data.id as string;
+    for (const table of ['typed', 'awkward']) {
+      const copies: number[] = [];
+      const imports: number[] = [];
+      let count = 0;
+      await importThrough(service, id, table); // warm-up: pool, engine, caches
+      for (let round = 0; round < rounds; round += 1) {
+        copies.push(await copyOut(table));
+        const result = await importThrough(service, id, table);
+        imports.push(result.ms);
+        count = result.rowCount;
+      }
+      const copyMs = median(copies);
+      const importMs = median(imports);
+      console.log(JSON.stringify({
+        table, rows: count, rounds,
+        copyMs: Math.round(copyMs), copyRowsPerSec: Math.round(count / (copyMs / 1000)),
+        importMs: Math.round(importMs), importRowsPerSec: Math.round(count / (importMs / 1000)),
+        ratioImportToCopy: Math.round((copyMs / importMs) * 100) / 100,
+      }));
+    }
+  } finally {
+    await service.close();
+    await withClient(base.pathname.slice(1) || 'postgres', (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+  }
+}
+
+await main();

@@ -1,0 +1,283 @@
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import type { SqlCredentials } from '../../../schemas/connectors.js';
+import { jsonSafe } from './csv.js';
+import { type SqlEndpoint, sqlEndpoint } from './endpoint.js';
+import type { DriverOptions } from './network.js';
+import { type BrowseEntry, type ConnectorDriver, type DeclaredColumn, type DeclaredKind, type ReadTarget, STATEMENT_TIMEOUT_MS, SourceError } from './port.js';
+
+/** How long one extraction may run on the source (the import job can be cancelled sooner). */
+const EXTRACT_TIMEOUT_MS = 6 * 3600_000;
+
+/** Schemas of the server itself, never offered. */
+const SYSTEM_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'";
+
+const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const likePattern = (search: string | undefined) => (search === undefined ? null : `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+
+/** Dates and timestamps without a zone keep their text (an ISO form), so no process time zone shifts them. */
+const TEXT_TYPES = { date: 1082, timestamp: 1114 } as const;
+const typeParsers = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === TEXT_TYPES.date) return (text: string) => text;
+    if (oid === TEXT_TYPES.timestamp) return (text: string) => text.replace(' ', 'T');
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/**
+ * PostgreSQL. Every session is opened read-only (default_transaction_read_only) with a statement timeout and
+ * UTC, every read runs in a READ ONLY transaction, and user SQL goes through the extended protocol, which
+ * refuses more than one statement; so no statement can write, whatever text a caller sends.
+ */
+export function openPostgresDriver(credentials: SqlCredentials, options: DriverOptions): ConnectorDriver {
+  const endpoint = sqlEndpoint(credentials, 5432);
+  const open: pg.Client[] = [];
+
+  const connect = async (database: string | undefined, timeoutMs: number, signal: AbortSignal): Promise<pg.Client> => {
+    const address = await options.gate(endpoint.host, endpoint.port);
+    if (signal.aborted) throw new SourceError('query', 'The request was cancelled');
+    const client = new pg.Client({
+      host: address,
+      port: endpoint.port,
+      database: database ?? endpoint.database,
+      user: endpoint.user,
+      password: endpoint.password,
+      ssl: endpoint.tls,
+      connectionTimeoutMillis: 15_000,
+      application_name: 'causa-connector',
+      options: `-c default_transaction_read_only=on -c statement_timeout=${timeoutMs} -c TimeZone=UTC -c DateStyle=ISO,YMD -c IntervalStyle=iso_8601 -c idle_in_transaction_session_timeout=${timeoutMs}`,
+      types: typeParsers,
+    });
+    client.on('error', () => undefined); // a dropped connection surfaces on the query that needed it
+    open.push(client);
+    const abort = () => stop(client);
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      await client.connect();
+    } catch (error) {
+      throw new SourceError('unreachable', messageOf(error, endpoint));
+    }
+    return client;
+  };
+
+  /** Runs `work` in a READ ONLY transaction on a fresh session; query errors become SourceError('query'). */
+  const read = async <T>(database: string | undefined, signal: AbortSignal, work: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = await connect(database, STATEMENT_TIMEOUT_MS, signal);
+    try {
+      await client.query('BEGIN READ ONLY');
+      return await work(client);
+    } catch (error) {
+      throw error instanceof SourceError ? error : new SourceError('query', signal.aborted ? 'The request was cancelled' : messageOf(error, endpoint));
+    } finally {
+      await end(client);
+    }
+  };
+
+  const query = <R extends pg.QueryResultRow>(client: pg.Client, text: string, values: unknown[] = []) =>
+    client.query<R>({ text, values, queryMode: 'extended' } as pg.QueryConfig);
+
+  const selectOf = (target: ReadTarget) => {
+    if (target.kind === 'path') throw new SourceError('query', 'A PostgreSQL connector reads tables or queries: send config.table or config.query');
+    return target.kind === 'table' ? `SELECT * FROM ${ident(target.schema ?? 'public')}.${ident(target.table)}` : `SELECT * FROM (${trimQuery(target.query)}) AS q`;
+  };
+  const databaseOf = (target: ReadTarget) => (target.kind === 'table' ? target.database : undefined);
+
+  return {
+    async test(signal) {
+      return read(undefined, signal, async (client) => ({ serverVersion: (await query<{ version: string }>(client, 'SELECT version() AS version')).rows[0]!.version }));
+    },
+
+    async browse(request, signal) {
+      const { level, context, limit } = request;
+      const search = likePattern(request.search);
+      return read(context.database, signal, async (client) => {
+        switch (level) {
+          case 'databases': {
+            const rows = await query<{ name: string }>(
+              client,
+              `SELECT datname AS name FROM pg_database WHERE datallowconn AND NOT datistemplate AND ($1::text IS NULL OR datname ILIKE $1) ORDER BY datname LIMIT $2`,
+              [search, limit],
+            );
+            return rows.rows.map((row) => ({ name: row.name, kind: 'database' }));
+          }
+          case 'schemas': {
+            const rows = await query<{ name: string }>(
+              client,
+              `SELECT n.nspname AS name FROM pg_namespace n WHERE ${SYSTEM_SCHEMAS} AND ($1::text IS NULL OR n.nspname ILIKE $1) ORDER BY n.nspname LIMIT $2`,
+              [search, limit],
+            );
+            return rows.rows.map((row) => ({ name: row.name, kind: 'schema' }));
+          }
+          case 'tables': {
+            const rows = await query<{ name: string; relkind: string; estimate: string }>(
+              client,
+              `SELECT c.relname AS name, c.relkind, c.reltuples::bigint AS estimate FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace ` +
+                `WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND ($2::text IS NULL OR c.relname ILIKE $2) ORDER BY c.relname LIMIT $3`,
+              [context.schema ?? 'public', search, limit],
+            );
+            return rows.rows.map((row): BrowseEntry => ({
+              name: row.name,
+              kind: row.relkind === 'v' || row.relkind === 'm' ? 'view' : 'table',
+              rowEstimate: Number(row.estimate) < 0 ? null : Number(row.estimate),
+            }));
+          }
+          case 'columns': {
+            if (context.table === undefined) throw new SourceError('query', 'Browsing columns needs the query parameter `table` (and `schema`, default public)');
+            const rows = await query<{ name: string; type: string; nullable: boolean }>(
+              client,
+              `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable FROM pg_attribute a ` +
+                `JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace ` +
+                `WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped AND ($3::text IS NULL OR a.attname ILIKE $3) ORDER BY a.attnum LIMIT $4`,
+              [context.schema ?? 'public', context.table, search, limit],
+            );
+            return rows.rows.map((row) => ({ name: row.name, kind: 'column', dataType: row.type, nullable: row.nullable }));
+          }
+          default:
+            throw new SourceError('query', `Unknown level "${level}"; this connector browses: databases, schemas, tables (context schema), columns (context schema, table)`);
+        }
+      });
+    },
+
+    async preview(target, limit, signal) {
+      return read(databaseOf(target), signal, async (client) => {
+        const result = await query(client, `${selectOf(target)} LIMIT $1`, [limit + 1]);
+        const types = await describeTypes(client, result.fields);
+        return {
+          columns: result.fields.map((field, i) => ({ name: field.name, type: types[i]!.sourceType })),
+          rows: result.rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, jsonSafe(value)]))),
+        };
+      });
+    },
+
+    async extract(target, signal) {
+      const client = await connect(databaseOf(target), EXTRACT_TIMEOUT_MS, signal);
+      try {
+        await client.query('BEGIN READ ONLY');
+        const select = selectOf(target);
+        // The shape first, through the extended protocol: it proves the text is one statement before COPY runs it.
+        const shape = await query(client, `${select} LIMIT 0`);
+        const names = shape.fields.map((field) => field.name);
+        const twice = names.find((name, i) => names.indexOf(name) !== i);
+        if (twice !== undefined) throw new SourceError('query', `The result has two columns named "${twice}"; give every column its own name`);
+        const declared = await describeTypes(client, shape.fields);
+        const estimatedRows = target.kind === 'table' ? await estimate(client, target) : null;
+        const list = declared.map((column) => `${render(column)} AS ${ident(column.name)}`).join(', ');
+        const stream = client.query(copyTo(`COPY (SELECT ${list} FROM (${select}) AS q) TO STDOUT WITH (FORMAT csv, HEADER true)`));
+        const finish = () => void end(client);
+        stream.on('end', finish);
+        stream.on('error', finish);
+        stream.on('close', finish);
+        return { stream: stream.on('error', () => undefined), format: 'csv', declared: declared.map(({ oid: _oid, category: _c, typname: _t, ...column }) => column), estimatedRows };
+      } catch (error) {
+        await end(client);
+        throw error instanceof SourceError ? error : new SourceError('query', messageOf(error, endpoint));
+      }
+    },
+
+    async close() {
+      await Promise.all(open.map(end));
+    },
+  };
+}
+
+interface DescribedColumn extends DeclaredColumn {
+  oid: number;
+  category: string;
+  typname: string;
+}
+
+/** The source's type of each result column, by OID and modifier (`numeric(12,2)`), with its kind. */
+async function describeTypes(client: pg.Client, fields: pg.FieldDef[]): Promise<DescribedColumn[]> {
+  if (fields.length === 0) return [];
+  const { rows } = await client.query<{ ord: string; type: string; typname: string; category: string; element: string | null; elementCategory: string | null }>({
+    text:
+      `SELECT x.ord, format_type(x.oid, NULLIF(x.mod, -1)) AS type, t.typname, t.typcategory AS category, e.typname AS element, e.typcategory AS "elementCategory" ` +
+      `FROM unnest($1::oid[], $2::int[]) WITH ORDINALITY AS x(oid, mod, ord) JOIN pg_type t ON t.oid = x.oid ` +
+      `LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A' ORDER BY x.ord`,
+    values: [fields.map((f) => f.dataTypeID), fields.map((f) => f.dataTypeModifier)],
+    queryMode: 'extended',
+  } as pg.QueryConfig);
+  return fields.map((field, i) => {
+    const row = rows[i]!;
+    const column: DescribedColumn = { name: field.name, sourceType: row.type, kind: kindOf(row.typname, row.category), oid: field.dataTypeID, category: row.category, typname: row.typname };
+    if (column.kind === 'array') column.elementKind = elementKindOf(row.element ?? '', row.elementCategory ?? '');
+    return column;
+  });
+}
+
+const INTEGERS = new Set(['int2', 'int4', 'int8', 'oid']);
+
+function kindOf(typname: string, category: string): DeclaredKind {
+  if (typname === 'json' || typname === 'jsonb') return 'object';
+  switch (category) {
+    case 'N':
+      return INTEGERS.has(typname) ? 'integer' : typname === 'money' ? 'text' : 'decimal';
+    case 'B':
+      return 'boolean';
+    case 'D':
+      return typname === 'date' ? 'date' : typname === 'timestamp' || typname === 'timestamptz' ? 'datetime' : 'text';
+    case 'A':
+      return 'array';
+    default:
+      return 'text';
+  }
+}
+
+function elementKindOf(typname: string, category: string): DeclaredColumn['elementKind'] {
+  const kind = kindOf(typname, category);
+  return kind === 'integer' || kind === 'decimal' || kind === 'boolean' ? kind : 'text';
+}
+
+/** A column of the COPY select, written in the form the ingest reads back (see csv.ts). */
+function render(column: DescribedColumn): string {
+  const c = `q.${ident(column.name)}`;
+  switch (column.kind) {
+    case 'decimal':
+      // NaN reads as missing; infinities have no stored form either.
+      return column.typname === 'numeric' || column.typname.startsWith('float') ? `NULLIF(NULLIF(${c}::text, 'Infinity'), '-Infinity')` : c;
+    // ISO text (DateStyle ISO) without a zone reads as UTC; infinities have no stored form. Plain casts: to_char
+    // would cost about as much as the whole COPY.
+    case 'datetime':
+      return `CASE WHEN isfinite(${c}) THEN ${column.typname === 'timestamptz' ? `${c} AT TIME ZONE 'UTC'` : c} END`;
+    case 'date':
+      return `CASE WHEN isfinite(${c}) THEN ${c} END`;
+    case 'array':
+      return `to_json(${c})::text`;
+    case 'boolean':
+      return `CASE WHEN ${c} THEN 'true' WHEN NOT ${c} THEN 'false' END`;
+    default:
+      return column.typname === 'bytea' ? `translate(encode(${c}, 'base64'), E'\\n', '')` : c;
+  }
+}
+
+async function estimate(client: pg.Client, target: Extract<ReadTarget, { kind: 'table' }>): Promise<number | null> {
+  const { rows } = await client.query<{ n: string | null }>({
+    text: 'SELECT c.reltuples::bigint AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relname = $2',
+    values: [target.schema ?? 'public', target.table],
+  });
+  const n = rows[0]?.n === undefined || rows[0].n === null ? -1 : Number(rows[0].n);
+  return n < 0 ? null : n;
+}
+
+/** A query as sent, without the trailing semicolon people type (inside the wrapper it would be a syntax error). */
+export function trimQuery(query: string): string {
+  return query.trim().replace(/;\s*$/, '');
+}
+
+function stop(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
+async function end(client: pg.Client): Promise<void> {
+  await client.end().catch(() => undefined);
+}
+
+/** The server's message (with its code's detail when it gives one); never the password. */
+function messageOf(error: unknown, endpoint: SqlEndpoint): string {
+  const e = error as { message?: string; code?: string; detail?: string };
+  let message = e.message ?? String(error);
+  if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'ETIMEDOUT') message = `Could not connect to ${endpoint.host}:${endpoint.port} (${e.code})`;
+  if (e.detail !== undefined) message += ` (${e.detail})`;
+  return message;
+}

@@ -1,0 +1,138 @@
+import { Transform } from 'node:stream';
+import type { Static } from 'typebox';
+import type { ConnectorType, ReadConfigSchema } from '../../schemas/connectors.js';
+import { AppError } from '../errors.js';
+import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
+import { receiveFile } from '../sources/receive.js';
+import type { SourceService } from '../sources/service.js';
+import { declaredSchema } from './declared-schema.js';
+import { SourceError } from './drivers/port.js';
+import { withoutSecrets } from './secrets.js';
+import { CONNECTOR_IMPORT_JOB, type ConnectorService, type OpenedConnector, targetOf } from './service.js';
+
+/** Largest extract one import may write to disk before it is stored. */
+const MAX_IMPORT_BYTES = 100 * 1024 ** 3;
+
+interface ImportParams {
+  connectorId: string;
+  connectorType: ConnectorType;
+  config: Static<typeof ReadConfigSchema>;
+  datasetName: string;
+  ontologyMode: 'auto' | 'manual';
+}
+
+/**
+ * The import job: the source streams its rows (CSV from SQL sources, the file itself from storage) to a
+ * temporary file (memory stays bounded whatever the table's size), then the file is stored as one batch of a new
+ * tabular source, typed by the source's declared column types. Any failure, or a cancel, leaves no source.
+ */
+export class ConnectorImport {
+  constructor(
+    private readonly connectors: ConnectorService,
+    private readonly sources: SourceService,
+    private readonly uploadDirectory: string,
+  ) {}
+
+  register(runner: JobRunner): void {
+    runner.register(CONNECTOR_IMPORT_JOB, (context) => this.run(context));
+  }
+
+  private async run(context: JobContext): Promise<Record<string, unknown>> {
+    const params = context.params as unknown as ImportParams;
+    const { job, signal } = context;
+    const row = await this.connectors.findForJob(job.organisation_id, params.connectorId);
+    if (row === undefined) throw new JobError(`Connector ${params.connectorId} was deleted before the import started`);
+    context.progress(0.01, 'connecting to the source');
+    const connector = await this.connectors.open(row).catch((error: unknown) => {
+      throw error instanceof AppError ? new JobError(error.message) : error;
+    });
+    try {
+      const target = targetOf(connector.type, params.config);
+      const extract = await connector.driver.extract(target, signal);
+      // Listeners first (the stream is already flowing): a failing source fails the copy, a cancel stops the read.
+      const counter = rowCounter((rows) => {
+        const share = extract.estimatedRows ? Math.min(1, rows / extract.estimatedRows) : 0;
+        context.progress(0.02 + 0.58 * share, `reading rows from the source (${rows.toLocaleString('en')} so far)`);
+      });
+      extract.stream.on('error', (error) => counter.destroy(error));
+      const cancel = () => extract.stream.destroy(new JobError('The import was cancelled'));
+      signal.addEventListener('abort', cancel, { once: true });
+      if (signal.aborted) cancel();
+      const received = receiveFile(extract.stream.pipe(counter), this.uploadDirectory, MAX_IMPORT_BYTES);
+      received.catch(() => undefined); // awaited below: a failure while the status is recorded is not unhandled
+      await this.connectors.record(connector, null);
+      const file = await received
+        .catch((error: unknown) => {
+          extract.stream.destroy();
+          throw error;
+        })
+        .finally(() => signal.removeEventListener('abort', cancel));
+      try {
+        if (signal.aborted) throw new JobError('The import was cancelled');
+        context.progress(0.6, `storing ${counter.rows.toLocaleString('en')} rows`);
+        const source = await this.sources.createFromExtract(
+          { organisationId: job.organisation_id, workspaceId: job.workspace_id },
+          {
+            name: params.datasetName,
+            description: `Imported from connector ${row.name} (${connector.type})`,
+            ontologyMode: params.ontologyMode,
+            recipe: { connectorId: row.id, connectorType: connector.type, config: params.config, importedAt: new Date().toISOString() },
+          },
+          file,
+          extract.format,
+          {
+            ...(extract.declared === null ? {} : { decide: declaredSchema(extract.declared) }),
+            beforeCommit: () => {
+              if (signal.aborted) throw new JobError('The import was cancelled');
+            },
+          },
+        );
+        // Cancelled (here or from another process) after the source was stored: take it back out.
+        await context.ensureActive().catch(async (error: unknown) => {
+          await this.sources.discardImported(job.organisation_id, source.id);
+          throw error;
+        });
+        context.progress(1, 'completed');
+        return { sourceId: source.id, sourceName: source.name, rowCount: source.documentCount, columnCount: source.schemaEntries.length, bytes: file.bytes };
+      } finally {
+        await file.discard();
+      }
+    } catch (error) {
+      throw await this.failure(connector, error);
+    } finally {
+      await connector.driver.close();
+    }
+  }
+
+  /** The job's error: the source's own words without secrets; an unreachable source also marks the connector. */
+  private async failure(connector: OpenedConnector, error: unknown): Promise<Error> {
+    if (error instanceof JobError) return error;
+    if (error instanceof SourceError) {
+      const message = withoutSecrets(error.message, connector.secrets);
+      if (error.kind === 'unreachable') await this.connectors.record(connector, message);
+      return new JobError(`The source ${error.kind === 'unreachable' ? 'could not be reached' : 'refused the read'}: ${message}`);
+    }
+    if (error instanceof AppError && error.message === 'The batch has no rows') return new JobError('The source returned no rows: an import needs at least one');
+    if (error instanceof AppError) return new JobError(withoutSecrets(error.message, connector.secrets));
+    // A stream error of a driver that is not a SourceError (a dropped connection mid-copy): the source's message.
+    if (error instanceof Error && (error as NodeJS.ErrnoException).code !== undefined) return new JobError(`The read from the source failed: ${withoutSecrets(error.message, connector.secrets)}`);
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** Counts CSV/NDJSON line ends passing through (an estimate of rows for progress; quoted line breaks count too). */
+function rowCounter(report: (rows: number) => void): Transform & { rows: number } {
+  let last = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) counter.rows += 1;
+      if (counter.rows - last >= 50_000) {
+        last = counter.rows;
+        report(counter.rows);
+      }
+      done(null, chunk);
+    },
+  }) as Transform & { rows: number };
+  counter.rows = 0;
+  return counter;
+}

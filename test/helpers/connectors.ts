@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { type TestApp, buildTestApp, testConfig } from './app.js';
+import { waitForJob } from './jobs.js';
+
+export const API = '/api/v1';
+
+/**
+ * An app whose connectors may reach loopback and read under a fresh storage root (removed after the test);
+ * `storageRoot` is the tenant's own directory in it, where its storage connectors may point.
+ */
+export async function connectorApp(t: TestContext): Promise<TestApp & { operatorRoot: string; storageRoot: string }> {
+  const operatorRoot = mkdtempSync(join(tmpdir(), 'causa-storage-'));
+  t.after(() => rmSync(operatorRoot, { recursive: true, force: true }));
+  const app = await buildTestApp(t, {}, testConfig({ connectorAllowHosts: ['127.0.0.1'], storageRoots: [operatorRoot] }));
+  const storageRoot = join(operatorRoot, app.tenant.organisationId);
+  mkdirSync(storageRoot);
+  return Object.assign(app, { operatorRoot, storageRoot });
+}
+
+export async function createConnector(app: TestApp, type: string, credentials: Record<string, unknown> | null, name = `${type} source`): Promise<string> {
+  const response = await app.call({ method: 'POST', url: `${API}/connectors`, body: { name, type, credentials } });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body.data.id;
+}
+
+/** Imports into the tenant's library workspace and waits for the job; answers the job. */
+export async function importAndWait(app: TestApp, id: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+  const ws = app.tenant.libraryWorkspaceId;
+  const accepted = await app.call({ method: 'POST', url: `${API}/connectors/${id}/import`, body: { workspaceId: ws, ...body } });
+  assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+  return waitForJob(app, ws, accepted.body.data.jobId);
+}
+
+/** Every row of a source, through a dataset over it (ordered as stored), and the response text (exact digits). */
+export async function sourceRows(app: TestApp, sourceId: string): Promise<Array<Record<string, unknown>> & { text: string }> {
+  const ws = app.tenant.libraryWorkspaceId;
+  const dataset = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/datasets`, body: { name: `rows of ${sourceId}`, sources: [{ id: sourceId }] } });
+  assert.equal(dataset.status, 201, JSON.stringify(dataset.body));
+  const records = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/datasets/${dataset.body.data.id}/records?limit=1000` });
+  assert.equal(records.status, 200, JSON.stringify(records.body));
+  return Object.assign(records.body.data as Array<Record<string, unknown>>, { text: records.raw.body });
+}
+
+/** Every response body of a test, as text: secrets must appear in none. */
+export function assertNoSecret(bodies: unknown[], secret: string): void {
+  for (const body of bodies) assert.ok(!JSON.stringify(body).includes(secret), `a response carries the secret: ${JSON.stringify(body).slice(0, 300)}`);
+}
