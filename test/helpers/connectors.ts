@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { TestContext } from 'node:test';
+import type { HostGate } from '../../src/connectors/drivers/network.js';
+import { SourceError } from '../../src/connectors/drivers/port.js';
 import { type TestApp, buildTestApp, testConfig } from './app.js';
 import { waitForJob } from './jobs.js';
 
@@ -49,3 +54,38 @@ export async function sourceRows(app: TestApp, sourceId: string): Promise<Array<
 export function assertNoSecret(bodies: unknown[], secret: string): void {
   for (const body of bodies) assert.ok(!JSON.stringify(body).includes(secret), `a response carries the secret: ${JSON.stringify(body).slice(0, 300)}`);
 }
+
+/** The SourceError a driver call must reject with. */
+export async function refusal(work: Promise<unknown>): Promise<SourceError> {
+  const error = await work.then(
+    () => assert.fail('expected a SourceError'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
+  return error;
+}
+
+/** A stream read whole as text. */
+export async function text(stream: Readable): Promise<string> {
+  let out = '';
+  for await (const chunk of stream) out += String(chunk);
+  return out;
+}
+
+/** A loopback listener that counts the sockets opened to it (closed after the test). */
+export async function countingListener(t: TestContext): Promise<{ port: number; sockets(): number }> {
+  let sockets = 0;
+  const listener = createServer((socket) => {
+    sockets += 1;
+    socket.destroy();
+  });
+  listener.listen(0, '127.0.0.1');
+  await once(listener, 'listening');
+  t.after(() => listener.close());
+  return { port: (listener.address() as { port: number }).port, sockets: () => sockets };
+}
+
+/** A gate that refuses every host, as the real one refuses a non-public address. */
+export const refusingGate: HostGate = async (host) => {
+  throw new SourceError('unreachable', `Connectors may not reach ${host}`);
+};

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { Readable } from 'node:stream';
 import { after, test } from 'node:test';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { parse } from 'csv-parse/sync';
@@ -11,6 +9,7 @@ import { openClickHouseDriver } from '../../src/connectors/drivers/clickhouse.js
 import { clickHouseKind } from '../../src/connectors/drivers/clickhouse-types.js';
 import { type HostGate, hostGate } from '../../src/connectors/drivers/network.js';
 import { type ConnectorDriver, type ReadTarget, SourceError } from '../../src/connectors/drivers/port.js';
+import { countingListener, refusal, refusingGate, text } from '../helpers/connectors.js';
 
 /**
  * The ClickHouse driver against a real server on loopback: TEST_CLICKHOUSE_SOURCE_URL, by default http://127.0.0.1:8123
@@ -89,21 +88,6 @@ function driver(t: { after(fn: () => Promise<void>): void }, credentials: ClickH
   return opened;
 }
 
-async function refusal(work: Promise<unknown>): Promise<SourceError> {
-  const error = await work.then(
-    () => assert.fail('expected a SourceError'),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-  return error;
-}
-
-async function text(stream: Readable): Promise<string> {
-  let out = '';
-  for await (const chunk of stream) out += String(chunk);
-  return out;
-}
-
 async function itemsIntact(): Promise<void> {
   const rows = await run(`SELECT id, name, qty FROM ${db}.items ORDER BY id`);
   assert.deepEqual(
@@ -146,19 +130,8 @@ test('the socket goes to the address the gate answers, never to the name; the po
 });
 
 test('a gate that refuses stops every operation before a socket is opened', { skip }, async (t) => {
-  let sockets = 0;
-  const listener = createServer((socket) => {
-    sockets += 1;
-    socket.destroy();
-  });
-  listener.listen(0, '127.0.0.1');
-  await once(listener, 'listening');
-  t.after(() => listener.close());
-  const listening = (listener.address() as { port: number }).port;
-  const refuse: HostGate = async (host) => {
-    throw new SourceError('unreachable', `Connectors may not reach ${host}`);
-  };
-  const d = driver(t, { ...fields, url: `http://127.0.0.1:${listening}` }, refuse);
+  const listener = await countingListener(t);
+  const d = driver(t, { ...fields, url: `http://127.0.0.1:${listener.port}` }, refusingGate);
   const attempts = [
     d.test(never),
     d.browse({ level: 'tables', context: {}, limit: 10 }, never),
@@ -170,7 +143,7 @@ test('a gate that refuses stops every operation before a socket is opened', { sk
     assert.equal(error.kind, 'unreachable');
     assert.match(error.message, /may not reach 127\.0\.0\.1/);
   }
-  assert.equal(sockets, 0);
+  assert.equal(listener.sockets(), 0);
   // The real gate refuses loopback unless the operator admits it.
   const closed = await refusal(driver(t, fields, hostGate([])).test(never));
   assert.equal(closed.kind, 'unreachable');

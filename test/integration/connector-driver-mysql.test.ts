@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { once } from 'node:events';
-import type { Readable } from 'node:stream';
 import { after, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import mysql from 'mysql2/promise';
@@ -10,6 +8,7 @@ import type { SqlCredentials } from '../../schemas/connectors.js';
 import { openMySqlDriver } from '../../src/connectors/drivers/mysql.js';
 import { type HostGate, hostGate } from '../../src/connectors/drivers/network.js';
 import { type ConnectorDriver, type ReadTarget, SourceError } from '../../src/connectors/drivers/port.js';
+import { countingListener, refusal, refusingGate, text } from '../helpers/connectors.js';
 
 /**
  * The MySQL / MariaDB driver against a real server on loopback: TEST_MYSQL_URL, by default
@@ -92,21 +91,6 @@ function driver(t: { after(fn: () => Promise<void>): void }, credentials: SqlCre
   return opened;
 }
 
-async function refusal(work: Promise<unknown>): Promise<SourceError> {
-  const error = await work.then(
-    () => assert.fail('expected a SourceError'),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-  return error;
-}
-
-async function text(stream: Readable): Promise<string> {
-  let out = '';
-  for await (const chunk of stream) out += String(chunk);
-  return out;
-}
-
 async function itemsIntact(): Promise<void> {
   const [rows] = await admin!.query(`SELECT id FROM ${q(items)} ORDER BY id`);
   assert.deepEqual((rows as Array<{ id: number }>).map((row) => row.id), [1, 2, 3, 4, 5]);
@@ -131,19 +115,8 @@ test('the socket goes to the address the gate answers, never to the name', { ski
 });
 
 test('a gate that refuses stops every operation before a socket is opened', { skip }, async (t) => {
-  let sockets = 0;
-  const listener = createServer((socket) => {
-    sockets += 1;
-    socket.destroy();
-  });
-  listener.listen(0, '127.0.0.1');
-  await once(listener, 'listening');
-  t.after(() => listener.close());
-  const port = (listener.address() as { port: number }).port;
-  const refuse: HostGate = async (host) => {
-    throw new SourceError('unreachable', `Connectors may not reach ${host}`);
-  };
-  const d = driver(t, { ...fields, host: '127.0.0.1', port }, refuse);
+  const listener = await countingListener(t);
+  const d = driver(t, { ...fields, host: '127.0.0.1', port: listener.port }, refusingGate);
   const attempts = [
     d.test(never),
     d.browse({ level: 'tables', context: {}, limit: 10 }, never),
@@ -151,7 +124,7 @@ test('a gate that refuses stops every operation before a socket is opened', { sk
     d.extract({ kind: 'table', table: items }, never),
   ];
   for (const attempt of attempts) assert.equal((await refusal(attempt)).kind, 'unreachable');
-  assert.equal(sockets, 0);
+  assert.equal(listener.sockets(), 0);
   // The real gate refuses loopback unless the operator admits it.
   const closed = await refusal(driver(t, fields, hostGate([])).test(never));
   assert.equal(closed.kind, 'unreachable');
