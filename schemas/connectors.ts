@@ -76,7 +76,7 @@ export const ClickHouseCredentialsSchema = Type.Object(
 
 export const StorageCredentialsSchema = Type.Object(
   {
-    root: Type.String({ minLength: 1, maxLength: 4096, description: 'An absolute directory inside one of the storage roots the operator allows (CAUSA_STORAGE_ROOTS)' }),
+    root: Type.String({ minLength: 1, maxLength: 4096, description: 'An absolute directory inside `<root>/<organisationId>` of a storage root the operator allows (CAUSA_STORAGE_ROOTS)' }),
   },
   { $id: 'StorageCredentials', title: 'StorageCredentials', additionalProperties: false },
 );

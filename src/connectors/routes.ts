@@ -56,7 +56,7 @@ export function connectorRoutes(app: FastifyInstance, connectors: ConnectorServi
         `Types: ${CONNECTOR_TYPES.join(', ')} (another type answers 422 listing these). Credentials per type: see \`SqlCredentials\`, ` +
         '`ConnectionStringCredentials`, `ClickHouseCredentials`, `StorageCredentials`; they are encrypted at rest and never returned. ' +
         'Needs an organisation admin with an org-wide credential. Connectors reach only public addresses unless the operator admits a host (CAUSA_CONNECTOR_ALLOW_HOSTS); ' +
-        'storage roots must lie inside CAUSA_STORAGE_ROOTS.',
+        'a storage root must lie inside the organisation\'s directory `<root>/<organisationId>` of an operator root (CAUSA_STORAGE_ROOTS).',
       tags: TAGS,
       body: CreateConnectorBody,
       response: { 201: dataEnvelope(ref(ConnectorSchema)) },

@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import type { StorageCredentials } from '../../../schemas/connectors.js';
 import { AppError } from '../../errors.js';
@@ -48,13 +48,31 @@ export function openStorageDriver(credentials: StorageCredentials, options: Driv
     return { real, top };
   };
 
-  const fileOf = async (target: ReadTarget) => {
+  /**
+   * Opens the file a target names and checks the file actually opened: its real path (read back from the open
+   * descriptor) must be inside the root, so a directory swapped for a link between check and open cannot lead
+   * out. Reads go through the descriptor (its /proc path for readers that open by path).
+   */
+  const fileOf = async (target: ReadTarget): Promise<{ handle: FileHandle; path: string; format: UploadFormat }> => {
     if (target.kind !== 'path') throw new SourceError('query', 'A storage connector reads files: send config.path');
-    const { real } = await resolve(target.path);
+    const { real, top } = await resolve(target.path);
     const format = FORMATS[extname(real).toLowerCase()];
     if (format === undefined) throw new SourceError('query', `${target.path} is not a file type this connector reads (${Object.keys(FORMATS).join(', ')})`);
-    if (!(await stat(real)).isFile()) throw new SourceError('query', `${target.path} is not a file`);
-    return { real, format };
+    const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => {
+      throw new SourceError('query', `${target.path} cannot be opened`);
+    });
+    try {
+      // Without /proc (not Linux) the check of the path before opening is all there is.
+      const byDescriptor = `/proc/self/fd/${handle.fd}`;
+      const hasProc = existsSync(byDescriptor);
+      const opened = hasProc ? await realpath(byDescriptor) : real;
+      if (!opened.startsWith(top + sep)) throw new SourceError('query', `${target.path} is outside the connector's root`);
+      if (!(await handle.stat()).isFile()) throw new SourceError('query', `${target.path} is not a file`);
+      return { handle, path: hasProc ? byDescriptor : real, format };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   };
 
   return {
@@ -83,26 +101,30 @@ export function openStorageDriver(credentials: StorageCredentials, options: Driv
     },
 
     async preview(target, limit) {
-      const { real, format } = await fileOf(target);
-      const reader = await openTable(real, format).catch(asQueryError);
-      const cells: Array<Array<string | null>> = [];
+      const { handle, path, format } = await fileOf(target);
       try {
-        for await (const row of reader.rows) {
-          cells.push(row.cells);
-          if (cells.length > limit) break;
+        const reader = await openTable(path, format).catch(asQueryError);
+        const cells: Array<Array<string | null>> = [];
+        try {
+          for await (const row of reader.rows) {
+            cells.push(row.cells);
+            if (cells.length > limit) break;
+          }
+        } catch (error) {
+          asQueryError(error);
+        } finally {
+          reader.close();
         }
-      } catch (error) {
-        asQueryError(error);
+        const columns = inferSchema(reader.fields, cells).map((column) => ({ name: column.field, type: column.type }));
+        return { columns, rows: cells.map((row) => Object.fromEntries(reader.fields.map((field, i) => [field, row[i] ?? null]))) };
       } finally {
-        reader.close();
+        await handle.close();
       }
-      const columns = inferSchema(reader.fields, cells).map((column) => ({ name: column.field, type: column.type }));
-      return { columns, rows: cells.map((row) => Object.fromEntries(reader.fields.map((field, i) => [field, row[i] ?? null]))) };
     },
 
     async extract(target) {
-      const { real, format } = await fileOf(target);
-      return { stream: createReadStream(real), format, declared: null };
+      const { handle, format } = await fileOf(target);
+      return { stream: handle.createReadStream(), format, declared: null };
     },
 
     async close() {},
