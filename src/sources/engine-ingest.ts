@@ -35,6 +35,9 @@ function numberText(text: string): string {
   );
 }
 
+/** The message of the throwIf that stops an insert at a cell that does not convert. */
+const UNCONVERTIBLE = 'causa: a cell does not convert';
+
 const ISO_DATETIME_FORMAT = DATE_FORMATS.find((format) => format.name === 'YYYY-MM-DDTHH:mm:ss')!;
 
 /** Whether the engine can convert every column; `sample` holds text cells aligned with `fields`. */
@@ -118,25 +121,12 @@ export async function ingestInEngine(
     await store.loadFile(raw, file.path, file.format).catch((error: unknown) => {
       throw malformedFile(error);
     });
-    // Is any cell present but not convertible? Asked on every core; only then is the first one looked for, in
-    // file order (one thread, so rows are numbered as read; line = row + 2, the header being line 1).
-    const checks = fields.map((field, i) => `NOT ${nullish(cell(i))} AND ${conversion(byField.get(field)!, cell(i))} IS NULL`);
-    const [anyBad] = await store.query(org, (sql) => `SELECT 1 AS bad FROM ${sql.table(raw.tableId)} AS r WHERE ${checks.map((check) => `(${check})`).join(' OR ')} LIMIT 1`);
-    const [bad] = anyBad === undefined ? [] : await store.query<{ row: number; column: number; value: string }>(
-      org,
-      (sql) =>
-        `SELECT row, column, value FROM (SELECT rowNumberInAllBlocks() AS row, multiIf(${checks.flatMap((check, i) => [check, String(i)]).join(', ')}, -1) AS column, ` +
-        `[${fields.map((_, i) => `ifNull(${cell(i)}, '')`).join(', ')}] AS cells, cells[column + 1] AS value FROM ${sql.table(raw.tableId)} AS r) WHERE column >= 0 LIMIT 1`,
-      {},
-      { singleThreaded: true },
-    );
-    if (bad !== undefined) {
-      throw new AppError('validation_failed', refusal(Number(bad.row) + 2, byField.get(fields[bad.column]!)!, bad.value));
-    }
     const [{ n } = { n: 0 }] = await store.query<{ n: number | string }>(org, (sql) => `SELECT count() AS n FROM ${sql.table(raw.tableId)}`);
     if (Number(n) === 0) throw new AppError('validation_failed', 'The batch has no rows');
-    // Every cell converts (checked above), so the rows go straight into the source's table; should the statement
-    // fail part-way, the rows it wrote (ordinals from rowStart on) are taken out again.
+    // One pass converts and checks: a cell present but not convertible stops the insert (throwIf), and only then
+    // is the first such cell looked for, in file order, to name its line. Rows the stopped statement wrote
+    // (ordinals from rowStart on) are taken out again.
+    const checks = fields.map((field, i) => `NOT ${nullish(cell(i))} AND ${conversion(byField.get(field)!, cell(i))} IS NULL`);
     const outputs = definitions.slice(1).map((definition) => {
       const index = fields.indexOf(definition.name);
       return `${conversion(byField.get(definition.name)!, cell(index))} AS ${quoteColumn(definition.name)}`;
@@ -145,13 +135,24 @@ export async function ingestInEngine(
     try {
       await store.insertSelect(
         table,
-        (sql) => `SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${sql.table(raw.tableId)} AS r`,
+        (sql) =>
+          `SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${sql.table(raw.tableId)} AS r ` +
+          `WHERE throwIf(${checks.map((check) => `(${check})`).join(' OR ')}, '${UNCONVERTIBLE}') = 0`,
         { rowStart },
         { singleThreaded: true },
       );
     } catch (error) {
       await store.deleteRowsFrom(table, rowColumn, rowStart).catch(() => undefined);
-      throw error;
+      if (!String((error as Error)?.message).includes(UNCONVERTIBLE)) throw error;
+      const [bad] = await store.query<{ row: number; column: number; value: string }>(
+        org,
+        (sql) =>
+          `SELECT row, column, value FROM (SELECT rowNumberInAllBlocks() AS row, multiIf(${checks.flatMap((check, i) => [check, String(i)]).join(', ')}, -1) AS column, ` +
+          `[${fields.map((_, i) => `ifNull(${cell(i)}, '')`).join(', ')}] AS cells, cells[column + 1] AS value FROM ${sql.table(raw.tableId)} AS r) WHERE column >= 0 LIMIT 1`,
+        {},
+        { singleThreaded: true },
+      );
+      throw new AppError('validation_failed', refusal(Number(bad!.row) + 2, byField.get(fields[bad!.column]!)!, bad!.value));
     }
     return Number(n);
   } finally {
