@@ -33,7 +33,7 @@ export function connectorType(name: string): ConnectorType {
   return type;
 }
 
-export const isSqlType = (type: ConnectorType) => type === 'PostgreSQL' || type === 'MySQL' || type === 'MariaDB';
+const isSqlType = (type: ConnectorType) => type === 'PostgreSQL' || type === 'MySQL' || type === 'MariaDB';
 
 const compiled = new Map<TSchema, ReturnType<typeof Compile>>();
 const validatorFor = (schema: TSchema) => {

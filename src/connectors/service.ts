@@ -256,7 +256,7 @@ function requireAdmin(principal: Principal, action: string): void {
 const noCredentials = (id: string) => new AppError('conflict', `Connector ${id} has no credentials yet; set them with PATCH /connectors/${id}`);
 
 /** Convention 6: a workspace credential supplies its workspace; an org-wide one must name it. */
-export function targetWorkspace(principal: Principal, workspaceId: string | undefined): string {
+function targetWorkspace(principal: Principal, workspaceId: string | undefined): string {
   if (principal.workspaceId !== null) {
     if (workspaceId !== undefined && workspaceId !== principal.workspaceId) {
       throw new AppError('workspace_out_of_scope', `This credential is pinned to workspace ${principal.workspaceId}`);

@@ -246,7 +246,7 @@ export function openClickHouseDriver(credentials: ClickHouseCredentials, options
 }
 
 /** Checks the url: http(s) only, no credentials or query string in it; the port defaults to 8123 / 8443. */
-export function clickHouseEndpoint(raw: string): Endpoint {
+function clickHouseEndpoint(raw: string): Endpoint {
   let url: URL;
   try {
     url = new URL(raw);

@@ -8,7 +8,7 @@ import type { DeclaredColumn, DeclaredKind } from './port.js';
  */
 
 /** A cell of CSV text: quoted (quotes doubled) when it holds a delimiter, quote, line break or edge space. */
-export function csvCell(text: string | null): string {
+function csvCell(text: string | null): string {
   if (text === null || text === '') return '';
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
@@ -22,12 +22,12 @@ export function csvLine(cells: Array<string | null>): string {
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /** A Date as the UTC ISO instant the upload path reads (`YYYY-MM-DDTHH:mm:ss.sssZ`); invalid dates are null. */
-export function isoInstant(date: Date): string | null {
+function isoInstant(date: Date): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 /** A Date holding a calendar day (drivers give midnight UTC or local midnight) as `YYYY-MM-DD`. */
-export function isoDay(date: Date, utc: boolean): string | null {
+function isoDay(date: Date, utc: boolean): string | null {
   if (Number.isNaN(date.getTime())) return null;
   return utc
     ? `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
@@ -35,7 +35,7 @@ export function isoDay(date: Date, utc: boolean): string | null {
 }
 
 /** JSON text of any value a driver returns (64-bit integers as numbers, bytes as base64). */
-export function jsonText(value: unknown): string {
+function jsonText(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
     if (typeof inner === 'bigint') return Number(inner);
     if (inner !== null && typeof inner === 'object' && (inner as { type?: string }).type === 'Buffer' && Array.isArray((inner as { data?: unknown }).data)) {

@@ -246,7 +246,7 @@ function sslOptions(endpoint: SqlEndpoint): SslOptions | undefined {
  * a WITH in parentheses), as a derived table. Neither form accepts anything but a query. The line breaks keep a
  * trailing `-- comment` from swallowing the wrapper.
  */
-export function querySelects(query: string, tail: string): string[] {
+function querySelects(query: string, tail: string): string[] {
   const text = query.trim().replace(/[;\s]+$/, '');
   const derived = `SELECT * FROM (\n${text}\n) AS q${tail}`;
   // `SELECT ... INTO OUTFILE` parses as a parenthesised statement and writes a file on the database host, which a

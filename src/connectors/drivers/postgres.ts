@@ -261,7 +261,7 @@ async function estimate(client: pg.Client, target: Extract<ReadTarget, { kind: '
 }
 
 /** A query as sent, without the trailing semicolon people type (inside the wrapper it would be a syntax error). */
-export function trimQuery(query: string): string {
+function trimQuery(query: string): string {
   return query.trim().replace(/;\s*$/, '');
 }
 
