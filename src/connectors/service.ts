@@ -206,15 +206,11 @@ export class ConnectorService {
       return result;
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
-      // A use the caller abandoned says nothing about the source.
-      if (options.signal.aborted) options.recordStatus = false;
       const message = withoutSecrets(error.message, connector.secrets);
-      if (error.kind === 'unreachable') {
-        if (options.recordStatus) await this.record(connector, message);
-        throw new AppError('source_unreachable', message);
-      }
-      if (options.recordStatus) await this.record(connector, null);
-      throw new AppError('source_query_failed', message);
+      const unreachable = error.kind === 'unreachable';
+      // A use the caller abandoned says nothing about the source; a refused statement means it was reached.
+      if (options.recordStatus && !options.signal.aborted) await this.record(connector, unreachable ? message : null);
+      throw new AppError(unreachable ? 'source_unreachable' : 'source_query_failed', message);
     } finally {
       await connector.driver.close();
     }

@@ -272,13 +272,33 @@ export class SourceService {
       ...row,
       details: JSON.stringify({ ...details, derivedVia: 'folder_extraction', extractionStatus: 'completed', extractionRecipe: { folderId: folder.id, fileId: file.id, fileName: file.file_name, format: file.format } }),
     };
-    const path = this.folders.path(file);
-    const format = file.format as UploadFormat;
-    const reader = await openTable(path, format);
-    const direct = engineFile(reader, path, { quotes: Number(file.quotes), blankLines: file.blank_lines === 1 });
-    const ingested = await this.ingest(derived, reader.fields, reader.rows, { hash: file.hash, bytes: Number(file.bytes), fileName: file.file_name }, format, { file: direct }).finally(reader.close);
-    await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
-    return toSource(ingested);
+    const stored = { path: this.folders.path(file), hash: file.hash, bytes: Number(file.bytes), quotes: Number(file.quotes), blankLines: file.blank_lines === 1, fileName: file.file_name };
+    return this.createWithFile(derived, workspaceId, stored, file.format as UploadFormat);
+  }
+
+  /**
+   * A new tabular source whose first batch is a file on disk, linked to the workspace. The table is the new
+   * source's alone, so whatever fails after rows were written (statistics, the metadata write) drops it.
+   */
+  private async createWithFile(
+    row: SourceRow,
+    workspaceId: string,
+    file: { path: string; hash: string; bytes: number; quotes: number; blankLines: boolean; fileName: string | null },
+    format: UploadFormat,
+    options: IngestOptions = {},
+  ): Promise<Source> {
+    const reader = await openTable(file.path, format);
+    try {
+      const ingest = { ...options, file: engineFile(reader, file.path, file) };
+      const ingested = await this.ingest(row, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName: file.fileName }, format, ingest);
+      await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
+      return toSource(ingested);
+    } catch (error) {
+      await this.data().dropTable({ organisationId: row.organisation_id, tableId: row.id }).catch(() => undefined);
+      throw error;
+    } finally {
+      reader.close();
+    }
   }
 
   /**
@@ -296,19 +316,7 @@ export class SourceService {
     const row = newSourceRow({ organisationId: owner.organisationId }, owner.workspaceId, { name: input.name, description: input.description, dataFormat: 'Tabular', parentId: null, dataSource: 'connector' });
     const details = JSON.parse(row.details) as SourceDetails;
     const imported: SourceRow = { ...row, details: JSON.stringify({ ...details, ontologyMode: input.ontologyMode, extractionStatus: 'completed', extractionRecipe: input.recipe }) };
-    const reader = await openTable(file.path, format);
-    const ingest = { ...options, file: engineFile(reader, file.path, file) };
-    try {
-      const ingested = await this.ingest(imported, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName: null }, format, ingest);
-      await this.store(ingested, () => this.repo.insert(ingested, owner.workspaceId));
-      return toSource(ingested);
-    } catch (error) {
-      // The table is this new source's alone: whatever failed after its rows were written (statistics), none stay.
-      await this.data().dropTable({ organisationId: owner.organisationId, tableId: imported.id }).catch(() => undefined);
-      throw error;
-    } finally {
-      reader.close();
-    }
+    return this.createWithFile(imported, owner.workspaceId, { ...file, fileName: null }, format, options);
   }
 
   /** Takes back a source an import created (the import was cancelled right after storing it). */

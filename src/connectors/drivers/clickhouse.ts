@@ -7,10 +7,8 @@ import type { ClickHouseCredentials } from '../../../schemas/connectors.js';
 import { rowsToCsv } from './csv.js';
 import { declaredColumn, ident, previewValue, readExpression, sourceValue } from './clickhouse-types.js';
 import type { DriverOptions } from './network.js';
-import { type BrowseEntry, type ConnectorDriver, type ReadTarget, STATEMENT_TIMEOUT_MS, SourceError } from './port.js';
+import { type BrowseEntry, type ConnectorDriver, type ReadTarget, EXTRACT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, SourceError, cancelledError, requiredContext } from './port.js';
 
-/** How long one extraction may run on the source (the import job can be cancelled sooner). */
-const EXTRACT_TIMEOUT_MS = 6 * 3600_000;
 /** Beyond the server's own limit, how long the client waits before it gives up on an answer. */
 const CLIENT_GRACE_MS = 10_000;
 /** The server's own databases, never offered. */
@@ -172,7 +170,7 @@ export function openClickHouseDriver(credentials: ClickHouseCredentials, options
         }
         case 'columns': {
           const database = context.database ?? defaultDatabase();
-          const table = required(context.table, 'table', 'columns');
+          const table = requiredContext(context.table, 'table', 'columns');
           const where = `database = ${literal(database)} AND table = ${literal(table)}`;
           const rows = await collect(`SELECT name, type FROM system.columns WHERE ${where}${filter} LIMIT ${limit}`, signal);
           if (rows.length === 0) {
@@ -274,10 +272,6 @@ function pinnedLookup(address: string): LookupFunction {
   };
 }
 
-function required(value: string | undefined, name: string, level: string): string {
-  if (value === undefined || value === '') throw new SourceError('query', `Browsing ${level} needs the query parameter \`${name}\``);
-  return value;
-}
 
 /** The statement a target reads: a quoted table, or the caller's query without its trailing semicolons. */
 function sourceSelect(target: ReadTarget): string {
@@ -329,7 +323,7 @@ async function* readRows(result: ResultSet<'JSONEachRow'>): AsyncGenerator<Recor
 
 /** Runs `work` with the caller's signal and a deadline a little past the server's own limit. */
 async function bounded<T>(signal: AbortSignal, timeoutMs: number, work: (combined: AbortSignal) => Promise<T>): Promise<T> {
-  if (signal.aborted) throw cancelled();
+  if (signal.aborted) throw cancelledError();
   const deadline = AbortSignal.timeout(timeoutMs + CLIENT_GRACE_MS);
   const combined = AbortSignal.any([signal, deadline]);
   try {
@@ -339,7 +333,6 @@ async function bounded<T>(signal: AbortSignal, timeoutMs: number, work: (combine
   }
 }
 
-const cancelled = () => new SourceError('query', 'The request was cancelled');
 
 /**
  * A failure as the service needs it: the server's refusal (an error with a server code) is `query`, verbatim,
@@ -348,7 +341,7 @@ const cancelled = () => new SourceError('query', 'The request was cancelled');
  */
 function failure(error: unknown, signal: AbortSignal, deadline: AbortSignal, timeoutMs: number): SourceError {
   if (error instanceof SourceError) return error;
-  if (signal.aborted) return cancelled();
+  if (signal.aborted) return cancelledError();
   if (deadline.aborted) return new SourceError('query', `ClickHouse did not finish within ${Math.ceil(timeoutMs / 1000)} s`);
   const message = String((error as Error)?.message ?? error).trim();
   const code = serverCode(error);

@@ -7,10 +7,8 @@ import { rowsToCsv } from './csv.js';
 import { describeField, previewValue, sourceValue } from './mysql-types.js';
 import { type SqlEndpoint, sqlEndpoint } from './endpoint.js';
 import type { DriverOptions } from './network.js';
-import { type BrowseEntry, type ConnectorDriver, type ReadTarget, STATEMENT_TIMEOUT_MS, SourceError } from './port.js';
+import { type BrowseEntry, type ConnectorDriver, type ReadTarget, EXTRACT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, SourceError, cancelledError, requiredContext } from './port.js';
 
-/** How long one extraction may run on the source (the import job can be cancelled sooner). */
-const EXTRACT_TIMEOUT_MS = 6 * 3600_000;
 /** Rows an extraction buffers before the connection is paused (backpressure). */
 const ROW_BUFFER = 1000;
 /** The server's own databases, never offered. */
@@ -45,7 +43,7 @@ export function openMySqlDriver(credentials: SqlCredentials, options: DriverOpti
     const endpoint = endpointOf();
     const { host, port } = endpoint;
     const address = await options.gate(host, port);
-    if (signal.aborted) throw cancelled();
+    if (signal.aborted) throw cancelledError();
     const connection = mysql.createConnection({
       // The socket goes to the address the gate approved; `host` stays the name, which TLS verifies.
       host,
@@ -76,7 +74,7 @@ export function openMySqlDriver(credentials: SqlCredentials, options: DriverOpti
       return { connection, version };
     } catch (error) {
       release(connection, true);
-      throw signal.aborted ? cancelled() : error instanceof SourceError ? error : new SourceError('unreachable', messageOf(error, endpoint));
+      throw signal.aborted ? cancelledError() : error instanceof SourceError ? error : new SourceError('unreachable', messageOf(error, endpoint));
     }
   };
 
@@ -134,7 +132,7 @@ export function openMySqlDriver(credentials: SqlCredentials, options: DriverOpti
             return rows.map((row) => ({ name: row.name, kind: 'database' }));
           }
           case 'tables': {
-            const values: unknown[] = [required(context.database ?? defaultDatabase(), 'database', 'tables')];
+            const values: unknown[] = [requiredContext(context.database ?? defaultDatabase(), 'database', 'tables')];
             const sql =
               `SELECT TABLE_NAME AS name, TABLE_TYPE AS type, TABLE_ROWS AS estimate FROM information_schema.TABLES ` +
               `WHERE TABLE_SCHEMA = ?${filter('TABLE_NAME', values)} ORDER BY TABLE_NAME LIMIT ${limit}`;
@@ -146,8 +144,8 @@ export function openMySqlDriver(credentials: SqlCredentials, options: DriverOpti
             }));
           }
           case 'columns': {
-            const database = required(context.database ?? defaultDatabase(), 'database', 'columns');
-            const table = required(context.table, 'table', 'columns');
+            const database = requiredContext(context.database ?? defaultDatabase(), 'database', 'columns');
+            const table = requiredContext(context.table, 'table', 'columns');
             const values: unknown[] = [database, table];
             const sql =
               `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable FROM information_schema.COLUMNS ` +
@@ -193,7 +191,7 @@ export function openMySqlDriver(credentials: SqlCredentials, options: DriverOpti
 
         const csv = rowsToCsv(declared, (row, i) => sourceValue(declared[i]!, (row as unknown[])[i]));
         const source = rows;
-        const stop = () => csv.destroy(cancelled());
+        const stop = () => csv.destroy(cancelledError());
         signal.addEventListener('abort', stop, { once: true });
         source.on('error', (error) => csv.destroy(asQueryError(error, signal)));
         csv.once('close', () => {
@@ -254,10 +252,6 @@ function querySelects(query: string, tail: string): string[] {
   return /\binto\b/i.test(text) ? [derived] : [`(\n${text}\n)${tail}`, derived];
 }
 
-function required(value: string | undefined, name: string, level: string): string {
-  if (value === undefined || value === '') throw new SourceError('query', `Browsing ${level} needs the query parameter \`${name}\``);
-  return value;
-}
 
 interface Result {
   rows: unknown;
@@ -325,10 +319,10 @@ async function tableEstimate(connection: Connection, database: string | undefine
 function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
   if (signal.aborted) {
     work.catch(() => undefined);
-    return Promise.reject(cancelled());
+    return Promise.reject(cancelledError());
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
+    const onAbort = () => reject(cancelledError());
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(
       (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
@@ -337,12 +331,11 @@ function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
   });
 }
 
-const cancelled = () => new SourceError('query', 'The request was cancelled');
 
 /** A statement's failure: the server's refusal as `query`; a connection lost on the way as `unreachable`. */
 function asQueryError(error: unknown, signal: AbortSignal): SourceError {
   if (error instanceof SourceError) return error;
-  if (signal.aborted) return cancelled();
+  if (signal.aborted) return cancelledError();
   const e = error as { fatal?: boolean; sqlState?: string; message?: string };
   return new SourceError(e.fatal === true && e.sqlState === undefined ? 'unreachable' : 'query', e.message ?? String(error));
 }

@@ -97,3 +97,15 @@ export class SourceError extends Error {
 
 /** Longest a preview, browse or test statement may run on the source. */
 export const STATEMENT_TIMEOUT_MS = 30_000;
+
+/** Longest one extraction may run on the source (the import job can be cancelled sooner). */
+export const EXTRACT_TIMEOUT_MS = 6 * 3600_000;
+
+/** What a read stopped by its caller (a cancelled job, a client gone) rejects with. */
+export const cancelledError = () => new SourceError('query', 'The request was cancelled');
+
+/** A browse context parameter the level needs; refused naming it when absent. */
+export function requiredContext(value: string | undefined, name: string, level: string): string {
+  if (value === undefined || value === '') throw new SourceError('query', `Browsing ${level} needs the query parameter \`${name}\``);
+  return value;
+}

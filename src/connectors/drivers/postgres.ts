@@ -4,10 +4,7 @@ import type { SqlCredentials } from '../../../schemas/connectors.js';
 import { jsonSafe } from './csv.js';
 import { type SqlEndpoint, sqlEndpoint } from './endpoint.js';
 import type { DriverOptions } from './network.js';
-import { type BrowseEntry, type ConnectorDriver, type DeclaredColumn, type DeclaredKind, type ReadTarget, STATEMENT_TIMEOUT_MS, SourceError } from './port.js';
-
-/** How long one extraction may run on the source (the import job can be cancelled sooner). */
-const EXTRACT_TIMEOUT_MS = 6 * 3600_000;
+import { type BrowseEntry, type ConnectorDriver, type DeclaredColumn, type DeclaredKind, type ReadTarget, EXTRACT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, SourceError, cancelledError } from './port.js';
 
 /** Schemas of the server itself, never offered. */
 const SYSTEM_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'";
@@ -36,7 +33,7 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
 
   const connect = async (database: string | undefined, timeoutMs: number, signal: AbortSignal): Promise<pg.Client> => {
     const address = await options.gate(endpoint.host, endpoint.port);
-    if (signal.aborted) throw new SourceError('query', 'The request was cancelled');
+    if (signal.aborted) throw cancelledError();
     const client = new pg.Client({
       host: address,
       port: endpoint.port,
@@ -68,7 +65,7 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
       await client.query('BEGIN READ ONLY');
       return await work(client);
     } catch (error) {
-      throw error instanceof SourceError ? error : new SourceError('query', signal.aborted ? 'The request was cancelled' : messageOf(error, endpoint));
+      throw error instanceof SourceError ? error : new SourceError('query', signal.aborted ? cancelledError().message : messageOf(error, endpoint));
     } finally {
       await end(client);
     }
