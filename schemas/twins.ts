@@ -50,9 +50,17 @@ export const DigitalTwinSchema = Type.Object(
 );
 export type DigitalTwin = Static<typeof DigitalTwinSchema>;
 
+export const ORIENTATIONS = ['compelled', 'fixed', 'reversible'] as const;
+
 export const RelationshipSchema = Type.Object({
   source: Type.String(),
   target: Type.String(),
+  orientation: literals(
+    ORIENTATIONS,
+    'How the direction source -> target was decided. `compelled`: by the data (a v-structure, or Meek\'s rules from one): every graph that fits the data as well has it. '
+      + '`fixed`: by the fixed graph (pinned there, or forced by pinned and forbidden edges). `reversible`: the data fit target -> source equally well and the search chose this '
+      + 'direction; answers whose effect depends on it say so (`identified` false, `possibleDifferences`, `decidingEdges`), and pinning the direction you know in the fixed graph decides it.',
+  ),
   strength: Nullable(Type.Number({ description: 'Standardised effect of source on target (signed for continuous pairs)' })),
   strengthStatus: Type.String({ description: '`measured` once estimated from data, `pinned` for a fixed edge not yet estimated' }),
   timeLagEffects: Type.Array(Type.Object({ lag: Type.Integer(), strength: Type.Number(), granularity: Nullable(Type.String()) })),
@@ -146,6 +154,7 @@ export const TwinVersionSchema = Type.Object(
     configSignature: Nullable(Type.String({ description: 'sha256 of the fixed graph and learning options' })),
     nTrainSamples: Nullable(Type.Integer()),
     causalGraph: Type.Array(RelationshipSchema),
+    reversibleEdgeCount: Type.Integer({ minimum: 0, description: 'Edges of `causalGraph` whose direction the data and the fixed graph leave open (`orientation` `reversible`)' }),
     nodes: Type.Array(NodeSchema),
     evaluation: Nullable(EvaluationSchema),
     panelEvaluation: Nullable(Json),

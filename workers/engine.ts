@@ -36,7 +36,7 @@ export default function run(task: EngineTask): DiscoveryResult | FitOutcome | Pr
       return { model: fitCbn(task.frame, task.edges, task.options, wasm()), evaluation, nTrain: train.nRows, nTest: test.nRows };
     }
     case 'simulate':
-      return answer(task.port, task.seed, (context) => runStaticScenario(task.model, task.scenario, context));
+      return answer(task.port, task.seed, (context) => runStaticScenario(task.model, task.scenario, task.identification === undefined ? context : { ...context, identification: { ...task.identification, kernels: wasm() } }));
     case 'score':
       return answer(task.port, task.seed, (context) => runScoring(task.model, task.request, context));
   }

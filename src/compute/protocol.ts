@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { ClassInput } from '../engine/identification/plan.js';
 import type { FamilyOutcome } from '../engine/inference/outcome.js';
 import type { ScoreRequest, StaticScenario } from '../engine/inference/scenario.js';
 import type { CbnModel, DiscoveryOptions, DiscoveryResult, EdgeRef, Evaluation, FitOptions, Frame } from '../engine/types.js';
@@ -12,8 +13,11 @@ export type EngineTask =
   | { kind: 'bootstrap'; frame: Frame; options: DiscoveryOptions; seed: number }
   | { kind: 'fit'; frame: Frame; edges: EdgeRef[]; options: FitOptions & { testFraction: number } }
   /** A simulation run's question; metric SQL goes back to the main thread over `port` (WorkerMessage). */
-  | { kind: 'simulate'; model: CbnModel; scenario: StaticScenario; seed: number; port?: MessagePort }
+  | { kind: 'simulate'; model: CbnModel; scenario: StaticScenario; seed: number; identification?: ClassOfModel; port?: MessagePort }
   | { kind: 'score'; model: CbnModel; request: ScoreRequest; seed: number; port?: MessagePort };
+
+/** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
+export type ClassOfModel = Omit<ClassInput, 'kernels'>;
 
 export interface FitOutcome {
   /** Fitted on every row: the model versions keep. */

@@ -11,6 +11,7 @@ import type { CbnModel } from '../engine/types.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
 import { nowIso } from '../lib/ids.js';
+import { presentVersion } from '../twins/records.js';
 import type { TwinRepo } from '../twins/repo.js';
 import { webhookEvent } from '../webhooks/deliver.js';
 import type { MetricSql } from './metric-sql.js';
@@ -67,6 +68,8 @@ export class SimulationExecution {
     const version = await this.twins.findVersion(job.organisation_id, twinId, params.versionId);
     if (version?.model == null) throw new JobError(`Twin version ${params.versionLabel} no longer has a trained model (deleted or relearned since the run was submitted)`);
     const model = JSON.parse(version.model) as CbnModel;
+    const record = presentVersion(version);
+    const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     await this.phase(context, 'configured', 0.03);
     await this.phase(context, 'running', 0.05);
     const options = {
@@ -77,7 +80,7 @@ export class SimulationExecution {
     const answer =
       params.kind === 'score'
         ? await this.compute().run({ kind: 'score', model, request: input as ScoreRequest, seed: params.seed }, options)
-        : await this.compute().run({ kind: 'simulate', model, scenario: input as StaticScenario, seed: params.seed }, options);
+        : await this.compute().run({ kind: 'simulate', model, scenario: input as StaticScenario, seed: params.seed, identification }, options);
     if ('failure' in answer) throw new JobError(answer.failure);
     context.progress(0.97, 'saving results');
     await context.ensureActive();

@@ -13,6 +13,7 @@ import { buildChangelog } from './changelog.js';
 import { edgesForTraining } from './fixed-graph.js';
 import { buildFrame, modelledColumns } from './frame.js';
 import { describeNodes, variableRoles, withFittedStrengths } from './model-summary.js';
+import { reversibleEdgeCount, withOrientations } from './orientation.js';
 import { type TwinRecord, presentVersion } from './records.js';
 import type { TwinRepo, VersionRow } from './repo.js';
 import { suggestSimulations } from './suggestions.js';
@@ -139,7 +140,7 @@ export class TwinLearning {
     );
     const [result, ...boots] = await Promise.all([main, ...resamples]) as [DiscoveryResult, ...DiscoveryResult[]];
     const confidence = bootstrapSamples === 0 ? null : edgeConfidence(boots, result.edges);
-    const causalGraph: Relationship[] = result.edges.map((edge, i) => ({
+    const causalGraph: Relationship[] = withOrientations(result.edges.map((edge, i) => ({
       source: edge.source,
       target: edge.target,
       strength: Number(edge.strength.toFixed(6)),
@@ -149,10 +150,11 @@ export class TwinLearning {
       confidence: confidence === null ? null : Number((confidence[i] ?? 0).toFixed(4)),
       agreementRate: null,
       isEnvironmentGated: false,
-    }));
+    })), version.fixedSubGraph);
     return {
       status: 'discovered',
       causalGraph,
+      reversibleEdgeCount: reversibleEdgeCount(causalGraph),
       nodes: frame.columns.map((column) => ({
         name: column.name,
         nodeType: 'observed',
@@ -192,8 +194,8 @@ export class TwinLearning {
     context.progress(0.7, 'fitting the model');
     const outcome = await this.compute().run({ kind: 'fit', frame, edges, options: { nonlinear, testFraction, seed } }, { signal });
     const known = new Map(version.causalGraph.map((edge) => [`${edge.source}\u0000${edge.target}`, edge]));
-    const graph: Relationship[] = edges.map(
-      (edge) =>
+    const graph = edges.map(
+      (edge): Omit<Relationship, 'orientation'> =>
         known.get(`${edge.source}\u0000${edge.target}`) ?? {
           ...edge,
           strength: null,
@@ -205,13 +207,14 @@ export class TwinLearning {
           isEnvironmentGated: false,
         },
     );
-    const causalGraph = withFittedStrengths(graph, outcome.model);
+    const causalGraph = withOrientations(withFittedStrengths(graph, outcome.model), version.fixedSubGraph);
     const nodes = describeNodes(outcome.model);
     const evaluation = outcome.evaluation;
     const base = version.derivedFromVersionId === null ? null : await this.repo.findVersion(version.organisationId, version.twinId, version.derivedFromVersionId);
     return {
       status: 'trained',
       causalGraph,
+      reversibleEdgeCount: reversibleEdgeCount(causalGraph),
       nodes,
       evaluation: { ...evaluation, nodeMetrics: evaluation.nodeMetrics as Record<string, Record<string, number>> },
       variableRoles: variableRoles(frame.columns.map((c) => c.name), causalGraph),

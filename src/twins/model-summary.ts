@@ -61,7 +61,7 @@ export function variableRoles(variables: string[], edges: Array<{ source: string
 }
 
 /** Replaces measured strengths by the fitted model's impacts where it has one. */
-export function withFittedStrengths(graph: Relationship[], model: CbnModel): Relationship[] {
+export function withFittedStrengths<E extends Omit<Relationship, 'orientation'>>(graph: readonly E[], model: CbnModel): E[] {
   const byName = new Map(model.nodes.map((node) => [node.name, node]));
   return graph.map((edge) => {
     const child = byName.get(edge.target);

@@ -1,5 +1,6 @@
 import type { DigitalTwin, FixedSubGraph, TwinType, TwinVersion } from '../../schemas/twins.js';
 import type { InferredColumn } from '../sources/inference/infer-schema.js';
+import { withIdentification } from './orientation.js';
 import type { TwinRow, VersionRow } from './repo.js';
 
 /** The twin members kept in the `record` JSON column. */
@@ -35,7 +36,7 @@ export function presentTwin(row: TwinRow): DigitalTwin {
 }
 
 /** The stored version record is the public one. */
-export const presentVersion = (row: VersionRow): TwinVersion => JSON.parse(row.record) as TwinVersion;
+export const presentVersion = (row: VersionRow): TwinVersion => withIdentification(JSON.parse(row.record) as TwinVersion);
 
 const versionLabel = (major: number, minor: number, patch: number) => `${major}.${minor}.${patch}`;
 
@@ -82,6 +83,7 @@ export function emptyVersion(input: {
     configSignature: null,
     nTrainSamples: null,
     causalGraph: [],
+    reversibleEdgeCount: 0,
     nodes: [],
     evaluation: null,
     panelEvaluation: null,

@@ -7,12 +7,14 @@
  */
 import { AppError } from '../../errors.js';
 import { AbortError } from '../discovery/budget.js';
+import { type Alternative, IdentificationPlan } from '../identification/plan.js';
 import { Rng } from '../random.js';
 import type { CbnModel, Frame } from '../types.js';
 import { conditionMask } from './conditions.js';
 import { type Arms, type Interval, type VariableEffect, armRecord, sweepPoints, variableEffect } from './intervention-effects.js';
 import { type MetricEffect, type MetricValues, metricEffect, metricSweepPoint, metricValues } from './intervention-metrics.js';
 import { describeIntervention, interventionSummary } from './intervention-summary.js';
+import { type Bounds, IDENTIFIED, identificationNote, identifiedMembers } from './identified-effects.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord, SweepResult } from './outcome.js';
 import type { Intervention, InterventionScenario } from './scenario.js';
 import { type Noise, type Scm, type Treatment, compileScm, descendantsOf, drawNoise, propagate } from './scm.js';
@@ -48,19 +50,24 @@ interface Sampled {
 
 export async function runIntervention(model: CbnModel, scenario: InterventionScenario, context: InferenceContext): Promise<FamilyOutcome> {
   const scm = compileScm(model);
-  const plan = planOf(scm, scenario);
+  const identification = IdentificationPlan.of(model, context.identification, scenario.interventions.map((iv) => iv.variable));
+  const plan = planOf(scm, scenario, identification?.possibleDescendants() ?? []);
   const { interval } = plan;
   const checkpoint = () => {
     if (context.hooks.aborted?.() === true) throw new AbortError();
   };
-  const progress = (fraction: number, state: string) => context.hooks.progress?.(fraction, state);
+  const outcomeNames = plan.outcomes.map((c) => scm.names[c]!);
+  const metrics = scenario.metrics ?? [];
+  const others = identification?.alternatives([...outcomeNames, ...(metrics.length > 0 ? [null] : [])], context.seed) ?? { alternatives: [], truncated: false };
+  // The chosen DAG's answer takes the first share of the progress, each other DAG of the class one more.
+  const share = 1 / (1 + others.alternatives.length);
+  const progress = (fraction: number, state: string) => context.hooks.progress?.(fraction * share, state);
 
   const noise = drawNoise(scm, plan.samples, context.seed);
   const main = sample(scm, noise, scenario.interventions);
   const draws = parameterDraws(model, noise, scenario.interventions, context.seed, checkpoint);
   progress(0.1, 'sampled the baseline');
 
-  const metrics = scenario.metrics ?? [];
   const perPoint = Math.max(1, Math.floor((METRIC_CALL_BUDGET / plan.grid.length - 1) / 2));
   const batches = Math.min(METRIC_BATCHES, Math.max(3, perPoint));
   const metricDraws = draws.slice(0, Math.min(batches, draws.length));
@@ -71,10 +78,14 @@ export async function runIntervention(model: CbnModel, scenario: InterventionSce
   }
 
   const grid: { value: number | null; variables: VariableEffect[]; metrics: MetricEffect[] }[] = [];
-  const curves = new Map<string, { metric: string; unit?: string; points: SweepResult['curves'][number]['points'] }>();
-  const curve = (name: string, unit?: string) => {
+  const curves = new Map<string, SweepResult['curves'][number]>();
+  /** `outcome`: the variable the curve follows, null for a metric (metrics read every variable). */
+  const curve = (name: string, outcome: string | null, unit?: string) => {
     let c = curves.get(name);
-    if (!c) curves.set(name, (c = unit === undefined ? { metric: name, points: [] } : { metric: name, unit, points: [] }));
+    if (!c) {
+      const { identified, decidingEdges } = identification?.effectOn(outcome) ?? IDENTIFIED;
+      curves.set(name, (c = { metric: name, ...(unit === undefined ? {} : { unit }), identified, decidingEdges, points: [] }));
+    }
     return c;
   };
   let last: Arms | null = null;
@@ -91,14 +102,14 @@ export async function runIntervention(model: CbnModel, scenario: InterventionSce
       checkpoint();
       const values = await metricValues(context, metric, arms.intervened, batches, arms.draws.slice(0, metricDraws.length).map((d) => d.intervened));
       metricEffects.push(metricEffect(metric, baselineMetrics[m]!, values, interval.confidenceLevel));
-      if (value !== null) curve(metric.name, metric.unit).points.push(metricSweepPoint(values, value, interval.confidenceLevel));
+      if (value !== null) curve(metric.name, null, metric.unit).points.push(metricSweepPoint(values, value, interval.confidenceLevel));
     }
     if (value !== null) {
       for (const c of plan.outcomes) {
         const column = arms.intervened.columns[c]!;
         const points = sweepPoints(c, arms, value, interval);
-        if (column.kind === 'continuous') curve(column.name).points.push(points[0]!);
-        else column.categories.forEach((category, k) => curve(`${column.name}=${category}`).points.push(points[k]!));
+        if (column.kind === 'continuous') curve(column.name, column.name).points.push(points[0]!);
+        else column.categories.forEach((category, k) => curve(`${column.name}=${category}`, column.name).points.push(points[k]!));
       }
     }
     grid.push({ value, variables, metrics: metricEffects });
@@ -107,6 +118,11 @@ export async function runIntervention(model: CbnModel, scenario: InterventionSce
   }
 
   const final = grid[grid.length - 1]!;
+  const notes = identification === null ? [] : await identify(identification, others, final, async (alternative, k) => {
+    const hooks = { ...context.hooks, progress: (f: number) => context.hooks.progress?.(share * (1 + k + f), `other graphs of the class: ${k + 1} of ${others.alternatives.length}`) };
+    const answer = await runIntervention(alternative.model, { ...scenario, targetVars: outcomeNames }, { ...context, identification: undefined, hooks });
+    return answer.details as { variables: VariableEffect[]; metrics: MetricEffect[] };
+  });
   const results: Record<string, ResultRecord[]> = {};
   for (const c of plan.outcomes) results[scm.names[c]!] = [armRecord(c, last!, interval)];
   const details: Record<string, unknown> = {
@@ -115,6 +131,11 @@ export async function runIntervention(model: CbnModel, scenario: InterventionSce
     variables: final.variables, metrics: final.metrics,
   };
   const outcome: FamilyOutcome = { results, details, summary: interventionSummary(scenario, plan.samples, main.masks, final) };
+  if (notes.length > 0) {
+    outcome.summary.summary += ` ${notes[0]}`;
+    outcome.summary.keyPoints.unshift(...notes.slice(0, 2));
+    outcome.summary.keyPoints.splice(5);
+  }
   if (plan.rangeIndex >= 0) {
     const range = scenario.interventions[plan.rangeIndex]!;
     details.grid = grid;
@@ -125,8 +146,46 @@ export async function runIntervention(model: CbnModel, scenario: InterventionSce
   return outcome;
 }
 
-/** Validates the scenario against the model: known variables, at most one range (numeric), sample count, level. */
-function planOf(scm: Scm, scenario: InterventionScenario): Plan {
+/**
+ * Adds the identification members to every reported effect (identified-effects.ts), answering the question on each
+ * other DAG of the class through `answerOn`, and returns the plain-language notes of the effects left open.
+ */
+async function identify(
+  plan: IdentificationPlan, others: { alternatives: Alternative[]; truncated: boolean },
+  final: { variables: VariableEffect[]; metrics: MetricEffect[] },
+  answerOn: (alternative: Alternative, k: number) => Promise<{ variables: VariableEffect[]; metrics: MetricEffect[] }>,
+): Promise<string[]> {
+  const answers: { alternative: Alternative; variables: VariableEffect[]; metrics: MetricEffect[] }[] = [];
+  for (const [k, alternative] of others.alternatives.entries()) answers.push({ alternative, ...(await answerOn(alternative, k)) });
+  const notes: string[] = [];
+  for (const v of final.variables) {
+    const members = identifiedMembers(plan, v.variable, v.effect, answers.map((a) => ({ alternative: a.alternative, value: a.variables.find((w) => w.variable === v.variable)?.effect })), others.truncated);
+    Object.assign(v, members);
+    const note = identificationNote(`the effect on ${v.variable}`, members, (d) => showDifference(d, v.categories));
+    if (note !== null) notes.push(note);
+  }
+  for (const m of final.metrics) {
+    const members = identifiedMembers(plan, null, m, answers.map((a) => ({ alternative: a.alternative, value: a.metrics.find((w) => w.name === m.name) })), others.truncated);
+    Object.assign(m, members);
+    const note = identificationNote(`the change in ${m.name}`, members, (d) => showDifference(d));
+    if (note !== null) notes.unshift(note);
+  }
+  return notes;
+}
+
+/** "+1.68 (1.52 to 1.84)"; a categorical effect by its largest share change in points. */
+function showDifference(d: Bounds, categories?: string[]): string {
+  const fmt = (x: number) => (x > 0 ? '+' : '') + String(Number(x.toPrecision(3)));
+  if (!Array.isArray(d.difference)) return `${fmt(d.difference)} (${fmt(d.lowerBound as number)} to ${fmt(d.upperBound as number)})`;
+  const diff = d.difference;
+  const k = diff.reduce((best, x, i) => (Math.abs(x) > Math.abs(diff[best]!) ? i : best), 0);
+  return `${fmt(100 * diff[k]!)} pp in ${categories?.[k] ?? `class ${k}`}`;
+}
+
+/** Validates the scenario against the model: known variables, at most one range (numeric), sample count, level.
+ * Without target variables the outcomes are the intervened variables and everything downstream of them in the
+ * chosen DAG or, when a class is known, in any DAG of it (`possible`). */
+function planOf(scm: Scm, scenario: InterventionScenario, possible: readonly string[]): Plan {
   const invalid = (detail: string) => new AppError('validation_failed', detail);
   if (!Array.isArray(scenario.interventions) || scenario.interventions.length === 0) throw invalid('an intervention scenario needs at least one intervention');
   const samples = scenario.samples ?? DEFAULT_SAMPLES;
@@ -157,6 +216,7 @@ function planOf(scm: Scm, scenario: InterventionScenario): Plan {
   } else {
     const reached = new Set(intervened);
     for (const i of intervened) for (const d of descendantsOf(scm, i)) reached.add(d);
+    for (const name of possible) reached.add(scm.indexOf(name));
     outcomes = [...reached].sort((a, b) => a - b);
   }
   return { samples, interval: { confidenceLevel }, rangeIndex, grid, outcomes: [...new Set(outcomes)] };

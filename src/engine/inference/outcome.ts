@@ -3,7 +3,8 @@
  * `details` by the version label in the run's outputs, stores `sweep` and `score` for their read endpoints and
  * shows `summary` as the run's resultsSummary.
  */
-import type { Frame, WorkHooks } from '../types.js';
+import type { ClassInput } from '../identification/plan.js';
+import type { EdgeRef, Frame, WorkHooks } from '../types.js';
 
 /** One record of a variable's result (spec "Outputs"). Continuous: prediction is a number and the bounds are
  * numbers. Categorical: prediction is the most likely class, `probabilities` follow the variable's categories
@@ -33,7 +34,14 @@ export interface SweepResult {
   variable: string;
   steps: number;
   confidenceLevel: number;
-  curves: { metric: string; unit?: string; points: SweepPoint[] }[];
+  curves: {
+    metric: string;
+    unit?: string;
+    /** Whether every DAG of the twin's class gives this curve, and if not, the edges that decide it. */
+    identified?: boolean;
+    decidingEdges?: EdgeRef[];
+    points: SweepPoint[];
+  }[];
 }
 
 export interface ScoreChange {
@@ -85,4 +93,6 @@ export interface InferenceContext {
    * it averages a text column), which fails the run.
    */
   evaluateMetric(frame: Frame, sql: string): Promise<number>;
+  /** The version's class of DAGs (reversible edges): answers then say which effects it identifies. Absent: none. */
+  identification?: ClassInput;
 }

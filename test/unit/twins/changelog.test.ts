@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildChangelog } from '../../../src/twins/changelog.js';
 
 const edge = (source: string, target: string, strength: number) => ({
-  source, target, strength, strengthStatus: 'measured', timeLagEffects: [], cyclicalEffects: [], confidence: null, agreementRate: null, isEnvironmentGated: false,
+  source, target, orientation: 'compelled' as const, strength, strengthStatus: 'measured', timeLagEffects: [], cyclicalEffects: [], confidence: null, agreementRate: null, isEnvironmentGated: false,
 });
 
 test('a first version lists everything as added', () => {

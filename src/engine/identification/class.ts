@@ -1,0 +1,59 @@
+/**
+ * What the data decided about a DAG's edges. Every DAG of one Markov equivalence class fits observational data
+ * equally well; the class is the DAG's CPDAG (essential graph, Meek 1995; Andersson, Madigan & Perlman 1997).
+ * Background knowledge (edges pinned or forbidden in the fixed graph) narrows it to a maximally oriented PDAG,
+ * closed under Meek's rules R1-R4 (Meek 1995; Perković, Kalisch & Maathuis 2017).
+ */
+import { buildKnowledge } from '../discovery/knowledge.js';
+import { applyKnowledge } from '../discovery/orient-pc.js';
+import { cpdagOfDag } from '../graph/cpdag.js';
+import { applyMeekRules } from '../graph/meek.js';
+import { clonePdag, isDirected, type Pdag, pdagFromEdges } from '../graph/pdag.js';
+import type { EdgeRef } from '../types.js';
+
+/**
+ * How an edge's direction was decided: `compelled` by the data (a v-structure, or Meek's rules from one),
+ * `fixed` by the fixed graph (pinned there, or forced by pinned and forbidden edges through Meek's rules), or
+ * `reversible` (the data fit the opposite direction equally well; the search chose this one).
+ */
+export type Orientation = 'compelled' | 'fixed' | 'reversible';
+
+export interface BackgroundKnowledge {
+  required: readonly EdgeRef[];
+  forbidden: readonly EdgeRef[];
+}
+
+export interface RestrictedClass {
+  /** The DAG itself. */
+  dag: Pdag;
+  /** Its CPDAG: what the data alone decide. */
+  data: Pdag;
+  /** The CPDAG narrowed by the background knowledge: the class the answers range over. */
+  restricted: Pdag;
+}
+
+/** The equivalence class of a DAG over `names`, narrowed by knowledge on those names (others are ignored). */
+export function restrictedClass(names: string[], edges: readonly EdgeRef[], background: BackgroundKnowledge): RestrictedClass {
+  const known = new Set(names);
+  const within = (e: EdgeRef) => known.has(e.source) && known.has(e.target);
+  const dag = pdagFromEdges(names, edges.map((e) => ({ source: e.source, target: e.target, directed: true })));
+  const data = cpdagOfDag(dag);
+  const restricted = clonePdag(data);
+  applyKnowledge(restricted, buildKnowledge(names, background.required.filter(within), background.forbidden.filter(within)));
+  applyMeekRules(restricted, true);
+  return { dag, data, restricted };
+}
+
+/** The orientation of each edge of a DAG (aligned with `edges`). */
+export function edgeOrientations(names: string[], edges: readonly EdgeRef[], background: BackgroundKnowledge): Orientation[] {
+  const index = new Map(names.map((n, i) => [n, i]));
+  const pinned = new Set(background.required.map((e) => `${e.source}\u0000${e.target}`));
+  const { data, restricted } = restrictedClass(names, edges, background);
+  return edges.map((e) => {
+    const i = index.get(e.source)!;
+    const j = index.get(e.target)!;
+    if (pinned.has(`${e.source}\u0000${e.target}`)) return 'fixed';
+    if (isDirected(data, i, j)) return 'compelled';
+    return isDirected(restricted, i, j) ? 'fixed' : 'reversible';
+  });
+}

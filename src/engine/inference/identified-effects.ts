@@ -1,0 +1,69 @@
+/**
+ * The identification members of a reported effect (DESIGN.md "Identification"): `identified`, and when the class
+ * of DAGs the twin cannot tell apart leaves it open, the possible effects over that class (IDA, Maathuis et al.
+ * 2009) with the edges that decide between them. The point answer stays the chosen DAG's, labelled by `basis`.
+ */
+import type { Alternative, IdentificationPlan } from '../identification/plan.js';
+import type { EdgeRef } from '../types.js';
+
+export interface Bounds {
+  difference: number | number[];
+  lowerBound: number | number[];
+  upperBound: number | number[];
+}
+
+export interface PossibleDifference extends Bounds {
+  /** true for the chosen DAG's answer (the point answer). */
+  chosen: boolean;
+  /** The deciding edges as the DAGs giving this effect orient them. */
+  orientation: EdgeRef[];
+}
+
+export interface IdentifiedMembers {
+  identified: boolean;
+  /** `identified`: every DAG of the class gives this answer; `chosen_dag`: the answer of the DAG the search chose. */
+  basis: 'identified' | 'chosen_dag';
+  /** The reversible edges whose direction decides the effect, as the chosen DAG has them: what to pin. */
+  decidingEdges: EdgeRef[];
+  possibleDifferences?: PossibleDifference[];
+}
+
+export const IDENTIFIED: IdentifiedMembers = { identified: true, basis: 'identified', decidingEdges: [] };
+
+/** The members for one effect: `chosen` is its answer on the chosen DAG, `others` on each alternative DAG. */
+export function identifiedMembers(
+  plan: IdentificationPlan, outcome: string | null, chosen: Bounds, others: readonly { alternative: Alternative; value: Bounds | undefined }[], truncated: boolean,
+): IdentifiedMembers {
+  const { identified, decidingEdges } = plan.effectOn(outcome);
+  if (identified) return { ...IDENTIFIED };
+  const list: PossibleDifference[] = [{ ...bounds(chosen), chosen: true, orientation: decidingEdges }];
+  const seen = new Set([edgesKey(decidingEdges)]);
+  for (const { alternative, value } of others) {
+    if (value === undefined || !plan.differsFor(alternative, outcome)) continue;
+    const orientation = plan.orientationFor(alternative, outcome);
+    if (seen.has(edgesKey(orientation))) continue;
+    seen.add(edgesKey(orientation));
+    list.push({ ...bounds(value), chosen: false, orientation });
+  }
+  // No DAG of the class turns the deciding edges another way: the class decides after all.
+  if (list.length === 1 && !truncated) return { ...IDENTIFIED };
+  return { identified: false, basis: 'chosen_dag', decidingEdges, possibleDifferences: list };
+}
+
+/**
+ * "The data cannot tell whether A causes X or the reverse; the effect on Y is 0 (the chosen graph's answer) or
+ * +1.68; pin the direction you know in the fixed graph to decide." `show` formats one possible difference.
+ */
+export function identificationNote(what: string, members: IdentifiedMembers, show: (d: PossibleDifference) => string): string | null {
+  if (members.identified || !members.possibleDifferences) return null;
+  const edges = members.decidingEdges.map((e) => `whether ${e.source} causes ${e.target} or the reverse`).join(', nor ');
+  const values = members.possibleDifferences.map((d) => `${show(d)}${d.chosen ? ' (the chosen graph\'s answer)' : ''}`).join(' or ');
+  const pins = members.decidingEdges.map((e) => `${e.source} -> ${e.target} or ${e.target} -> ${e.source}`).join('; ');
+  return `The data cannot tell ${edges}; ${what} is ${values}. Pin the direction you know in the fixed graph (${pins}) and retrain to decide.`;
+}
+
+function bounds(b: Bounds): Bounds {
+  return { difference: b.difference, lowerBound: b.lowerBound, upperBound: b.upperBound };
+}
+
+const edgesKey = (edges: readonly EdgeRef[]) => edges.map((e) => `${e.source}>${e.target}`).join('|');
