@@ -10,9 +10,11 @@
  */
 import { AppError } from '../../errors.js';
 import { AbortError } from '../discovery/budget.js';
+import { IdentificationPlan } from '../identification/plan.js';
 import type { CbnModel, Frame } from '../types.js';
 import { type CauseArms, causeArms, contrastLike, directedPaths, type Effect, effectOf, linearPathProduct, maskedMean, pathSpecificDifferences } from './causal-effects.js';
 import { conditionMask } from './conditions.js';
+import { identifyExplanation } from './explanation-identification.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from './outcome.js';
 import type { ExplanationScenario } from './scenario.js';
 import { ancestorsOf, descendantsOf, drawNoise, type Noise, propagate, type Scm, compileScm } from './scm.js';
@@ -41,7 +43,11 @@ interface Setup {
   check: (fraction: number, state: string) => void;
 }
 
-export async function runExplanation(model: CbnModel, scenario: ExplanationScenario, context: InferenceContext): Promise<FamilyOutcome> {
+/**
+ * `alsoReport` (impact mode) adds variables to the ranking beside the cause's descendants: another DAG of the
+ * class may put them downstream (identification), and there their effect is not 0.
+ */
+export async function runExplanation(model: CbnModel, scenario: ExplanationScenario, context: InferenceContext, alsoReport: readonly string[] = []): Promise<FamilyOutcome> {
   const scm = compileScm(model);
   const variable = (name: string | undefined, field: string) => {
     if (!name) throw new AppError('validation_failed', `explanationMode ${scenario.explanationMode} needs ${field}`);
@@ -64,9 +70,14 @@ export async function runExplanation(model: CbnModel, scenario: ExplanationScena
     context.hooks.progress?.(fraction, state);
   };
   const setup: Setup = { scm, noise, baseline, segments, check };
+  const identification = scenario.explanationMode === 'discovery' ? null : IdentificationPlan.of(model, context.identification, [scm.names[cause]!]);
+  const extra = [...alsoReport, ...(identification?.possibleDescendants() ?? [])].map((name) => scm.indexOf(name)).filter((i) => i >= 0 && i !== cause);
   const outcome = scenario.explanationMode === 'discovery' ? discover(setup, effect)
-    : scenario.explanationMode === 'impact' ? impact(setup, cause)
+    : scenario.explanationMode === 'impact' ? impact(setup, cause, extra)
       : directional(setup, cause, effect);
+  if (identification !== null) {
+    await identifyExplanation(identification, outcome, context, (alternative, reported) => runExplanation(alternative, scenario, { ...context, identification: undefined }, reported));
+  }
   context.hooks.progress?.(1, 'done');
   return outcome;
 }
@@ -129,9 +140,9 @@ function discover(setup: Setup, effect: number): FamilyOutcome {
   };
 }
 
-function impact(setup: Setup, cause: number): FamilyOutcome {
+function impact(setup: Setup, cause: number, extra: number[]): FamilyOutcome {
   const { scm, segments } = setup;
-  const outcomes = [...descendantsOf(scm, cause)].sort((a, b) => a - b);
+  const outcomes = [...new Set([...descendantsOf(scm, cause), ...extra])].sort((a, b) => a - b);
   setup.check(0, `effects of ${scm.names[cause]}`);
   const arms = causeArms(scm, setup.noise, setup.baseline, cause);
   const scales = outcomes.map((o) => outcomeScale(setup.baseline, o));

@@ -10,10 +10,12 @@
  */
 import { AppError } from '../../errors.js';
 import { AbortError } from '../discovery/budget.js';
+import { IdentificationPlan } from '../identification/plan.js';
 import type { CbnModel, Frame } from '../types.js';
 import { type Assessment, Goals, type Measurement } from './optimisation-goals.js';
 import { type Dimension, maximise } from './optimisation-search.js';
 import { type DecisionLever, decisionLevers, leverTreatments, meanStd, modeOf } from './optimisation-space.js';
+import { identifyOptimisation } from './optimisation-identification.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from './outcome.js';
 import type { OptimisationScenario } from './scenario.js';
 import { compileScm, drawNoise, propagate, type Scm } from './scm.js';
@@ -61,8 +63,11 @@ export async function runOptimisation(model: CbnModel, scenario: OptimisationSce
   const final = simulate(best.active, best.x);
   const measured = await goals.measure(final, context);
   const assessment = goals.assess(measured);
+  const outcome = outcomeOf(scm, levers, goals, best, final, baseline, measured, assessment, used, samples);
+  const identification = IdentificationPlan.of(model, context.identification, best.active.map((l) => levers[l]!.name));
+  if (identification !== null) await identifyOptimisation(identification, scenario, best, samples, { baseline, final }, outcome, context);
   context.hooks.progress?.(1, 'done');
-  return outcomeOf(scm, levers, goals, best, final, baseline, measured, assessment, used, samples);
+  return outcome;
 }
 
 /** Searches the allowed lever subsets (all of them when few, else grown greedily) and answers the best candidate. */

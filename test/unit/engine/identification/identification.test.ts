@@ -8,7 +8,9 @@ import { decidingEdges } from '../../../../src/engine/identification/paths.js';
 import { pdagFromEdges } from '../../../../src/engine/graph/pdag.js';
 import type { VariableEffect } from '../../../../src/engine/inference/intervention-effects.js';
 import type { IdentifiedMembers } from '../../../../src/engine/inference/identified-effects.js';
+import { runExplanation } from '../../../../src/engine/inference/explanation.js';
 import { runIntervention } from '../../../../src/engine/inference/intervention.js';
+import { runOptimisation } from '../../../../src/engine/inference/optimisation.js';
 import type { InferenceContext } from '../../../../src/engine/inference/outcome.js';
 import type { EdgeRef, Frame } from '../../../../src/engine/types.js';
 import { seededRandom } from '../../../helpers/simulated.js';
@@ -48,7 +50,7 @@ function chainFrame(n: number, seed: number): Frame {
     a[i] = 1.2 * x[i]! + random.normal();
     y[i] = 1.4 * a[i]! + random.normal();
   }
-  return frameOf([continuousColumn('x', x), continuousColumn('a', a), continuousColumn('y', y)]);
+  return frameOf([continuousColumn('x', [...x]), continuousColumn('a', [...a]), continuousColumn('y', [...y])]);
 }
 
 const context = (reversible: EdgeRef[], trainingRows: number): InferenceContext => ({
@@ -104,7 +106,7 @@ test('a fully compelled graph answers identified effects, unchanged by identific
   const x = Float64Array.from({ length: n }, () => random.normal());
   const z = Float64Array.from({ length: n }, () => random.normal());
   const y = Float64Array.from({ length: n }, (_, i) => 0.8 * x[i]! - 0.5 * z[i]! + random.normal());
-  const frame = frameOf([continuousColumn('x', x), continuousColumn('z', z), continuousColumn('y', y)]);
+  const frame = frameOf([continuousColumn('x', [...x]), continuousColumn('z', [...z]), continuousColumn('y', [...y])]);
   const model = fitCbn(frame, [e('x', 'y'), e('z', 'y')], {}, kernels);
   const scenario = { type: 'intervention' as const, interventions: [setX] };
   const withClass = await runIntervention(model, scenario, context([], n));
@@ -133,3 +135,52 @@ function frameMean(frame: Frame, name: string): number {
   if (column.kind !== 'continuous') throw new Error('continuous only');
   return column.values.reduce((s, v) => s + v, 0) / column.values.length;
 }
+
+test('explanation answers in impact and directional modes carry the possible effects over the class', async () => {
+  const frame = chainFrame(5000, 17);
+  const chosen = [e('a', 'x'), e('a', 'y')];
+  const model = fitCbn(frame, chosen, {}, kernels);
+  const perStd = 1.68 * frameStd(frame, 'x');
+  type Estimate = { variable?: string; effect: number } & IdentifiedMembers;
+  const impact = await runExplanation(model, { type: 'explanation', explanationMode: 'impact', causeVariable: 'x' }, context(chosen, frame.nRows));
+  const onY = (impact.details.effects as Estimate[]).find((r) => r.variable === 'y')!;
+  assert.ok(onY, 'y is ranked although only another DAG of the class puts it downstream of x');
+  assert.equal(onY.identified, false);
+  assert.ok(Math.abs(onY.possibleDifferences!.find((d) => !d.chosen)!.difference as number - perStd) < 0.1);
+  const directional = await runExplanation(model, { type: 'explanation', explanationMode: 'directional', causeVariable: 'x', effectVariable: 'y' }, context(chosen, frame.nRows));
+  const total = directional.details.totalEffect as Estimate;
+  assert.equal(total.identified, false);
+  assert.deepEqual(total.decidingEdges, [e('a', 'x')]);
+  assert.ok(Math.abs(total.possibleDifferences!.find((d) => !d.chosen)!.difference as number - perStd) < 0.1);
+  assert.match(directional.summary.summary, /cannot tell whether a causes x/);
+  // Pinned, the same question is identified.
+  const pinned = fitCbn(frame, [e('x', 'a'), e('a', 'y')], {}, kernels);
+  const decided = await runExplanation(pinned, { type: 'explanation', explanationMode: 'directional', causeVariable: 'x', effectVariable: 'y' }, context([], frame.nRows));
+  assert.equal((decided.details.totalEffect as Estimate).identified, true);
+  assert.ok(Math.abs((decided.details.totalEffect as Estimate).effect - perStd) < 0.1);
+});
+
+function frameStd(frame: Frame, name: string): number {
+  const m = frameMean(frame, name);
+  const column = frame.columns.find((c) => c.name === name)!;
+  if (column.kind !== 'continuous') throw new Error('continuous only');
+  return Math.sqrt(column.values.reduce((s, v) => s + (v - m) ** 2, 0) / (column.values.length - 1));
+}
+
+test('an optimisation says whether the change its decisions make to the objective is identified', async () => {
+  const frame = chainFrame(4000, 19);
+  const chosen = [e('a', 'x'), e('a', 'y')];
+  const model = fitCbn(frame, chosen, {}, kernels);
+  const scenario = {
+    type: 'optimisation' as const, objectives: [{ direction: 'maximise' as const, variable: 'y' }], decisionVars: ['x'],
+    variableConstraints: [{ variable: 'x', type: 'range' as const, minValue: -1, maxValue: 1 }],
+  };
+  const outcome = await runOptimisation(model, scenario, context(chosen, frame.nRows));
+  const objective = (outcome.details.objectives as ({ variable: string } & IdentifiedMembers)[])[0]!;
+  assert.equal(objective.identified, false);
+  assert.deepEqual(objective.decidingEdges, [e('a', 'x')]);
+  const recommended = (outcome.details.recommendation as { variable: string; value: number; baselineValue: number }[])[0]!;
+  const other = objective.possibleDifferences!.find((d) => !d.chosen)!;
+  const expected = 1.68 * (recommended.value - frameMean(frame, 'x'));
+  assert.ok(Math.abs((other.difference as number) - expected) < 0.15, `expected ${expected}, got ${String(other.difference)}`);
+});
