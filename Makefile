@@ -35,9 +35,11 @@ bench-discovery: build
 bench-pipeline: build
 	node dist/bench/engine/pipeline.js
 
-## Interventions and prediction against exact answers (BIF networks, linear SCMs), with latency; writes BENCHMARKS.md.
+## Interventions and prediction against exact answers (BIF networks, linear SCMs), with latency, and identification
+## on random ER graphs (share identified, truth among the possible effects); writes BENCHMARKS.md.
 bench-inference: build
 	node dist/bench/engine/inference.js
+	node dist/bench/engine/identification.js
 
 ## Root cause analysis on the PetShop benchmark (../shared/benchmarks/data/petshop); writes BENCHMARKS.md.
 bench-rca: build

@@ -242,6 +242,27 @@ const ResultRecordSchema = Type.Object({
   confidenceLevel: Type.Number(),
 });
 
+const EdgeRefSchema = Type.Object({ source: Type.String(), target: Type.String() });
+
+const PossibleDifferenceSchema = Type.Object({
+  difference: Type.Union([Type.Number(), Type.Array(Type.Number())], { description: 'The effect on this graph (per class for a categorical outcome)' }),
+  lowerBound: Type.Union([Type.Number(), Type.Array(Type.Number())]),
+  upperBound: Type.Union([Type.Number(), Type.Array(Type.Number())]),
+  chosen: Type.Boolean({ description: 'true for the graph the twin chose (the point answer)' }),
+  orientation: Type.Array(EdgeRefSchema, { description: 'How the graphs giving this effect orient the deciding edges' }),
+});
+
+/** The members every effect of an intervention, explanation (impact, directional) and optimisation answer carries. */
+export const EffectIdentificationSchema = Type.Object(
+  {
+    identified: Type.Boolean({ description: 'true when every graph the data (and the fixed graph) cannot tell apart from the twin\'s gives this effect' }),
+    basis: literals(['identified', 'chosen_dag'] as const, '`chosen_dag`: the point answer is the one of the graph the twin chose, one of `possibleDifferences`'),
+    decidingEdges: Type.Array(EdgeRefSchema, { description: 'The reversible edges, as the twin has them, whose direction decides the effect: pin the one you know in the fixed graph and retrain' }),
+    possibleDifferences: Type.Optional(Type.Array(PossibleDifferenceSchema, { description: 'Unidentified effects: the distinct effects over the class (IDA, Maathuis et al. 2009), each with its interval' })),
+  },
+  { $id: 'EffectIdentification', title: 'EffectIdentification', description: 'Whether an effect is decided by the data, and if not, its possible values and the edges that decide it' },
+);
+
 export const VersionOutputsSchema = Type.Object({
   results: Type.Record(Type.String(), Type.Array(ResultRecordSchema), { description: 'Per variable; prediction records align with the input rows' }),
   changepoints: Type.Record(Type.String(), Type.Array(Type.Unknown()), { description: 'Temporal families only; empty on static twins' }),
@@ -251,7 +272,8 @@ export const VersionOutputsSchema = Type.Object({
       'The family’s own answer: intervention {variables (baseline, intervened, effect with interval), metrics}; optimisation ' +
       '{recommendation, objectives, constraints, feasible}; counterfactual {samples with changes and re-simulated targets}; ' +
       'explanation {drivers/effects/paths, segments}; root cause {samples with ranked root causes}; anomaly {samples with scores}; ' +
-      'prediction {method}. Every family records its `seed`.',
+      'prediction {method}. Every family records its `seed`. Each effect of an intervention (variables, metrics), an explanation in ' +
+      'impact or directional mode (effects, totalEffect) and an optimisation (objectives) carries the members of EffectIdentification.',
   }),
 });
 
@@ -311,6 +333,12 @@ export const SweepQuery = Type.Object({
   filter: Type.Optional(Type.String({ maxLength: 256, description: 'Narrows the listing of metrics or environments (case-insensitive substring)' })),
 });
 
+/** Whether a curve is decided by the twin's class of DAGs (see the intervention answers' `identified`). */
+const CurveIdentification = {
+  identified: Type.Optional(Nullable(Type.Boolean({ description: 'true when every graph the data cannot tell apart from the twin\'s gives this curve; false when it rests on reversible edges (then `decidingEdges`); null for runs made before identification' }))),
+  decidingEdges: Type.Optional(Type.Array(EdgeRefSchema, { description: 'The reversible edges, as the twin has them, whose direction decides the curve: pin the one you know in the fixed graph and retrain' })),
+};
+
 const SweepPointSchema = Type.Object({ value: Type.Number(), mean: Type.Number(), std: Type.Number(), lowerBound: Type.Number(), upperBound: Type.Number() });
 
 export const SweepSchema = Type.Object(
@@ -319,9 +347,10 @@ export const SweepSchema = Type.Object(
     variable: Type.String({ description: 'The swept variable' }),
     steps: Type.Integer(),
     confidenceLevel: Type.Number(),
-    metrics: Type.Array(Type.Object({ name: Type.String(), unit: Type.Optional(Type.String()) }), { description: 'Curves the run holds (after `filter`)' }),
+    metrics: Type.Array(Type.Object({ name: Type.String(), unit: Type.Optional(Type.String()), ...CurveIdentification }), { description: 'Curves the run holds (after `filter`)' }),
     metric: Nullable(Type.String({ description: 'The curve returned in `points` (null when listing)' })),
     unit: Type.Optional(Type.String()),
+    ...CurveIdentification,
     points: Type.Array(SweepPointSchema, { description: 'Swept value, mean, standard deviation and confidence interval per grid point' }),
     digest: Type.Object({ from: Type.Number(), to: Type.Number(), bestValue: Nullable(Type.Number()), bestMean: Nullable(Type.Number()), curves: Type.Integer() }),
   },

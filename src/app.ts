@@ -24,6 +24,7 @@ import {
   SimulationRunSchema,
   SimulationRunSummarySchema,
   SweepSchema,
+  EffectIdentificationSchema,
 } from '../schemas/simulations.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
@@ -88,7 +89,7 @@ export async function buildApp(context: Context, options: { logger?: boolean } =
   installProblemHandling(app);
   describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema, JobSchema, JobAcceptedSchema, DigitalTwinSchema, TwinVersionSchema,
     ConnectorSchema, BrowseEntrySchema, RowsSchema, DirectQueryRowsSchema, SqlFieldCredentialsSchema, ConnectionStringCredentialsSchema, ClickHouseCredentialsSchema, StorageCredentialsSchema,
-    SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, ScoreSchema, ScenarioFromQuerySchema,
+    SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
     PredictionScenarioSchema, InterventionScenarioSchema, OptimisationScenarioSchema, CounterfactualScenarioSchema, ExplanationScenarioSchema, RootCauseScenarioSchema, AnomalyScenarioSchema]);
   installAuth(app, context.apiKeys, context.limiter);

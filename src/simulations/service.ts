@@ -133,7 +133,8 @@ export class SimulationService {
     if (query.environment !== undefined) throw new AppError('invalid_request', 'This run is on a single-environment twin: it has no environments; omit `environment`');
     const needle = query.filter?.toLowerCase();
     const curves = sweep.curves.filter((curve) => needle === undefined || curve.metric.toLowerCase().includes(needle));
-    const metrics = curves.map((curve) => ({ name: curve.metric, ...(curve.unit === undefined ? {} : { unit: curve.unit }) }));
+    const identification = (curve: SweepResult['curves'][number]) => ({ identified: curve.identified ?? null, ...(curve.decidingEdges === undefined ? {} : { decidingEdges: curve.decidingEdges }) });
+    const metrics = curves.map((curve) => ({ name: curve.metric, ...(curve.unit === undefined ? {} : { unit: curve.unit }), ...identification(curve) }));
     let chosen = query.metric === undefined && sweep.curves.length === 1 ? sweep.curves[0] : undefined;
     if (query.metric !== undefined) {
       chosen = sweep.curves.find((curve) => curve.metric === query.metric);
@@ -149,6 +150,7 @@ export class SimulationService {
       metrics,
       metric: chosen?.metric ?? null,
       ...(chosen?.unit === undefined ? {} : { unit: chosen.unit }),
+      ...(chosen === undefined ? {} : identification(chosen)),
       points: chosen?.points ?? [],
       digest: { from: grid[0]?.value ?? 0, to: grid.at(-1)?.value ?? 0, bestValue: best?.value ?? null, bestMean: best?.mean ?? null, curves: sweep.curves.length },
     };

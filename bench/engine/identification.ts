@@ -1,0 +1,110 @@
+/**
+ * Identification against ANCHORS.md ("Identification"): on random linear-Gaussian ER graphs (simulate.ts
+ * randomModel, expected degree 2) learned from data by the static discovery, every ordered pair (X, Y) with X != Y
+ * is asked the effect of a +1 shift of X on Y through runIntervention with the learned class. Reported: the share
+ * of pairs whose effect the learned class identifies; of the identified pairs with a true effect, how often the
+ * answer's interval covers the truth; of the unidentified ones, how often the true effect is among the reported
+ * possible effects (inside one's interval, or within 10% of it). The baseline in the same run is the answer of the
+ * chosen DAG alone (what a twin stated before identification): how often it misses the truth by more than 10%.
+ *
+ * Run: `make bench-inference` (after the inference bench) or `node dist/bench/engine/identification.js`.
+ * Env: BENCH_WRITE=0 (do not touch BENCHMARKS.md), BENCH_ID_SEEDS (graphs per size, default 8).
+ */
+import { resolve } from 'node:path';
+import { loadWasmKernels } from '../../src/compute/wasm.js';
+import { fitCbn } from '../../src/engine/cbn/fit.js';
+import { discoverStatic } from '../../src/engine/discovery/discover-static.js';
+import { edgeOrientations } from '../../src/engine/identification/class.js';
+import type { IdentifiedMembers } from '../../src/engine/inference/identified-effects.js';
+import type { VariableEffect } from '../../src/engine/inference/intervention-effects.js';
+import { runIntervention } from '../../src/engine/inference/intervention.js';
+import { modelEdges, randomModel, sampleModel, type SimulatedModel } from '../../src/engine/simulate.js';
+import { machineLine, writeSection } from '../lib/report.js';
+import { REPO_ROOT } from './benchmark-data.js';
+
+const SECTION = '## Identification (bench/engine/identification.ts)';
+const SIZES = [10, 20];
+const ROWS = 5000;
+const SEEDS = Number(process.env.BENCH_ID_SEEDS ?? 8);
+const CLOSE = 0.1;
+
+/** Total effects of x on every node: sum over directed paths of products of weights. */
+function totalEffects(truth: SimulatedModel, x: number): Float64Array {
+  const effect = new Float64Array(truth.nodes.length);
+  effect[x] = 1;
+  for (const j of truth.order) {
+    if (j === x) continue;
+    effect[j] = truth.nodes[j]!.parents.reduce((s, q, t) => s + truth.nodes[j]!.weights[t]! * effect[q]!, 0);
+  }
+  return effect;
+}
+
+const near = (value: number, truth: number, low: number, high: number) => (low <= truth && truth <= high) || Math.abs(value - truth) <= CLOSE * Math.max(Math.abs(truth), 0.1);
+
+async function main(): Promise<void> {
+  const kernels = loadWasmKernels();
+  const rows: string[] = [];
+  let reversibleShare = 0;
+  for (const p of SIZES) {
+    const tally = { pairs: 0, identified: 0, identifiedWithEffect: 0, identifiedCovered: 0, open: 0, openAmong: 0, chosenMissed: 0, openChosenMissed: 0, reversible: 0, edges: 0, seconds: 0 };
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const truth = randomModel(p, 2, 7000 + seed);
+      const frame = sampleModel(truth, ROWS, 9000 + seed);
+      const discovered = discoverStatic(frame, {}, kernels);
+      const names = frame.columns.map((c) => c.name);
+      const orientations = edgeOrientations(names, discovered.edges, { required: [], forbidden: [] });
+      tally.reversible += orientations.filter((o) => o === 'reversible').length;
+      tally.edges += orientations.length;
+      const reversible = discovered.edges.filter((_, i) => orientations[i] === 'reversible');
+      const model = fitCbn(frame, discovered.edges, {}, kernels);
+      const started = performance.now();
+      for (let x = 0; x < p; x++) {
+        const truthEffects = totalEffects(truth, x);
+        const outcome = await runIntervention(model, {
+          type: 'intervention', interventions: [{ variable: truth.nodes[x]!.name, valueSpec: { type: 'relative_change', mode: 'absolute', value: 1 } }],
+          targetVars: truth.nodes.map((n) => n.name).filter((_, y) => y !== x),
+        }, { seed, hooks: {}, identification: { reversible, trainingRows: ROWS, kernels }, evaluateMetric: () => Promise.reject(new Error('no metrics')) });
+        for (const v of outcome.details.variables as (VariableEffect & IdentifiedMembers)[]) {
+          const y = truth.nodes.findIndex((n) => n.name === v.variable);
+          const t = truthEffects[y]!;
+          const d = v.effect.difference as number;
+          tally.pairs++;
+          const missed = !near(d, t, v.effect.lowerBound as number, v.effect.upperBound as number);
+          if (missed) tally.chosenMissed++;
+          if (v.identified) {
+            tally.identified++;
+            if (t !== 0) {
+              tally.identifiedWithEffect++;
+              if ((v.effect.lowerBound as number) <= t && t <= (v.effect.upperBound as number)) tally.identifiedCovered++;
+            }
+          } else {
+            tally.open++;
+            if (missed) tally.openChosenMissed++;
+            if (v.possibleDifferences!.some((pd) => near(pd.difference as number, t, pd.lowerBound as number, pd.upperBound as number))) tally.openAmong++;
+          }
+        }
+      }
+      tally.seconds += (performance.now() - started) / 1000;
+    }
+    reversibleShare = tally.reversible / Math.max(1, tally.edges);
+    const pct = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
+    rows.push(`| ER2, ${p} vars x ${ROWS} rows, ${SEEDS} graphs | ${tally.pairs} | ${pct(tally.reversible, tally.edges)} | ${pct(tally.identified, tally.pairs)} | ${pct(tally.identifiedCovered, tally.identifiedWithEffect)} | ${tally.open} | ${pct(tally.openAmong, tally.open)} | ${pct(tally.openChosenMissed, tally.open)} | ${pct(tally.chosenMissed, tally.pairs)} | ${(tally.seconds / (SEEDS * p) * 1000).toFixed(0)} ms |`);
+    console.log(rows.at(-1));
+  }
+  const section = `${SECTION}
+
+${machineLine()}. Random linear-Gaussian ER graphs (expected degree 2), ${ROWS} rows each, learned by the static
+discovery; every ordered pair (X, Y) asked the effect of a +1 shift of X through runIntervention with the learned
+class (IDA over the class: Maathuis et al. 2009). "Among" = the true effect lies inside a reported possible
+effect's interval or within 10% of it. The same-run baseline is the chosen DAG's answer alone (what a twin stated
+before identification). Goal (ANCHORS.md): the truth among the possible effects in >= 95% of unidentified pairs.
+
+| graphs | pairs | reversible edges | pairs identified | identified: truth in interval | unidentified pairs | unidentified: truth among possible effects | unidentified: chosen DAG's answer alone misses | all pairs: chosen DAG's answer misses | time per question |
+|---|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+`;
+  if (process.env.BENCH_WRITE !== '0') writeSection(resolve(REPO_ROOT, 'BENCHMARKS.md'), SECTION, section);
+  console.log(section, `(reversible share of the last size ${reversibleShare.toFixed(3)})`);
+}
+
+await main();

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildTestApp } from '../helpers/app.js';
+import { waitForJob } from '../helpers/jobs.js';
+import { seededRandom } from '../helpers/simulated.js';
+import { type TrainedTwin, completedRun } from '../helpers/simulations.js';
+
+const API = '/api/v1';
+
+/** x -> a -> y <- u (a = 1.2x + e, y = 1.4a + 0.8u + e): a -> y and u -> y are compelled, x - a is not; do(x) moves y by 1.68 per unit. */
+function rows(n: number): Array<Record<string, number>> {
+  const random = seededRandom(23);
+  return Array.from({ length: n }, () => {
+    const x = random.normal();
+    const u = random.normal();
+    const a = 1.2 * x + random.normal();
+    return { x, u, a, y: 1.4 * a + 0.8 * u + random.normal() };
+  });
+}
+
+test('a twin says which edges the data oriented, and a what-if that rests on a reversible edge says so until it is pinned', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const data = rows(3000);
+  const meanX = data.reduce((s, r) => s + r.x!, 0) / data.length;
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'chain', rows: data } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'identification', sourceId: source.body.data.id } });
+  const twinId = created.body.data.id;
+  const versionId = created.body.data.versionId;
+  const version = `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}`;
+  const learn = async () => {
+    const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: { bootstrapSamples: 0 } });
+    assert.equal(job.status, 202, JSON.stringify(job.body));
+    assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
+    return (await app.call({ method: 'GET', url: version })).body.data;
+  };
+  const learned = await learn();
+  const orientation = (s: string, target: string) => learned.causalGraph.find((e: { source: string; target: string }) => e.source === s && e.target === target)?.orientation;
+  assert.equal(orientation('a', 'y'), 'compelled');
+  assert.equal(orientation('u', 'y'), 'compelled');
+  const xa = learned.causalGraph.find((e: { source: string; target: string }) => [e.source, e.target].sort().join() === 'a,x');
+  assert.equal(xa.orientation, 'reversible');
+  assert.equal(learned.reversibleEdgeCount, 1);
+
+  const twin: TrainedTwin = { app, ws, twinId, versionId, simulations: `${API}/workspaces/${ws}/simulations`, version };
+  const whatIf = { type: 'intervention', interventions: [{ variable: 'x', valueSpec: { type: 'set_value', value: 1 } }], targetVars: ['y'] };
+  const truth = 1.68 * (1 - meanX);
+  const open = await completedRun(twin, whatIf);
+  const onY = open.outputs['1.0.0'].details.variables.find((v: { variable: string }) => v.variable === 'y');
+  assert.equal(onY.identified, false);
+  assert.deepEqual(onY.decidingEdges, [{ source: xa.source, target: xa.target }]);
+  const values = onY.possibleDifferences.map((d: { difference: number }) => d.difference).sort((p: number, q: number) => p - q);
+  assert.equal(values.length, 2);
+  assert.ok(Math.abs(values[0]) < 0.1 && Math.abs(values[1] - truth) < 0.15, `possible effects ${values.join(', ')}; truth 0 or ${truth}`);
+  assert.match(open.resultsSummary.summary, /cannot tell whether/);
+
+  const sweep = await completedRun(twin, { type: 'intervention', interventions: [{ variable: 'x', valueSpec: { type: 'range', from: -1, to: 1, steps: 3 } }], targetVars: ['y'] });
+  const curve = await app.call({ method: 'GET', url: `${twin.simulations}/${sweep.id}/sweep?metric=y` });
+  assert.equal(curve.status, 200, JSON.stringify(curve.body));
+  assert.equal(curve.body.data.identified, false);
+  assert.equal(curve.body.data.decidingEdges.length, 1);
+
+  // Pin the direction we know, learn again: the same question is identified and right.
+  assert.equal((await app.call({ method: 'PATCH', url: `${version}/graph/fixed`, body: { addEdges: [{ source: 'x', target: 'a' }] } })).status, 200);
+  const pinned = await learn();
+  assert.equal(pinned.reversibleEdgeCount, 0);
+  assert.equal(pinned.causalGraph.find((e: { source: string; target: string }) => e.source === 'x' && e.target === 'a').orientation, 'fixed');
+  const decided = await completedRun(twin, whatIf);
+  const y = decided.outputs['1.0.0'].details.variables.find((v: { variable: string }) => v.variable === 'y');
+  assert.equal(y.identified, true);
+  assert.ok(Math.abs(y.effect.difference - truth) < 0.15, `effect ${y.effect.difference}, truth ${truth}`);
+  assert.doesNotMatch(decided.resultsSummary.summary, /cannot tell/);
+});
