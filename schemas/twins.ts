@@ -50,7 +50,9 @@ export const DigitalTwinSchema = Type.Object(
 );
 export type DigitalTwin = Static<typeof DigitalTwinSchema>;
 
-export const ORIENTATIONS = ['compelled', 'fixed', 'reversible'] as const;
+export const ORIENTATIONS = ['compelled', 'fixed', 'assumed', 'reversible'] as const;
+/** Assumptions discovery may use to orient what the data's equivalence class leaves open. */
+export const ORIENTATION_ASSUMPTIONS = ['non_gaussian_residuals'] as const;
 
 export const RelationshipSchema = Type.Object({
   source: Type.String(),
@@ -58,9 +60,12 @@ export const RelationshipSchema = Type.Object({
   orientation: literals(
     ORIENTATIONS,
     'How the direction source -> target was decided. `compelled`: by the data (a v-structure, or Meek\'s rules from one): every graph that fits the data as well has it. '
-      + '`fixed`: by the fixed graph (pinned there, or forced by pinned and forbidden edges). `reversible`: the data fit target -> source equally well and the search chose this '
+      + '`fixed`: by the fixed graph (pinned there, or forced by pinned and forbidden edges). `assumed`: by the assumption named in `assumption` '
+      + '(`non_gaussian_residuals`: in a linear model with non-Gaussian noise only one direction leaves the cause independent of the residual; LiNGAM, Shimizu et al. 2006), '
+      + 'where the data alone leave it open; switch it off with the discovery\'s `orientationAssumptions: []`. `reversible`: the data fit target -> source equally well and the search chose this '
       + 'direction; answers whose effect depends on it say so (`identified` false, `possibleDifferences`, `decidingEdges`), and pinning the direction you know in the fixed graph decides it.',
   ),
+  assumption: Type.Optional(literals(ORIENTATION_ASSUMPTIONS, 'The assumption an `assumed` orientation rests on')),
   strength: Nullable(Type.Number({ description: 'Standardised effect of source on target (signed for continuous pairs)' })),
   strengthStatus: Type.String({ description: '`measured` once estimated from data, `pinned` for a fixed edge not yet estimated' }),
   timeLagEffects: Type.Array(Type.Object({ lag: Type.Integer(), strength: Type.Number(), granularity: Nullable(Type.String()) })),
@@ -117,6 +122,7 @@ export const DiscoverySummarySchema = Type.Object({
   maxDepth: Nullable(Type.Integer()),
   timeBudgetSeconds: Type.Number(),
   bootstrapSamples: Type.Integer(),
+  orientationAssumptions: Type.Optional(Type.Array(literals(ORIENTATION_ASSUMPTIONS), { description: 'Assumptions allowed to orient edges the data left open' })),
   testsRun: Type.Integer(),
   depthReached: Type.Integer(),
   timedOut: Type.Boolean(),
@@ -203,6 +209,11 @@ const DiscoveryMembers = {
   timeBudgetSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: 'Wall-clock budget of the search (default 300)' })),
   bootstrapSamples: Type.Optional(Type.Integer({ minimum: 0, maximum: 200, description: 'Resamples run in parallel for edge confidence (default 16; 0 = no confidence)' })),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })),
+  orientationAssumptions: Type.Optional(Type.Array(literals(ORIENTATION_ASSUMPTIONS), {
+    uniqueItems: true, maxItems: ORIENTATION_ASSUMPTIONS.length,
+    description: 'Assumptions that may orient edges the data leave reversible (default `["non_gaussian_residuals"]`: a reversible edge between continuous variables is oriented when a '
+      + 'bootstrap test finds non-Gaussian residuals decide it at a 1% family-wise level; Gaussian data orient nothing). `[]` switches them off. Such edges say `orientation: "assumed"`.',
+  })),
 };
 const TrainMembers = {
   nonlinear: Type.Optional(Type.Boolean({ description: 'Add squares and products of continuous parents to each continuous mechanism (default false)' })),

@@ -9,6 +9,7 @@ import { loadWasmKernels } from '../src/compute/wasm.js';
 import { discoverStatic } from '../src/engine/discovery/discover-static.js';
 import { resampleFrame } from '../src/engine/discovery/bootstrap.js';
 import { fitCbn } from '../src/engine/cbn/fit.js';
+import { withAssumedOrientations } from '../src/engine/identification/assume.js';
 import { evaluateCbn, splitHoldout } from '../src/engine/cbn/evaluate.js';
 import type { FamilyOutcome, InferenceContext } from '../src/engine/inference/outcome.js';
 import { runScoring, runStaticScenario } from '../src/engine/inference/run.js';
@@ -24,7 +25,7 @@ const PROGRESS_INTERVAL_MS = 200;
 export default function run(task: EngineTask): DiscoveryResult | FitOutcome | Promise<SimulationResult> {
   switch (task.kind) {
     case 'discover': {
-      const result = discoverStatic(task.frame, task.options, wasm(), { progress: throttledProgress(task.port) });
+      const result = withAssumedOrientations(task.frame, discoverStatic(task.frame, task.options, wasm(), { progress: throttledProgress(task.port) }), task.options, wasm());
       task.port?.close();
       return result;
     }

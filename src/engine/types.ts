@@ -44,6 +44,8 @@ export interface DiscoveryOptions {
   forbidden?: EdgeRef[];
   /** Seed for every random choice (default 1). */
   seed?: number;
+  /** Extra assumptions that may orient what the data's equivalence class leaves open (identification/non-gaussian.ts). */
+  assumptions?: 'non_gaussian_residuals'[];
 }
 
 export interface DiscoveredEdge extends EdgeRef {
@@ -61,6 +63,8 @@ export interface DiscoveryResult {
   edges: DiscoveredEdge[];
   /** The Markov equivalence class of that DAG (undirected pairs appear once, `directed` false). */
   cpdag: { source: string; target: string; directed: boolean }[];
+  /** Edges whose direction rests on an assumption of `options.assumptions` (the DAG in `edges` follows them). */
+  assumed?: (EdgeRef & { assumption: 'non_gaussian_residuals' })[];
   /** Tests run, depth reached, whether the time budget stopped the search early. */
   stats: { tests: number; depthReached: number; timedOut: boolean; millis: number };
 }

@@ -26,7 +26,7 @@ const MAX_TRAIN_ROWS = 200_000;
 const MAX_TRAIN_CELLS = 10_000_000;
 const MIN_ROWS = 10;
 const MAX_TASK_LISTENERS = 256;
-const DEFAULTS = { alpha: 0.05, timeBudgetSeconds: 300, bootstrapSamples: 16, testFraction: 0.2, seed: 1 };
+const DEFAULTS = { alpha: 0.05, timeBudgetSeconds: 300, bootstrapSamples: 16, testFraction: 0.2, seed: 1, orientationAssumptions: ['non_gaussian_residuals'] as NonNullable<DiscoveryOptions['assumptions']> };
 
 interface Steps {
   discover: boolean;
@@ -112,12 +112,14 @@ export class TwinLearning {
     const bootstrapSamples = numberParam(params.bootstrapSamples, DEFAULTS.bootstrapSamples);
     const seed = numberParam(params.seed, DEFAULTS.seed);
     const maxDepth = typeof params.maxDepth === 'number' ? params.maxDepth : undefined;
+    const assumptions = Array.isArray(params.orientationAssumptions) ? (params.orientationAssumptions as NonNullable<DiscoveryOptions['assumptions']>) : DEFAULTS.orientationAssumptions;
     const options: DiscoveryOptions = {
       alpha,
       timeBudgetMs: timeBudgetSeconds * 1000,
       required: version.fixedSubGraph.relationships.filter(inFrame),
       forbidden: version.fixedSubGraph.antiRelationships.filter(inFrame),
       seed,
+      assumptions,
       ...(maxDepth === undefined ? {} : { maxDepth }),
     };
     const started = Date.now();
@@ -150,7 +152,7 @@ export class TwinLearning {
       confidence: confidence === null ? null : Number((confidence[i] ?? 0).toFixed(4)),
       agreementRate: null,
       isEnvironmentGated: false,
-    })), version.fixedSubGraph);
+    })), version.fixedSubGraph, result.assumed ?? []);
     return {
       status: 'discovered',
       causalGraph,
@@ -173,6 +175,7 @@ export class TwinLearning {
         maxDepth: maxDepth ?? null,
         timeBudgetSeconds,
         bootstrapSamples,
+        orientationAssumptions: assumptions,
         testsRun: result.stats.tests,
         depthReached: result.stats.depthReached,
         timedOut: result.stats.timedOut,

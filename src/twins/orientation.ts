@@ -2,10 +2,28 @@
 import type { FixedSubGraph, Relationship, TwinVersion } from '../../schemas/twins.js';
 import { edgeOrientations } from '../engine/identification/class.js';
 
-export function withOrientations<E extends Omit<Relationship, 'orientation'>>(graph: readonly E[], fixed: FixedSubGraph): (E & Pick<Relationship, 'orientation'>)[] {
+type Assumed = Required<Pick<Relationship, 'source' | 'target' | 'assumption'>>;
+
+/**
+ * `assumed`: the edges an assumption oriented (a discovery's answer); by default the graph's own edges labelled
+ * `assumed` (a graph learned before, trained again).
+ */
+export function withOrientations<E extends Omit<Relationship, 'orientation'>>(graph: readonly E[], fixed: FixedSubGraph, assumed: readonly Assumed[] = assumedIn(graph)): (E & Pick<Relationship, 'orientation'>)[] {
   const names = [...new Set(graph.flatMap((e) => [e.source, e.target]))];
-  const orientations = edgeOrientations(names, graph, { required: fixed.relationships, forbidden: fixed.antiRelationships });
-  return graph.map((edge, i) => ({ ...edge, orientation: orientations[i]! }));
+  const orientations = edgeOrientations(names, graph, { required: fixed.relationships, forbidden: fixed.antiRelationships }, assumed);
+  const assumption = new Map(assumed.map((e) => [`${e.source}\u0000${e.target}`, e.assumption]));
+  const first = assumed[0]?.assumption;
+  return graph.map((edge, i) => {
+    const { assumption: _old, ...rest } = edge as E & { assumption?: unknown };
+    const orientation = orientations[i]!;
+    // An edge Meek's rules derived from assumed ones rests on the same assumption (there is one kind so far).
+    const named = orientation === 'assumed' ? assumption.get(`${edge.source}\u0000${edge.target}`) ?? first : undefined;
+    return { ...(rest as E), orientation, ...(named === undefined ? {} : { assumption: named }) };
+  });
+}
+
+function assumedIn(graph: readonly Omit<Relationship, 'orientation'>[]): Assumed[] {
+  return graph.flatMap((e) => ((e as Partial<Relationship>).orientation === 'assumed' && e.assumption !== undefined ? [{ source: e.source, target: e.target, assumption: e.assumption }] : []));
 }
 
 export const reversibleEdgeCount = (graph: readonly Relationship[]) => graph.filter((e) => e.orientation === 'reversible').length;

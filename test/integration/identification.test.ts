@@ -72,3 +72,32 @@ test('a twin says which edges the data oriented, and a what-if that rests on a r
   assert.ok(Math.abs(y.effect.difference - truth) < 0.15, `effect ${y.effect.difference}, truth ${truth}`);
   assert.doesNotMatch(decided.resultsSummary.summary, /cannot tell/);
 });
+
+test('with non-Gaussian noise discovery orients a reversible chain by assumption, says so, and can be told not to', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const random = seededRandom(31);
+  const uniform = () => (random.uniform() - 0.5) * Math.sqrt(12);
+  const data = Array.from({ length: 3000 }, () => {
+    const x = uniform();
+    const a = 0.8 * x + uniform();
+    return { x, a, y: 0.8 * a + uniform() };
+  });
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'uniform chain', rows: data } });
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'assumed', sourceId: source.body.data.id } });
+  const twin = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
+  const discover = async (body: Record<string, unknown>) => {
+    const job = await app.call({ method: 'POST', url: `${twin}/versions/${created.body.data.versionId}/discover`, body: { bootstrapSamples: 0, ...body } });
+    assert.equal(job.status, 202, JSON.stringify(job.body));
+    assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
+    return (await app.call({ method: 'GET', url: `${twin}/versions/${created.body.data.versionId}` })).body.data;
+  };
+  const assumed = await discover({});
+  const edges = assumed.causalGraph.map((edge: { source: string; target: string; orientation: string; assumption?: string }) => `${edge.source}->${edge.target}:${edge.orientation}:${edge.assumption}`).sort();
+  assert.deepEqual(edges, ['a->y:assumed:non_gaussian_residuals', 'x->a:assumed:non_gaussian_residuals']);
+  assert.equal(assumed.reversibleEdgeCount, 0);
+  assert.deepEqual(assumed.discovery.orientationAssumptions, ['non_gaussian_residuals']);
+  const off = await discover({ orientationAssumptions: [] });
+  assert.deepEqual(off.causalGraph.map((edge: { orientation: string }) => edge.orientation), ['reversible', 'reversible']);
+  assert.equal(off.reversibleEdgeCount, 2);
+});

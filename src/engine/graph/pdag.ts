@@ -84,6 +84,9 @@ export function pdagToEdges(names: string[], g: Pdag): PdagEdge[] {
   return out;
 }
 
+/** Whether two graphs over the same nodes have the same marks (edges and their directions). */
+export const sameMarks = (a: Pdag, b: Pdag) => a.p === b.p && a.m.every((v, i) => v === b.m[i]);
+
 export function countEdges(g: Pdag): number {
   let count = 0;
   for (let i = 0; i < g.p; i++) for (let j = i + 1; j < g.p; j++) if (adjacent(g, i, j)) count++;

@@ -8,15 +8,16 @@ import { buildKnowledge } from '../discovery/knowledge.js';
 import { applyKnowledge } from '../discovery/orient-pc.js';
 import { cpdagOfDag } from '../graph/cpdag.js';
 import { applyMeekRules } from '../graph/meek.js';
-import { clonePdag, isDirected, type Pdag, pdagFromEdges } from '../graph/pdag.js';
+import { clonePdag, isDirected, type Pdag, pdagFromEdges, setDirected } from '../graph/pdag.js';
 import type { EdgeRef } from '../types.js';
 
 /**
  * How an edge's direction was decided: `compelled` by the data (a v-structure, or Meek's rules from one),
- * `fixed` by the fixed graph (pinned there, or forced by pinned and forbidden edges through Meek's rules), or
+ * `fixed` by the fixed graph (pinned there, or forced by pinned and forbidden edges through Meek's rules),
+ * `assumed` by an extra assumption (non-gaussian.ts: those it oriented and what Meek's rules derive from them), or
  * `reversible` (the data fit the opposite direction equally well; the search chose this one).
  */
-export type Orientation = 'compelled' | 'fixed' | 'reversible';
+export type Orientation = 'compelled' | 'fixed' | 'assumed' | 'reversible';
 
 export interface BackgroundKnowledge {
   required: readonly EdgeRef[];
@@ -44,16 +45,27 @@ export function restrictedClass(names: string[], edges: readonly EdgeRef[], back
   return { dag, data, restricted };
 }
 
-/** The orientation of each edge of a DAG (aligned with `edges`). */
-export function edgeOrientations(names: string[], edges: readonly EdgeRef[], background: BackgroundKnowledge): Orientation[] {
+/**
+ * The orientation of each edge of a DAG (aligned with `edges`). `assumed` lists the edges an assumption oriented;
+ * those the DAG does not have as given (the fixed graph overrode them since) are ignored.
+ */
+export function edgeOrientations(names: string[], edges: readonly EdgeRef[], background: BackgroundKnowledge, assumed: readonly EdgeRef[] = []): Orientation[] {
   const index = new Map(names.map((n, i) => [n, i]));
-  const pinned = new Set(background.required.map((e) => `${e.source}\u0000${e.target}`));
-  const { data, restricted } = restrictedClass(names, edges, background);
+  const key = (e: EdgeRef) => `${e.source}\u0000${e.target}`;
+  const pinned = new Set(background.required.map(key));
+  const { dag, data, restricted } = restrictedClass(names, edges, background);
+  const withAssumptions = clonePdag(restricted);
+  for (const e of assumed) {
+    const [i, j] = [index.get(e.source), index.get(e.target)];
+    if (i !== undefined && j !== undefined && isDirected(dag, i, j) && !isDirected(restricted, j, i)) setDirected(withAssumptions, i, j);
+  }
+  applyMeekRules(withAssumptions, true);
   return edges.map((e) => {
     const i = index.get(e.source)!;
     const j = index.get(e.target)!;
-    if (pinned.has(`${e.source}\u0000${e.target}`)) return 'fixed';
+    if (pinned.has(key(e))) return 'fixed';
     if (isDirected(data, i, j)) return 'compelled';
-    return isDirected(restricted, i, j) ? 'fixed' : 'reversible';
+    if (isDirected(restricted, i, j)) return 'fixed';
+    return isDirected(withAssumptions, i, j) ? 'assumed' : 'reversible';
   });
 }

@@ -8,7 +8,7 @@
 import { cpdagOfDag } from '../graph/cpdag.js';
 import { consistentExtension } from '../graph/dag.js';
 import { applyMeekRules } from '../graph/meek.js';
-import { clonePdag, isDirected, isUndirected, type Pdag, setDirected } from '../graph/pdag.js';
+import { clonePdag, isDirected, isUndirected, type Pdag, sameMarks, setDirected } from '../graph/pdag.js';
 
 /** Candidate orientations examined at most (products of sibling subsets), and DAGs kept at most. */
 const MAX_CANDIDATES = 1024;
@@ -68,9 +68,3 @@ export function parentConfigurations(restricted: Pdag, reference: Pdag, xs: read
 
 /** Bit k of the candidate number; pairs past the cap keep one orientation (the candidates are then a subset). */
 const bit = (mask: number, k: number) => k < 30 && ((mask >> k) & 1) === 1;
-
-function sameMarks(a: Pdag, b: Pdag): boolean {
-  if (a.p !== b.p) return false;
-  for (let i = 0; i < a.m.length; i++) if (a.m[i] !== b.m[i]) return false;
-  return true;
-}

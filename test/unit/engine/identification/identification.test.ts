@@ -184,3 +184,10 @@ test('an optimisation says whether the change its decisions make to the objectiv
   const expected = 1.68 * (recommended.value - frameMean(frame, 'x'));
   assert.ok(Math.abs((other.difference as number) - expected) < 0.15, `expected ${expected}, got ${String(other.difference)}`);
 });
+
+test('edges an assumption oriented, and what Meek rules derive from them, are labelled assumed; a contradicted one is ignored', () => {
+  const chain = [e('x', 'a'), e('a', 'y')];
+  assert.deepEqual(edgeOrientations(['x', 'a', 'y'], chain, { required: [], forbidden: [] }, [e('x', 'a')]), ['assumed', 'assumed']);
+  assert.deepEqual(edgeOrientations(['x', 'a', 'y'], chain, { required: [], forbidden: [] }, [e('a', 'x')]), ['reversible', 'reversible']);
+  assert.deepEqual(edgeOrientations(['x', 'a', 'y'], chain, { required: [e('x', 'a')], forbidden: [] }, [e('x', 'a')]), ['fixed', 'fixed'], 'the fixed graph outranks an assumption');
+});
