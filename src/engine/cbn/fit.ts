@@ -44,37 +44,45 @@ export function fitCbn(frame: Frame, edges: readonly EdgeRef[], options: FitOpti
 export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parents: string[], options: FitOptions, kernels: Kernels): NodeModel {
   const terms = termsFor(frame, parents, options.nonlinear === true);
   const termValues = terms.map((t) => termColumn(frame, t));
-  const rows: number[] = [];
-  for (let r = 0; r < frame.nRows; r++) {
-    if (!Number.isNaN(column.values[r]!) && termValues.every((v) => !Number.isNaN(v[r]!))) rows.push(r);
+  // Plain loops over typed arrays: this runs for every node of every fit (and of identification's refits).
+  const complete = new Int32Array(frame.nRows);
+  let n = 0;
+  rows: for (let r = 0; r < frame.nRows; r++) {
+    if (Number.isNaN(column.values[r]!)) continue;
+    for (const v of termValues) if (Number.isNaN(v[r]!)) continue rows;
+    complete[n++] = r;
   }
   const { mean, rawStd } = observedMeanAndStd(column.values);
   const k = terms.length;
-  if (rows.length === 0) {
+  if (n === 0) {
     return { name: column.name, kind: 'continuous', parents, terms, intercept: mean, coefficients: new Array<number>(k).fill(0), noiseStd: rawStd, residualQuantiles: [0], mean, std: rawStd };
   }
+  const rows = complete.subarray(0, n);
   // Centre and scale each term, and centre y, so the small ridge only guards against collinearity.
   const centre = termValues.map((v) => observedMeanAndStd(Float64Array.from(rows, (r) => v[r]!)));
-  const yMean = rows.reduce((s, r) => s + column.values[r]!, 0) / rows.length;
-  const n = rows.length;
+  let ySum = 0;
+  for (const r of rows) ySum += column.values[r]!;
+  const yMean = ySum / n;
   const x = new Float64Array(n * (k + 1));
   const y = new Float64Array(n);
-  rows.forEach((r, i) => {
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
     x[i * (k + 1)] = 1;
     for (let t = 0; t < k; t++) x[i * (k + 1) + t + 1] = (termValues[t]![r]! - centre[t]!.mean) / centre[t]!.std;
     y[i] = column.values[r]! - yMean;
-  });
+  }
   const fit = kernels.leastSquares(x, y, n, k + 1, 1e-8 * n);
   const coefficients = terms.map((_, t) => (fit.coef[t + 1] ?? 0) / centre[t]!.std);
   const intercept = yMean + (fit.coef[0] ?? 0) - coefficients.reduce((s, b, t) => s + b * centre[t]!.mean, 0);
   const residuals = new Float64Array(n);
   let rss = 0;
-  rows.forEach((r, i) => {
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
     let prediction = intercept;
     for (let t = 0; t < k; t++) prediction += coefficients[t]! * termValues[t]![r]!;
     residuals[i] = column.values[r]! - prediction;
     rss += residuals[i]! ** 2;
-  });
+  }
   const dof = n - k - 1 > 0 ? n - k - 1 : n;
   const noiseStd = Math.sqrt(rss / dof);
   const scale = noiseStd > 0 ? noiseStd : 1;
@@ -129,8 +137,8 @@ export function fitCategoricalNode(frame: Frame, column: CategoricalColumn, pare
 
 /** `count` evenly spaced order statistics of the values, sorted (all of them when there are fewer). */
 function sortedQuantiles(values: Float64Array, count: number): number[] {
-  const sorted = Array.from(values).sort((a, b) => a - b);
-  if (sorted.length <= count) return sorted;
+  const sorted = values.slice().sort(); // a typed array sorts numerically, without a comparator call per step
+  if (sorted.length <= count) return Array.from(sorted);
   return Array.from({ length: count }, (_, i) => sorted[Math.round((i * (sorted.length - 1)) / (count - 1))]!);
 }
 
