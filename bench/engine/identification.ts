@@ -19,7 +19,7 @@ import { edgeOrientations } from '../../src/engine/identification/class.js';
 import type { IdentifiedMembers } from '../../src/engine/inference/identified-effects.js';
 import type { VariableEffect } from '../../src/engine/inference/intervention-effects.js';
 import { runIntervention } from '../../src/engine/inference/intervention.js';
-import { modelEdges, randomModel, sampleModel, type SimulatedModel } from '../../src/engine/simulate.js';
+import { modelEdges, randomModel, sampleModel, totalEffects } from '../../src/engine/simulate.js';
 import { machineLine, writeSection } from '../lib/report.js';
 import { REPO_ROOT } from './benchmark-data.js';
 
@@ -30,16 +30,6 @@ const CLOSE = 0.1;
 /** Graph sizes and how many graphs of each (the largest is there for the cost of identification on wider classes). */
 const SIZES: [number, number][] = [[10, SEEDS], [20, SEEDS], [50, Math.max(1, Math.ceil(SEEDS / 3))]];
 
-/** Total effects of x on every node: sum over directed paths of products of weights. */
-function totalEffects(truth: SimulatedModel, x: number): Float64Array {
-  const effect = new Float64Array(truth.nodes.length);
-  effect[x] = 1;
-  for (const j of truth.order) {
-    if (j === x) continue;
-    effect[j] = truth.nodes[j]!.parents.reduce((s, q, t) => s + truth.nodes[j]!.weights[t]! * effect[q]!, 0);
-  }
-  return effect;
-}
 
 const near = (value: number, truth: number, low: number, high: number) => (low <= truth && truth <= high) || Math.abs(value - truth) <= CLOSE * Math.max(Math.abs(truth), 0.1);
 

@@ -32,7 +32,7 @@ import { predictByWeighting } from '../../src/engine/inference/prediction-weight
 import { runPrediction } from '../../src/engine/inference/prediction.js';
 import { compileScm, drawNoise, frameFromRecords, propagate } from '../../src/engine/inference/scm.js';
 import { Rng } from '../../src/engine/random.js';
-import { type SimulatedModel, modelEdges, randomModel, sampleModel } from '../../src/engine/simulate.js';
+import { type SimulatedModel, modelEdges, randomModel, sampleModel, totalEffects } from '../../src/engine/simulate.js';
 import { machineLine, median, writeSection } from '../lib/report.js';
 import { benchmarkDataDir, REPO_ROOT } from './benchmark-data.js';
 import { bifAncestors, bifEdges, bifModel, mutilateModel, readBif, sampleBif } from './bif.js';
@@ -105,12 +105,6 @@ async function bifRow(dir: string, name: string, kernels: Kernels): Promise<stri
   return line;
 }
 
-function totalEffects(truth: SimulatedModel, x: number): Float64Array {
-  const effect = new Float64Array(truth.nodes.length);
-  effect[x] = 1;
-  for (const j of truth.order) if (j !== x) effect[j] = truth.nodes[j]!.parents.reduce((s, q, t) => s + truth.nodes[j]!.weights[t]! * effect[q]!, 0);
-  return effect;
-}
 
 /** (b) Relative error and 95% coverage of the effect of a +1 shift on the strongest pair, over seeds. */
 async function linearRows(kernels: Kernels, seeds: number): Promise<string[]> {

@@ -154,6 +154,20 @@ export function sampleModel(model: SimulatedModel, n: number, seed: number): Fra
 }
 
 /** The model's edges by name. */
+/**
+ * Total effects of node x on every node of a linear simulated model (continuous nodes, continuous parents): the
+ * sum over directed paths of the products of weights (Wright 1921); 1 at x itself. The truth effects are checked against.
+ */
+export function totalEffects(truth: SimulatedModel, x: number): Float64Array {
+  const effect = new Float64Array(truth.nodes.length);
+  effect[x] = 1;
+  for (const j of truth.order) {
+    if (j === x) continue;
+    effect[j] = truth.nodes[j]!.parents.reduce((s, q, t) => s + truth.nodes[j]!.weights[t]! * effect[q]!, 0);
+  }
+  return effect;
+}
+
 export function modelEdges(model: SimulatedModel): EdgeRef[] {
   return model.nodes.flatMap((node) => node.parents.map((q) => ({ source: model.nodes[q]!.name, target: node.name })));
 }

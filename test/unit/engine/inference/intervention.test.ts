@@ -12,7 +12,7 @@ import type { InferenceContext } from '../../../../src/engine/inference/outcome.
 import type { Condition, InterventionScenario } from '../../../../src/engine/inference/scenario.js';
 import { compileScm } from '../../../../src/engine/inference/scm.js';
 import { Rng } from '../../../../src/engine/random.js';
-import { type SimulatedModel, modelEdges, randomModel, sampleModel } from '../../../../src/engine/simulate.js';
+import { type SimulatedModel, modelEdges, randomModel, sampleModel, totalEffects } from '../../../../src/engine/simulate.js';
 import type { CbnModel, Frame } from '../../../../src/engine/types.js';
 import { AppError } from '../../../../src/errors.js';
 
@@ -36,16 +36,6 @@ function fakeContext(seed: number, calls: { n: number } = { n: 0 }, hooks: Infer
   };
 }
 
-/** Total effects of x on every node of a linear SCM: the sum over directed paths of the products of weights. */
-function totalEffects(truth: SimulatedModel, x: number): Float64Array {
-  const effect = new Float64Array(truth.nodes.length);
-  effect[x] = 1;
-  for (const j of truth.order) {
-    if (j === x) continue;
-    effect[j] = truth.nodes[j]!.parents.reduce((s, q, t) => s + truth.nodes[j]!.weights[t]! * effect[q]!, 0);
-  }
-  return effect;
-}
 
 /** The ordered pair with the largest total effect. */
 function strongestPair(truth: SimulatedModel): { x: string; y: string; effect: number } | null {
