@@ -32,7 +32,7 @@ import { predictByWeighting } from '../../src/engine/inference/prediction-weight
 import { runPrediction } from '../../src/engine/inference/prediction.js';
 import { compileScm, drawNoise, frameFromRecords, propagate } from '../../src/engine/inference/scm.js';
 import { Rng } from '../../src/engine/random.js';
-import { type SimulatedModel, modelEdges, randomModel, sampleModel, totalEffects } from '../../src/engine/simulate.js';
+import { modelEdges, randomModel, sampleModel, totalEffects } from '../../src/engine/simulate.js';
 import { machineLine, median, writeSection } from '../lib/report.js';
 import { benchmarkDataDir, REPO_ROOT } from './benchmark-data.js';
 import { bifAncestors, bifEdges, bifModel, mutilateModel, readBif, sampleBif } from './bif.js';
