@@ -60,16 +60,6 @@ const IdString = (description: string) => Type.String({ minLength: 1, maxLength:
 export const IdParam = <N extends string>(name: N, description: string) =>
   Type.Object({ [name]: IdString(description) } as Record<N, ReturnType<typeof IdString>>);
 
-/**
- * Identity members a client may send in a body; the spec says they are ignored (identity comes from the
- * credential and the path), so they are accepted, documented as ignored and never read.
- */
-export const IgnoredIdentityFields = {
-  organisationId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the credential' })),
-  userId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the credential' })),
-  ownerId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the credential' })),
-};
-
 /** A request body: unknown members are refused (422) rather than silently dropped. */
 export const Body = <P extends Record<string, TSchema>>(properties: P, options: { description?: string } = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });

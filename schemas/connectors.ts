@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { IgnoredIdentityFields, Nullable, Timestamp, literals } from './common.js';
+import { Nullable, Timestamp, literals } from './common.js';
 import { WebhookUrl } from './jobs.js';
 
 /** The connector types that work (a create naming another type answers 422 listing these). */
@@ -101,13 +101,12 @@ export const CreateConnectorBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     type: Type.String({ minLength: 1, maxLength: 64, description: `One of ${CONNECTOR_TYPES.join(', ')} (case-insensitive; \`postgres\` is PostgreSQL)` }),
     credentials: CredentialsField,
-    ...IgnoredIdentityFields,
   },
   { additionalProperties: false },
 );
 
 export const UpdateConnectorBody = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), credentials: CredentialsField, ...IgnoredIdentityFields },
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), credentials: CredentialsField },
   { additionalProperties: false },
 );
 
@@ -133,7 +132,6 @@ export const PreviewBody = Type.Object(
   {
     config: ReadConfigSchema,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
-    ...IgnoredIdentityFields,
   },
   { additionalProperties: false },
 );
@@ -161,7 +159,6 @@ export const DirectQueryBody = Type.Object(
     config: ReadConfigSchema,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 30_000, default: 30_000, description: 'How long the query may run on the source' })),
-    ...IgnoredIdentityFields,
   },
   { additionalProperties: false },
 );
@@ -173,7 +170,6 @@ export const ImportBody = Type.Object(
     datasetName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Name of the new source; defaults to the table, file or `query`' }))),
     ontologyMode: Type.Optional(literals(['auto', 'manual'] as const, 'Recorded on the new source; default `auto`')),
     webhookUrl: Type.Optional(Nullable(WebhookUrl)),
-    ...IgnoredIdentityFields,
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Body, IgnoredIdentityFields, Nullable, Timestamp, literals, ref } from './common.js';
+import { Body, Nullable, Timestamp, literals, ref } from './common.js';
 import { ColumnMetadataSchema, SchemaEntrySchema } from './sources.js';
 
 /** Enumerations of the spec. */
@@ -137,8 +137,6 @@ const DatasetMembers = {
   anchorConceptId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
   sources: Type.Optional(Sources),
   operations: Type.Optional(Operations),
-  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
-  ...IgnoredIdentityFields,
 };
 
 export const CreateDatasetBody = Body({ name: Name, ...DatasetMembers });

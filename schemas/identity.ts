@@ -35,7 +35,6 @@ export const CreateUserBody = Body({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 320 }))),
   role: Type.Optional(UserRoleSchema),
-  organisationId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the credential' })),
 });
 export type CreateUser = Static<typeof CreateUserBody>;
 
@@ -80,6 +79,5 @@ export const CreateApiKeyBody = Body({
   ipAllowlist: Type.Optional(Type.String({ maxLength: 4000, description: 'Comma-separated IPv4/IPv6 addresses and CIDRs; empty = all' })),
   rateLimit: Type.Optional(Type.Integer({ minimum: MIN_RATE_LIMIT, maximum: MAX_RATE_LIMIT, default: DEFAULT_RATE_LIMIT, description: 'Requests per minute' })),
   forUserId: Type.Optional(Type.String({ description: 'Issue the key for another user of the organisation (default: the caller)' })),
-  organisationId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the credential' })),
 });
 export type CreateApiKey = Static<typeof CreateApiKeyBody>;

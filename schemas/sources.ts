@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Body, IgnoredIdentityFields, Nullable, Timestamp, ref } from './common.js';
+import { Body, Nullable, Timestamp, ref } from './common.js';
 
 export const DataFormatSchema = Type.Union([Type.Literal('Tabular'), Type.Literal('Folder')]);
 
@@ -123,8 +123,6 @@ export const CreateSourceBody = Body({
   dataFormat: Type.Optional(DataFormatSchema),
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
   parentSourceId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
-  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
-  ...IgnoredIdentityFields,
 });
 export type CreateSource = Static<typeof CreateSourceBody>;
 
@@ -137,8 +135,6 @@ export const FromDataBody = Body({
     maxItems: 100_000,
     description: 'Records keyed by column; columns are the union of the keys, in order of first appearance',
   }),
-  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
-  ...IgnoredIdentityFields,
 });
 export type FromData = Static<typeof FromDataBody>;
 

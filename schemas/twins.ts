@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Body, IgnoredIdentityFields, Nullable, Timestamp, literals, ref } from './common.js';
+import { Body, Nullable, Timestamp, literals, ref } from './common.js';
 import { WebhookUrl } from './jobs.js';
 import { SchemaEntrySchema } from './sources.js';
 
@@ -181,8 +181,6 @@ export const CreateTwinBody = Body({
   selectedTimeColumnName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 300 }))),
   environmentColumns: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 20 })),
   shardCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
-  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
-  ...IgnoredIdentityFields,
 });
 export type CreateTwin = Static<typeof CreateTwinBody>;
 

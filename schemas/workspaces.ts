@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Body, IgnoredIdentityFields, Nullable, Timestamp } from './common.js';
+import { Body, Nullable, Timestamp } from './common.js';
 
 export const WorkspaceSchema = Type.Object(
   {
@@ -20,16 +20,12 @@ const Description = Nullable(Type.String({ maxLength: 5000 }));
 export const CreateWorkspaceBody = Body({
   name: Name,
   description: Type.Optional(Description),
-  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
-  ...IgnoredIdentityFields,
 });
 export type CreateWorkspace = Static<typeof CreateWorkspaceBody>;
 
 export const UpdateWorkspaceBody = Body({
   name: Type.Optional(Name),
   description: Type.Optional(Description),
-  workspaceId: Type.Optional(Type.Unknown({ description: 'Ignored: identity comes from the path' })),
-  ...IgnoredIdentityFields,
 });
 export type UpdateWorkspace = Static<typeof UpdateWorkspaceBody>;
 

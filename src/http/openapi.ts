@@ -109,7 +109,11 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           'Multi-tenant causal analytics service. Every operation needs `Authorization: Bearer <API key>`. ' +
           'Errors are RFC 9457 problem documents (`application/problem+json`). Every POST accepts an optional ' +
           '`Idempotency-Key` header: the same key with the same request within 24 hours replays the first response; ' +
-          'with a different request it answers 409. Lists are paginated with opaque cursors.',
+          'with a different request it answers 409. Lists are paginated with opaque cursors. Identity comes from the credential and the ' +
+          'path: `organisationId`, `workspaceId`, `userId` and `ownerId` in a body are ignored, except where an operation documents one as ' +
+          'its own member (a key\'s or a link\'s `workspaceId`, a connector import\'s target workspace). Text that cannot be stored exactly ' +
+          '(a NUL character, an unpaired UTF-16 surrogate) is refused with 422 naming the member. Integer query parameters must be written as ' +
+          'integers (`limit=1.5` answers 400).',
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         contact: { name: 'Causa', email: 'api@causa.invalid' },
       },

@@ -11,8 +11,10 @@ interface TypeBoxError {
 }
 
 /**
- * TypeBox compiled validators. Bodies are checked as sent (nothing coerced, nothing stripped: unknown members
- * fail); query strings and path parameters are converted from text and given their defaults first.
+ * TypeBox compiled validators. Bodies are checked as sent (nothing coerced: unknown members fail), except the
+ * identity members a body does not declare for itself, which are dropped (spec: "Identity fields in request bodies
+ * are ignored"), and text that could not be stored exactly, which fails. Query strings and path parameters are
+ * converted from text and given their defaults first; an integer parameter must be written as an integer.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   // A file body (format binary, or a multipart form of binary parts) is a stream the handler reads; there is
@@ -20,17 +22,77 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   if (httpPart === 'body' && isFileBody(schema)) return (value) => ({ value });
   const compiled = Compile(schema);
   if (httpPart === 'body') {
-    return (value) => (compiled.Check(value) ? { value } : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never });
+    const ignored = ignoredIdentityMembers(schema);
+    return (sent) => {
+      const text = unstorableText(sent, '');
+      if (text !== null) return { error: [text] as never };
+      const value = withoutMembers(sent, ignored);
+      return compiled.Check(value) ? { value } : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never };
+    };
   }
+  const integers = integerProperties(schema);
   // Path parameters and headers that are plain strings without defaults need no conversion: check them as they are.
   if (!needsConversion(schema)) {
     return (value) => (compiled.Check(value) ? { value } : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never });
   }
   return (value) => {
-    const converted = Value.Default(schema, Value.Convert(schema, value));
+    // Convert reads `1.5` and `true` as integers (and may convert in place): a client that sent them meant
+    // something else, so such text is kept as sent and fails the check (400, not 1).
+    const sent = integers.map((name) => [name, (value as Record<string, unknown> | null)?.[name]] as const);
+    const converted = Value.Default(schema, Value.Convert(schema, value)) as Record<string, unknown>;
+    for (const [name, raw] of sent) if (typeof raw === 'string' && !INTEGER_LITERAL.test(raw)) converted[name] = raw;
     return compiled.Check(converted) ? { value: converted } : { error: toFieldErrors(compiled.Errors(converted) as TypeBoxError[]) as never };
   };
 };
+
+const INTEGER_LITERAL = /^[+-]?\d+$/;
+const IDENTITY_MEMBERS = ['organisationId', 'workspaceId', 'userId', 'ownerId'];
+
+/** Top-level properties typed integer (query strings and path parameters are flat). */
+function integerProperties(schema: TSchema): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {};
+  return Object.entries(properties).filter(([, p]) => p.type === 'integer').map(([name]) => name);
+}
+
+/** Identity members the body schema does not take as members of its own (a link's or a key's `workspaceId` is one). */
+function ignoredIdentityMembers(schema: TSchema): string[] {
+  const properties = (schema as { properties?: Record<string, { description?: string }> }).properties ?? {};
+  return IDENTITY_MEMBERS.filter((name) => properties[name] === undefined || properties[name].description?.startsWith('Ignored') === true);
+}
+
+function withoutMembers(value: unknown, names: string[]): unknown {
+  if (names.length === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (!names.some((name) => Object.hasOwn(value, name))) return value;
+  const copy = { ...(value as Record<string, unknown>) };
+  for (const name of names) delete copy[name];
+  return copy;
+}
+
+// A NUL (SQLite text stops at it, PostgreSQL refuses it) or a UTF-16 surrogate without its pair (stored as U+FFFD).
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first text in a body (a string anywhere, or a member name) that the stores cannot keep exactly, located
+ * like the other validation errors; null when every text can be stored as sent.
+ */
+function unstorableText(value: unknown, path: string): { instancePath: string; message: string } | null {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? { instancePath: path, message: 'contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored exactly' } : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableText(value[i], `${path}/${i}`);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const [key, member] of Object.entries(value)) {
+    const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (UNSTORABLE.test(key)) return { instancePath: at, message: 'the member name contains a NUL character or an unpaired UTF-16 surrogate' };
+    const found = unstorableText(member, at);
+    if (found) return found;
+  }
+  return null;
+}
 
 function isFileBody(schema: TSchema): boolean {
   const { format, properties } = schema as { format?: string; properties?: Record<string, { format?: string }> };
