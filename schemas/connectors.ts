@@ -118,7 +118,13 @@ const Context = {
 
 export const ReadConfigSchema = Type.Object(
   {
-    table: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'A browsed table or view; its context in `database` / `schema` (PostgreSQL: `schema`, default `public`)' })),
+    table: Type.Optional(Type.String({
+      minLength: 1, maxLength: 512,
+      description: 'A table or view, as written in the source\'s SQL: `orders`, or qualified: PostgreSQL `schema.table` or `database.schema.table`; MySQL, MariaDB and '
+        + 'ClickHouse `database.table`. Quote a part as the source does (`"Order Lines"` on PostgreSQL, `` `Order Lines` `` elsewhere; a doubled quote is a quote); names '
+        + 'are taken as written, without case folding. The context may also come from `database` / `schema` (PostgreSQL: `schema`, default `public`); a member that '
+        + 'names another qualifier than the table does answers 422.',
+    })),
     ...Context,
     query: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'One read-only SQL statement of the source\'s dialect' })),
     path: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'Storage: a file relative to the connector root (CSV, TSV, NDJSON, JSON array or Parquet)' })),

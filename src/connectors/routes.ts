@@ -155,7 +155,7 @@ export function connectorRoutes(app: FastifyInstance, connectors: ConnectorServi
   }, async (request, reply) => ({ data: await connectors.test(request.principal, request.params.id, clientGone(reply)) }));
 
   api.post('/connectors/:id/import', {
-    config: { scope: 'connectors:write', problems: [409] },
+    config: { scope: 'connectors:write', problems: [409, 502] },
     schema: {
       operationId: 'importFromConnector',
       summary: 'Import a table, query result or file into a new source of a workspace (a job)',
@@ -163,7 +163,7 @@ export function connectorRoutes(app: FastifyInstance, connectors: ConnectorServi
         'Convention 6: a workspace credential imports into its workspace; an org-wide credential must send `workspaceId` (422 otherwise); a workspace outside the credential answers 403. ' +
         'Needs write permission on the workspace. The job (type `connector_import`) streams the rows into the data store in bounded memory and creates a tabular source ' +
         '(`dataSource` `connector`, `extractionRecipe` naming the connector and config) with schema and statistics; column types follow the source\'s declared types. ' +
-        'A failure fails the job with the source\'s reason and leaves no source. Result: `sourceId`, `sourceName`, `rowCount`, `columnCount`, `bytes`.',
+        'A source whose address the operator does not allow answers 502 before any job is made; a failure after that fails the job with the source\'s reason and leaves no source. Result: `sourceId`, `sourceName`, `rowCount`, `columnCount`, `bytes`.',
       tags: TAGS,
       params: Params,
       body: ImportBody,

@@ -15,6 +15,7 @@ import { openDriver } from './drivers/open.js';
 import { type BrowseEntry, type ConnectorDriver, type ReadTarget, SourceError } from './drivers/port.js';
 import type { ConnectorRepo, ConnectorRow } from './repo.js';
 import { secretsOf, withoutSecrets } from './secrets.js';
+import { qualifiedTable } from './table-name.js';
 
 export const CONNECTOR_IMPORT_JOB = 'connector_import';
 
@@ -150,6 +151,8 @@ export class ConnectorService {
     const row = await this.find(principal, id);
     if (row.credentials === null) throw noCredentials(id);
     const target = targetOf(row.type as ConnectorType, input.config);
+    // A source the host gate refuses is refused now, as a preview would be, not after a 202 by a failed job.
+    await this.use(row, { recordStatus: false, signal: AbortSignal.timeout(30_000) }, (driver) => driver.admitted());
     return this.jobs.submit({
       organisationId: principal.organisationId,
       workspaceId,
@@ -279,9 +282,7 @@ export function targetOf(type: ConnectorType, config: ReadConfig): ReadTarget {
   if (key === 'query') return { kind: 'query', query: config.query! };
   return {
     kind: 'table',
-    table: config.table!,
-    ...(config.database === undefined ? {} : { database: config.database }),
-    ...(config.schema === undefined ? {} : { schema: config.schema }),
+    ...qualifiedTable(type as Exclude<ConnectorType, 'storage'>, { table: config.table!, ...(config.database === undefined ? {} : { database: config.database }), ...(config.schema === undefined ? {} : { schema: config.schema }) }),
     ...(config.warehouse === undefined ? {} : { warehouse: config.warehouse }),
   };
 }

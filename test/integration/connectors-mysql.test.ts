@@ -59,6 +59,12 @@ test('a MariaDB table of awkward types: browsed, previewed read-only, imported t
   assert.equal(preview.status, 200, JSON.stringify(preview.body));
   assert.equal(preview.body.data.rows[0]['order id'], '9007199254740993', 'beyond 2^53 as text');
   assert.equal(preview.body.data.truncated, true);
+  const database = credentials.database;
+  for (const qualified of [`${database}.${table}`, `\`${database}\`.\`${table}\``]) {
+    const read = await call({ method: 'POST', url: `${API}/connectors/${id}/preview-query`, body: { config: { table: qualified }, limit: 1 } });
+    assert.equal(read.status, 200, `${qualified}: ${JSON.stringify(read.body)}`);
+    assert.equal(read.body.data.rows[0]['order id'], '9007199254740993');
+  }
   for (const statement of [`DELETE FROM \`${table}\``, `DROP TABLE \`${table}\``, `UPDATE \`${table}\` SET price = 0`, `SELECT 1 INTO OUTFILE '/tmp/${table}.txt'`]) {
     const write = await call({ method: 'POST', url: `${API}/connectors/${id}/preview-query`, body: { config: { query: statement } } });
     assert.equal(write.status, 400, statement);

@@ -116,6 +116,14 @@ test('connectors reach loopback only when the operator allows it', async (t) => 
   assert.match(tested.body.data.message, /non-public address/);
   const local = await createConnector(closed, 'PostgreSQL', { connectionString: 'postgres://postgres@localhost/postgres' });
   assert.match((await closed.call({ method: 'POST', url: `${API}/connectors/${local}/test` })).body.data.message, /non-public address/);
+  // An import is refused at submit with the preview's problem: no 202, no job that can only fail.
+  const ws = closed.tenant.libraryWorkspaceId;
+  const preview = await closed.call({ method: 'POST', url: `${API}/connectors/${id}/preview-query`, body: { config: { table: 'pg_class', schema: 'pg_catalog' } } });
+  const imported = await closed.call({ method: 'POST', url: `${API}/connectors/${id}/import`, body: { workspaceId: ws, config: { table: 'pg_class', schema: 'pg_catalog' } } });
+  assert.equal(imported.status, 502, JSON.stringify(imported.body));
+  assert.equal(imported.body.type, preview.body.type);
+  assert.match(imported.body.detail, /non-public address/);
+  assert.deepEqual((await closed.call({ method: 'GET', url: `${API}/workspaces/${ws}/jobs` })).body.data, []);
 });
 
 test('browse lists databases, schemas, tables and columns, filtered by search', async (t) => {
@@ -157,6 +165,15 @@ test('preview answers the first rows of a table or query and never writes', asyn
   assert.deepEqual(table.body.data.rows[0], { id: 1, region: 'south', amount: '1.25', placed: '2024-01-01T01:00:00.000Z' });
   const defaulted = await call({ method: 'POST', url: `${API}/connectors/${id}/preview-query`, body: { config: { table: 'orders', schema } } });
   assert.equal(defaulted.body.data.rowCount, 50);
+  // Schema-qualified names as users write them, quoted parts too; a context member naming another schema is refused.
+  for (const qualified of [`${schema}.orders`, `"${schema}"."orders"`, ` ${schema} . orders `]) {
+    const read = await call({ method: 'POST', url: `${API}/connectors/${id}/preview-query`, body: { config: { table: qualified }, limit: 2 } });
+    assert.equal(read.status, 200, `${qualified}: ${JSON.stringify(read.body)}`);
+    assert.deepEqual(read.body.data.rows[0], table.body.data.rows[0]);
+  }
+  const conflicting = await call({ method: 'POST', url: `${API}/connectors/${id}/preview-query`, body: { config: { table: `${schema}.orders`, schema: 'public' } } });
+  assert.equal(conflicting.status, 422);
+  assert.equal(conflicting.body.errors[0].location, 'body/config/table');
   const query = await call({ method: 'POST', url: `${API}/connectors/${id}/preview-query`, body: { config: { query: `select region, count(*)::int as n from ${schema}.orders group by region order by region;` } } });
   assert.deepEqual(query.body.data.rows, [{ region: 'east', n: 40 }, { region: 'north', n: 40 }, { region: 'south', n: 40 }]);
   assert.equal(query.body.data.truncated, false);

@@ -133,6 +133,11 @@ export function openClickHouseDriver(credentials: ClickHouseCredentials, options
   };
 
   return {
+    async admitted() {
+      const endpoint = clickHouseEndpoint(credentials.url);
+      await options.gate(endpoint.host, endpoint.port);
+    },
+
     async test(signal) {
       try {
         const [row] = await collect('SELECT version() AS version', signal);

@@ -112,6 +112,10 @@ export function openMySqlDriver(credentials: SqlCredentials, options: DriverOpti
   };
 
   return {
+    async admitted() {
+      await options.gate(endpointOf().host, endpointOf().port);
+    },
+
     async test(signal) {
       const session = await connect(STATEMENT_TIMEOUT_MS, signal);
       release(session.connection, false);

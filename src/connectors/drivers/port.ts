@@ -7,6 +7,8 @@ import type { UploadFormat } from '../../sources/readers.js';
  * (read-only transaction or session, plus a statement timeout).
  */
 export interface ConnectorDriver {
+  /** Checks that the host gate admits the source's address (nothing is connected): refused as `unreachable`. */
+  admitted(): Promise<void>;
   /** Reaches the source and reads its version; modifies nothing. */
   test(signal: AbortSignal): Promise<{ serverVersion: string | null }>;
   /** One level of the source's hierarchy (e.g. databases, schemas, tables, columns, files). */

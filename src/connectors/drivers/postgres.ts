@@ -81,6 +81,10 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
   const databaseOf = (target: ReadTarget) => (target.kind === 'table' ? target.database : undefined);
 
   return {
+    async admitted() {
+      await options.gate(endpoint.host, endpoint.port);
+    },
+
     async test(signal) {
       return read(undefined, signal, async (client) => ({ serverVersion: (await query<{ version: string }>(client, 'SELECT version() AS version')).rows[0]!.version }));
     },

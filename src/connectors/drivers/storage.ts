@@ -76,6 +76,9 @@ export function openStorageDriver(credentials: StorageCredentials, options: Driv
   };
 
   return {
+    /** Files are read under the operator's roots (checked at every open); there is no host to gate. */
+    async admitted() {},
+
     async test() {
       root();
       return { serverVersion: null };
