@@ -64,10 +64,10 @@ registerAjvFormats();
  * Builds the HTTP application over a context (never listens; server.ts does). Closing the app closes the
  * context's stores, after in-flight requests have drained.
  */
-export async function buildApp(context: Context, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(context: Context, options: { logger?: boolean; logStream?: { write(line: string): void } } = {}): Promise<FastifyInstance> {
   const nextRequestId = requestIdGenerator();
   const app = Fastify({
-    logger: options.logger === false ? false : { level: context.config.logLevel },
+    logger: options.logger === false ? false : { level: context.config.logLevel, ...(options.logStream && { stream: options.logStream }) },
     logController: new OneLinePerRequest(),
     requestIdHeader: false,
     genReqId: (request) => {

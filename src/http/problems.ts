@@ -92,7 +92,11 @@ export function installProblemHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toAppError(error);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    // An AppError is a refusal the service decided (a source out of reach, a store busy): an operator sees it as a
+    // warning with its code, without a stack. Anything else is a defect and is logged with its stack.
+    if (error instanceof AppError) {
+      if (problem.status >= 500) request.log.warn({ code: problem.code, status: problem.status, detail: problem.message }, 'request refused');
+    } else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);
   });
 

@@ -265,7 +265,12 @@ export class JobRunner {
 
   /** What a failure says to the job's owner: the message of an expected failure, never internals. */
   private publicMessage(job: JobRow, error: unknown): string {
-    if (error instanceof JobError || error instanceof AppError) return error.message.slice(0, 2000);
+    if (error instanceof JobError || error instanceof AppError) {
+      // An expected failure (the source refused, the data does not fit): a warning with the reason, no stack.
+      const reason = error.message.slice(0, 2000);
+      this.logger?.warn({ jobId: job.id, type: job.type, reason }, 'job failed');
+      return reason;
+    }
     this.logger?.error({ jobId: job.id, type: job.type, err: error }, 'job failed unexpectedly');
     return `The job failed on an internal error (job ${job.id}; the service log has the details).`;
   }

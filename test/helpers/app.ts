@@ -74,13 +74,15 @@ export async function buildTestApp(
   overrides: ContextOverrides = {},
   config = testConfig(),
   beforeReady?: (app: FastifyInstance) => void,
+  /** When given, the app logs at the config's level and every log line (JSON) is pushed here. */
+  logLines?: string[],
 ): Promise<TestApp> {
   const context = await createContext(config, {
     meta: overrides.meta ?? (await openEmbeddedMetaStore(':memory:')),
     data: overrides.data ?? sharedDataStore(),
     ...overrides,
   });
-  const app = await buildApp(context, { logger: false });
+  const app = await buildApp(context, logLines === undefined ? { logger: false } : { logStream: { write: (line) => logLines.push(line) } });
   beforeReady?.(app);
   await app.ready();
   t.after(() => app.close());

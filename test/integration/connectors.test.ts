@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { buildTestApp, testConfig } from '../helpers/app.js';
 import { API, connectorApp, createConnector, importAndWait, sourceRows } from '../helpers/connectors.js';
 
 test('a create names a supported type and credentials of its shape; nothing secret is echoed', async (t) => {
@@ -127,4 +128,37 @@ test('a storage connector browses, previews and imports files under its root, an
   const gone = await app.call({ method: 'POST', url: `${API}/connectors/${id}/test` });
   assert.equal(gone.body.data.ok, false);
   assert.equal((await app.call({ method: 'GET', url: `${API}/connectors/${id}` })).body.data.status, 'error');
+});
+
+test('expected refusals are logged as warnings with their code and reason, without a stack', async (t) => {
+  const lines: string[] = [];
+  const operatorRoot = mkdtempSync(join(tmpdir(), 'causa-storage-'));
+  t.after(() => rmSync(operatorRoot, { recursive: true, force: true }));
+  const app = await buildTestApp(t, {}, testConfig({ logLevel: 'info', storageRoots: [operatorRoot] }), undefined, lines);
+  // Loopback is not allowed by default: preview and import answer 502 (the source cannot be reached).
+  const id = await createConnector(app, 'PostgreSQL', { host: '127.0.0.1', database: 'postgres', user: 'postgres' });
+  const body = { workspaceId: app.tenant.libraryWorkspaceId, config: { table: 'orders' } };
+  assert.equal((await app.call({ method: 'POST', url: `${API}/connectors/${id}/preview-query`, body: { config: body.config } })).status, 502);
+  assert.equal((await app.call({ method: 'POST', url: `${API}/connectors/${id}/import`, body })).status, 502);
+  // A job that fails for an expected reason (a file that is not a table) is a warning too.
+  const root = join(operatorRoot, app.tenant.organisationId);
+  mkdirSync(root);
+  writeFileSync(join(root, 'ragged.csv'), 'a,b\n1,2\n3\n');
+  const file = await createConnector(app, 'storage', { root });
+  const failed = await importAndWait(app, file, { config: { path: 'ragged.csv' } });
+  assert.equal(failed.status, 'failed', JSON.stringify(failed));
+
+  const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const refused = records.filter((r) => r.msg === 'request refused');
+  assert.equal(refused.length, 2, JSON.stringify(records));
+  for (const record of refused) {
+    assert.equal(record.level, 40);
+    assert.equal(record.code, 'source_unreachable');
+    assert.match(String(record.detail), /non-public address/);
+  }
+  const jobFailure = records.find((r) => r.msg === 'job failed');
+  assert.equal(jobFailure?.level, 40, JSON.stringify(records));
+  assert.equal(jobFailure?.reason, failed.error);
+  assert.ok(records.every((r) => (r.level as number) < 50), 'no refusal is logged as an error');
+  assert.ok(lines.every((line) => !line.includes('"stack"')), 'no refusal carries a stack');
 });
