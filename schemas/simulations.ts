@@ -23,7 +23,7 @@ const TargetFpr = Type.Number({ minimum: 0.0001, maximum: 0.1, default: 0.01, de
 const Samples = Type.Integer({ minimum: 100, maximum: 200_000, description: 'Monte Carlo samples per arm (default 10,000)' });
 
 const Family = <T extends string, P extends Record<string, TSchema>>(type: T, properties: P, id: string, description: string) =>
-  Type.Object({ type: Type.Literal(type), ...properties }, { additionalProperties: false, $id: id, title: id, description });
+  Type.Object({ type: Type.Literal(type), ...properties, ...ScenarioScope }, { additionalProperties: false, $id: id, title: id, description });
 
 export const ConditionSchema = Type.Object(
   {
@@ -71,6 +71,45 @@ const Target = Type.Object(
   { additionalProperties: false },
 );
 
+const SegmentSchema = Type.Object(
+  { id: Name, description: Type.Optional(Type.String({ maxLength: 1000 })), conditions: Type.Array(ConditionSchema, { maxItems: 50 }) },
+  { additionalProperties: false },
+);
+
+/**
+ * Members of the spec's Scenario object every static family accepts; the families that answer given samples
+ * (prediction, counterfactual, root cause, anomaly) refuse the population ones with a 422 saying why.
+ */
+const ScenarioScope = {
+  conditions: Type.Optional(Type.Array(ConditionSchema, {
+    maxItems: 50,
+    description: 'Restricts the evaluated population to the units whose baseline values meet every condition (intervention, optimisation, explanation). The families that answer given samples refuse it: send only the samples to answer.',
+  })),
+  segmentDefinitions: Type.Optional(Type.Array(SegmentSchema, {
+    maxItems: 20,
+    description: 'Named sub-populations (a unit belongs to the first segment whose conditions it meets). Intervention: effects and metrics per segment; optimisation: objectives per segment; explanation: the same as `segments`.',
+  })),
+  enableSegmentInterventions: Type.Optional(Type.Boolean({
+    default: false,
+    description: 'Needs segmentDefinitions. Intervention: also the effect of applying the interventions to each segment alone (`segments[].targeted`); optimisation: a separate decision per segment (units in no segment keep their own values).',
+  })),
+  interventionTypes: Type.Optional(Type.Record(Type.String(), literals(['set_value', 'relative_change'] as const), {
+    description: 'Optimisation: per decision variable, `set_value` (default; every unit gets the chosen value) or `relative_change` (each unit keeps its own value shifted by the chosen change of the mean; numeric variables). Intervention: when given, must agree with each named intervention\'s valueSpec.type.',
+  })),
+};
+
+/** A windowed metric constraint of the temporal families; a static twin has no time axis and refuses it. */
+const TemporalWindow = Type.Object(
+  {
+    startDate: Type.Optional(Type.String({ maxLength: 64 })),
+    endDate: Type.Optional(Type.String({ maxLength: 64 })),
+    startTimestampMs: Type.Optional(Type.Number()),
+    endTimestampMs: Type.Optional(Type.Number()),
+    intervalSteps: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false, description: 'Temporal twins: the window the constraint holds over. A static twin answers 422 when any member is set.' },
+);
+
 const Fixed = Type.Record(Type.String(), Type.Object({ type: Type.Literal('fixed') }, { additionalProperties: false }), { description: 'Variables that may not change' });
 
 export const PredictionScenarioSchema = Family(
@@ -104,6 +143,13 @@ export const OptimisationScenarioSchema = Family(
           metricSqlQuery: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })),
           weight: Type.Optional(Type.Number({ minimum: 0 })),
           unit: Type.Optional(Type.String({ maxLength: 64 })),
+          target: Type.Optional(Type.Object(
+            { type: literals(['percentage', 'absolute'] as const, '`percentage`: an improvement of `value` % over the baseline; `absolute`: the level `value`'), value: Type.Number() },
+            { additionalProperties: false, description: 'Enough is enough: the objective earns no credit past its target, so the search spends the rest on the other objectives; the answer says whether it is met' },
+          )),
+          variablesRelevantToMetric: Type.Optional(Type.Array(Name, { maxItems: 100, description: 'The variables metricSqlQuery reads: whether the answer is identified is judged on them alone (default: every variable)' })),
+          conceptId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The semantic-layer concept the objective measures (stored with the run)' })),
+          conceptEditVersion: Type.Optional(Type.Integer({ minimum: 0, description: 'The concept\'s edit version the objective was written against (stored with the run)' })),
         },
         { additionalProperties: false },
       ),
@@ -143,6 +189,7 @@ export const OptimisationScenarioSchema = Family(
             constraintType: literals(['min_value', 'max_value', 'max_decrease_percent', 'max_increase_percent', 'fixed_boolean'] as const),
             value: Type.Optional(Type.Number()),
             booleanValue: Type.Optional(Type.Boolean()),
+            temporal: Type.Optional(Nullable(TemporalWindow)),
           },
           { additionalProperties: false },
         ),
@@ -171,9 +218,7 @@ export const ExplanationScenarioSchema = Family(
     explanationMode: literals(['discovery', 'impact', 'directional'] as const, '`discovery` needs effectVariable, `impact` causeVariable, `directional` both'),
     effectVariable: Type.Optional(Name),
     causeVariable: Type.Optional(Name),
-    segments: Type.Optional(
-      Type.Array(Type.Object({ id: Name, description: Type.Optional(Type.String({ maxLength: 1000 })), conditions: Type.Array(ConditionSchema, { maxItems: 50 }) }, { additionalProperties: false }), { maxItems: 20 }),
-    ),
+    segments: Type.Optional(Type.Array(SegmentSchema, { maxItems: 20 })),
   },
   'ExplanationScenario',
   'Why: the causes of an effect, the effects of a cause, or the paths between the two.',

@@ -51,7 +51,7 @@ export function validateStaticScenario(scenario: Record<string, unknown>, model:
   }
   const valid = scenario as unknown as StaticScenario;
   const variables: Variables = new Map(model.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }]));
-  const errors = [...unknownVariables(valid, variables), ...familyRules(valid, variables)];
+  const errors = [...unknownVariables(valid, variables), ...familyRules(valid, variables), ...scopeRules(valid, variables)];
   if (errors.length > 0) throw fail(errors);
   return valid;
 }
@@ -77,6 +77,9 @@ function references(s: StaticScenario): Array<[string, string]> {
     for (const key of keys) refs.push([key, at]);
   };
   const conditions = (list: { variable: string }[] | undefined, at: string) => list?.forEach((c, i) => refs.push([c.variable, `${at}/${i}/variable`]));
+  if ('conditions' in s) conditions(s.conditions, '/conditions');
+  if ('segmentDefinitions' in s) s.segmentDefinitions?.forEach((segment, i) => conditions(segment.conditions, `/segmentDefinitions/${i}/conditions`));
+  if ('interventionTypes' in s) for (const key of Object.keys(s.interventionTypes ?? {})) refs.push([key, `/interventionTypes/${key}`]);
   switch (s.type) {
     case 'prediction':
       rows(s.sample, '/sample');
@@ -90,7 +93,10 @@ function references(s: StaticScenario): Array<[string, string]> {
       s.targetVars?.forEach((v, i) => refs.push([v, `/targetVars/${i}`]));
       break;
     case 'optimisation':
-      s.objectives.forEach((o, i) => o.variable !== undefined && refs.push([o.variable, `/objectives/${i}/variable`]));
+      s.objectives.forEach((o, i) => {
+        if (o.variable !== undefined) refs.push([o.variable, `/objectives/${i}/variable`]);
+        o.variablesRelevantToMetric?.forEach((v, j) => refs.push([v, `/objectives/${i}/variablesRelevantToMetric/${j}`]));
+      });
       s.decisionVars.forEach((v, i) => refs.push([v, `/decisionVars/${i}`]));
       s.variableConstraints?.forEach((c, i) => {
         refs.push([c.variable, `/variableConstraints/${i}/variable`]);
@@ -164,6 +170,60 @@ function familyRules(s: StaticScenario, variables: Variables): FieldError[] {
       });
     }
     if (new Set(targets).size !== targets.length) at(s.type === 'prediction' ? '/targetVars' : '/targets', 'a variable is named twice');
+  }
+  return errors;
+}
+
+/** Families that answer the samples they are given: a population scope cannot apply to them. */
+const SAMPLE_FAMILIES = new Set(['prediction', 'counterfactual', 'root_cause_analysis', 'anomaly_detection']);
+
+/** Where the spec's shared Scenario members apply on a static twin, and what each needs. */
+function scopeRules(s: StaticScenario, variables: Variables): FieldError[] {
+  const errors: FieldError[] = [];
+  const at = (path: string, message: string) => errors.push({ location: `${BASE}${path}`, message });
+  const raw = s as unknown as Record<string, unknown>;
+  if (SAMPLE_FAMILIES.has(s.type)) {
+    const reasons: Record<string, string> = {
+      conditions: `${s.type} answers the samples it is given: send only the samples to answer instead of conditions`,
+      segmentDefinitions: `${s.type} answers the samples it is given: segments apply to intervention, optimisation and explanation`,
+      enableSegmentInterventions: `${s.type} makes no intervention on a population: segment interventions apply to intervention and optimisation`,
+      interventionTypes: `${s.type} has no decision variables: interventionTypes applies to optimisation (and must agree with an intervention's valueSpec)`,
+    };
+    for (const [member, reason] of Object.entries(reasons)) if (raw[member] !== undefined) at(`/${member}`, reason);
+    return errors;
+  }
+  if (s.type !== 'intervention' && s.type !== 'optimisation' && s.type !== 'explanation') return errors;
+  const segments = [...(s.segmentDefinitions ?? []), ...(s.type === 'explanation' ? (s.segments ?? []) : [])];
+  const ids = segments.map((segment) => segment.id);
+  if (new Set(ids).size !== ids.length) at(s.segmentDefinitions ? '/segmentDefinitions' : '/segments', 'segment ids must be distinct');
+  if (s.enableSegmentInterventions === true) {
+    if ((s.segmentDefinitions ?? []).length === 0) at('/enableSegmentInterventions', 'enableSegmentInterventions needs segmentDefinitions');
+    if (s.type === 'explanation') at('/enableSegmentInterventions', 'an explanation makes no intervention: segment interventions apply to intervention and optimisation');
+  }
+  const types = Object.entries(s.interventionTypes ?? {});
+  if (s.type === 'explanation' && types.length > 0) at('/interventionTypes', 'an explanation has no decision variables: interventionTypes applies to optimisation');
+  if (s.type === 'intervention') {
+    for (const [variable, type] of types) {
+      const items = s.interventions.filter((item) => item.variable === variable);
+      if (items.length === 0) at(`/interventionTypes/${variable}`, `'${variable}' is not intervened on: interventionTypes names intervened variables`);
+      const given = items.map((item) => (item.valueSpec.type === 'range' ? 'set_value' : item.valueSpec.type)).find((t) => t !== type);
+      if (given !== undefined) at(`/interventionTypes/${variable}`, `'${type}' disagrees with the intervention's valueSpec.type '${given}'`);
+    }
+  }
+  if (s.type === 'optimisation') {
+    for (const [variable, type] of types) {
+      if (!s.decisionVars.includes(variable)) at(`/interventionTypes/${variable}`, `'${variable}' is not a decision variable`);
+      else if (type === 'relative_change' && variables.get(variable)?.kind === 'categorical') at(`/interventionTypes/${variable}`, `relative_change needs a numeric variable; '${variable}' is categorical`);
+      else if (type === 'relative_change' && s.variableConstraints?.some((c) => c.variable === variable && c.conditionalAllowedValues !== undefined)) {
+        at(`/interventionTypes/${variable}`, 'conditionalAllowedValues set values per unit: use set_value for this variable');
+      }
+    }
+    s.objectives.forEach((o, i) => {
+      if (o.variablesRelevantToMetric !== undefined && o.metricSqlQuery === undefined) at(`/objectives/${i}/variablesRelevantToMetric`, 'names the variables a metricSqlQuery reads; this objective has none');
+    });
+    s.metricConstraints?.forEach((c, i) => {
+      if (c.temporal && Object.keys(c.temporal).length > 0) at(`/metricConstraints/${i}/temporal`, 'a temporal window applies to temporal twins; this twin is static (its population has no time axis): leave temporal out');
+    });
   }
   return errors;
 }

@@ -10,6 +10,9 @@ import { modelOnDag, syntheticRows } from './alternatives.js';
 import { type Configuration, pairKey, parentConfigurations } from './configurations.js';
 import { decidingEdges, possibleDescendants } from './paths.js';
 
+/** What an effect is on: a variable, the variables a metric reads, or (null) every variable. */
+export type Outcome = string | readonly string[] | null;
+
 /** What a run knows of its version's class: the reversible edges as the chosen DAG has them. */
 export interface ClassInput {
   reversible: EdgeRef[];
@@ -65,8 +68,8 @@ export class IdentificationPlan {
     return [...possibleDescendants(this.pdag, this.xs, new Set(this.xs))].sort((a, b) => a - b).map((i) => this.names[i]!);
   }
 
-  /** The effect on `outcome`, or on the whole population (metrics read every variable) when null. */
-  effectOn(outcome: string | null): EffectIdentification {
+  /** The effect on `outcome` (a variable, the variables a metric reads, or every variable when null). */
+  effectOn(outcome: Outcome): EffectIdentification {
     const pairs = this.pairsFor(outcome);
     return { identified: pairs.length === 0, decidingEdges: pairs.map(([x, s]) => this.asChosen(x, s)) };
   }
@@ -75,7 +78,7 @@ export class IdentificationPlan {
    * One model per distinct direction of the deciding edges of `outcomes` other than the chosen DAG's (built once:
    * call with every outcome the question reports). `truncated` when the class had more than the caps allow.
    */
-  alternatives(outcomes: readonly (string | null)[], seed: number): { alternatives: Alternative[]; truncated: boolean } {
+  alternatives(outcomes: readonly Outcome[], seed: number): { alternatives: Alternative[]; truncated: boolean } {
     if (this.built) return this.built;
     const union = new Map<string, [number, number]>();
     for (const o of outcomes) for (const [x, s] of this.pairsFor(o)) union.set(pairKey(x, s), [x, s]);
@@ -100,18 +103,23 @@ export class IdentificationPlan {
   }
 
   /** Whether `alternative` differs from the chosen DAG on an edge that decides `outcome` (else its answer is the chosen one's). */
-  differsFor(alternative: Alternative, outcome: string | null): boolean {
+  differsFor(alternative: Alternative, outcome: Outcome): boolean {
     const chosen = this.parentOfIn(this.dag, this.pairsFor(outcome));
     return this.pairsFor(outcome).some(([x, s]) => alternative.parentOf.get(pairKey(x, s)) !== chosen.get(pairKey(x, s)));
   }
 
   /** The deciding edges of `outcome` as `alternative` orients them. */
-  orientationFor(alternative: Alternative, outcome: string | null): EdgeRef[] {
+  orientationFor(alternative: Alternative, outcome: Outcome): EdgeRef[] {
     return this.pairsFor(outcome).map(([x, s]) => this.oriented(alternative.parentOf.get(pairKey(x, s)) === true, x, s));
   }
 
-  private pairsFor(outcome: string | null): [number, number][] {
-    const key = outcome ?? '\u0000all';
+  private pairsFor(outcome: Outcome): [number, number][] {
+    if (Array.isArray(outcome)) {
+      const union = new Map<string, [number, number]>();
+      for (const name of outcome) for (const [x, s] of this.pairsFor(name)) union.set(pairKey(x, s), [x, s]);
+      return [...union.values()];
+    }
+    const key = (outcome as string | null) ?? '\u0000all';
     let pairs = this.deciding.get(key);
     if (!pairs) {
       if (outcome === null) {
@@ -119,7 +127,7 @@ export class IdentificationPlan {
         for (let y = 0; y < this.names.length; y++) for (const [x, s] of decidingEdges(this.pdag, this.xs, y)) seen.set(pairKey(x, s), [x, s]);
         pairs = [...seen.values()];
       } else {
-        const y = this.index.get(outcome);
+        const y = this.index.get(outcome as string);
         pairs = y === undefined ? [] : decidingEdges(this.pdag, this.xs, y);
       }
       this.deciding.set(key, pairs);

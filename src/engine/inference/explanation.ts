@@ -17,7 +17,8 @@ import { conditionMask } from './conditions.js';
 import { identifyExplanation } from './explanation-identification.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from './outcome.js';
 import type { ExplanationScenario } from './scenario.js';
-import { ancestorsOf, descendantsOf, drawNoise, type Noise, propagate, type Scm, compileScm } from './scm.js';
+import { count, populationNoise, segmentMasks } from './population.js';
+import { ancestorsOf, descendantsOf, type Noise, propagate, type Scm, compileScm } from './scm.js';
 
 /** Simulated units (common random numbers across arms make the contrasts precise well below this). */
 export const EXPLANATION_SAMPLES = 5000;
@@ -57,14 +58,17 @@ export async function runExplanation(model: CbnModel, scenario: ExplanationScena
   };
   const effect = scenario.explanationMode === 'impact' ? -1 : variable(scenario.effectVariable, 'effectVariable');
   const cause = scenario.explanationMode === 'discovery' ? -1 : variable(scenario.causeVariable, 'causeVariable');
-  const noise = drawNoise(scm, EXPLANATION_SAMPLES, context.seed);
+  const { noise } = populationNoise(scm, EXPLANATION_SAMPLES, context.seed, scenario.conditions);
   const baseline = propagate(scm, noise);
   const all = new Uint8Array(baseline.nRows).fill(1);
-  const segments: Segment[] = [{ id: 'all', description: 'every unit', mask: all, units: baseline.nRows }];
+  const segments: Segment[] = [{ id: 'all', description: scenario.conditions?.length ? 'every unit meeting the conditions' : 'every unit', mask: all, units: baseline.nRows }];
+  // `segments` may overlap (each is its own question); segmentDefinitions partition the units (population.ts).
   for (const s of scenario.segments ?? []) {
     const mask = conditionMask(baseline, scm, s.conditions);
-    segments.push({ id: s.id, description: s.description ?? '', mask, units: mask.reduce((a, b) => a + b, 0) });
+    segments.push({ id: s.id, description: s.description ?? '', mask, units: count(mask) });
   }
+  const defined = scenario.segmentDefinitions ?? [];
+  segmentMasks(scm, baseline, defined).forEach((mask, i) => segments.push({ id: defined[i]!.id, description: defined[i]!.description ?? '', mask, units: count(mask) }));
   const check = (fraction: number, state: string) => {
     if (context.hooks.aborted?.() === true) throw new AbortError();
     context.hooks.progress?.(fraction, state);

@@ -3,7 +3,7 @@
  * of DAGs the twin cannot tell apart leaves it open, the possible effects over that class (IDA, Maathuis et al.
  * 2009) with the edges that decide between them. The point answer stays the chosen DAG's, labelled by `basis`.
  */
-import type { Alternative, IdentificationPlan } from '../identification/plan.js';
+import type { Alternative, IdentificationPlan, Outcome } from '../identification/plan.js';
 import type { EdgeRef } from '../types.js';
 
 export interface Bounds {
@@ -32,7 +32,7 @@ export const IDENTIFIED: IdentifiedMembers = { identified: true, basis: 'identif
 
 /** The members for one effect: `chosen` is its answer on the chosen DAG, `others` on each alternative DAG. */
 export function identifiedMembers(
-  plan: IdentificationPlan, outcome: string | null, chosen: Bounds, others: readonly { alternative: Alternative; value: Bounds | undefined }[], truncated: boolean,
+  plan: IdentificationPlan, outcome: Outcome, chosen: Bounds, others: readonly { alternative: Alternative; value: Bounds | undefined }[], truncated: boolean,
 ): IdentifiedMembers {
   const { identified, decidingEdges } = plan.effectOn(outcome);
   if (identified) return { ...IDENTIFIED };

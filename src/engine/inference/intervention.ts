@@ -17,7 +17,9 @@ import { describeIntervention, interventionSummary } from './intervention-summar
 import { type Bounds, IDENTIFIED, identificationNote, identifiedMembers } from './identified-effects.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord, SweepResult } from './outcome.js';
 import type { Intervention, InterventionScenario } from './scenario.js';
-import { type Noise, type Scm, type Treatment, compileScm, descendantsOf, drawNoise, propagate } from './scm.js';
+import { type SegmentAnswer, segmentAnswers } from './intervention-segments.js';
+import { both, populationNoise } from './population.js';
+import { type Noise, type Scm, type Treatment, compileScm, descendantsOf, propagate } from './scm.js';
 import { rangeGrid, treatmentFor } from './treatments.js';
 import { parameterSampler } from './uncertainty.js';
 
@@ -63,7 +65,7 @@ export async function runIntervention(model: CbnModel, scenario: InterventionSce
   const share = 1 / (1 + others.alternatives.length);
   const progress = (fraction: number, state: string) => context.hooks.progress?.(fraction * share, state);
 
-  const noise = drawNoise(scm, plan.samples, context.seed);
+  const { noise, share: conditionedShare } = populationNoise(scm, plan.samples, context.seed, scenario.conditions);
   const main = sample(scm, noise, scenario.interventions);
   const draws = parameterDraws(model, noise, scenario.interventions, context.seed, checkpoint);
   progress(0.1, 'sampled the baseline');
@@ -118,9 +120,19 @@ export async function runIntervention(model: CbnModel, scenario: InterventionSce
   }
 
   const final = grid[grid.length - 1]!;
+  const lastValue = plan.grid[plan.grid.length - 1]!;
+  const segments = (scenario.segmentDefinitions ?? []).length === 0 ? null : await segmentAnswers({
+    scm, definitions: scenario.segmentDefinitions!, outcomes: plan.outcomes, metrics, interval, batches, metricDraws: metricDraws.length, checkpoint,
+    targeted: scenario.enableSegmentInterventions !== true ? null : (rows, drawRows) => ({
+      main: intervene(main, scenario.interventions, lastValue, rows),
+      draws: draws.map((d, k) => intervene(d, scenario.interventions, lastValue, drawRows[k])),
+    }),
+  }, last!, baselineMetrics, context);
   const notes = identification === null ? [] : await identify(identification, others, final, async (alternative, k) => {
     const hooks = { ...context.hooks, progress: (f: number) => context.hooks.progress?.(share * (1 + k + f), `other graphs of the class: ${k + 1} of ${others.alternatives.length}`) };
-    const answer = await runIntervention(alternative.model, { ...scenario, targetVars: outcomeNames }, { ...context, identification: undefined, hooks });
+    // Segments are the chosen DAG's detail; the other graphs answer the whole population's effects.
+    const { segmentDefinitions: _segments, enableSegmentInterventions: _targeted, ...question } = scenario;
+    const answer = await runIntervention(alternative.model, { ...question, targetVars: outcomeNames }, { ...context, identification: undefined, hooks });
     return answer.details as { variables: VariableEffect[]; metrics: MetricEffect[] };
   });
   const results: Record<string, ResultRecord[]> = {};
@@ -129,8 +141,12 @@ export async function runIntervention(model: CbnModel, scenario: InterventionSce
     samples: plan.samples, seed: context.seed, confidenceLevel: interval.confidenceLevel,
     interventions: scenario.interventions, parameterDraws: draws.length,
     variables: final.variables, metrics: final.metrics,
+    ...(scenario.conditions?.length ? { conditionedShare } : {}),
+    ...(segments === null ? {} : { segments }),
   };
   const outcome: FamilyOutcome = { results, details, summary: interventionSummary(scenario, plan.samples, main.masks, final) };
+  if (scenario.conditions?.length) outcome.summary.keyPoints.push(`Answered for the ${percent(conditionedShare)} of units that meet the conditions.`);
+  if (segments !== null) outcome.summary.keyPoints.push(...segmentPoints(segments));
   if (notes.length > 0) {
     outcome.summary.summary += ` ${notes[0]}`;
     outcome.summary.keyPoints.unshift(...notes.slice(0, 2));
@@ -172,6 +188,20 @@ async function identify(
   }
   return notes;
 }
+
+/** Per segment, the first reported effect within it, and (targeted) the effect of acting on it alone. */
+function segmentPoints(segments: SegmentAnswer[]): string[] {
+  return segments.map((s) => {
+    const first = s.metrics[0] ?? s.variables[0]?.effect;
+    const label = s.metrics[0]?.name ?? s.variables[0]?.variable ?? '';
+    if (first === undefined || s.note !== undefined) return `Segment ${s.id} (${percent(s.share)} of units): ${s.note ?? 'no outcome to report'}.`;
+    const targeted = s.targeted?.metrics[0] ?? s.targeted?.variables[0]?.effect;
+    return `Segment ${s.id} (${percent(s.share)} of units): ${label} ${showDifference(first)}` +
+      (targeted === undefined ? '.' : `; intervening on this segment alone changes ${label} overall by ${showDifference(targeted)}.`);
+  });
+}
+
+const percent = (x: number) => `${Number((100 * x).toPrecision(3))}%`;
 
 /** "+1.68 (1.52 to 1.84)"; a categorical effect by its largest share change in points. */
 function showDifference(d: Bounds, categories?: string[]): string {
@@ -227,10 +257,11 @@ function sample(scm: Scm, noise: Noise, interventions: Intervention[]): Sampled 
   return { scm, noise, baseline, masks: interventions.map((iv) => conditionMask(baseline, scm, iv.conditions ?? [])) };
 }
 
-/** The intervened arm: every intervention on its selected units; the range (if any) at `value`. */
-function intervene(s: Sampled, interventions: Intervention[], value: number | null): Frame {
+/** The intervened arm: every intervention on its selected units (within `only`, when given); the range (if any) at `value`. */
+function intervene(s: Sampled, interventions: Intervention[], value: number | null, only?: Uint8Array): Frame {
   const treatments: Treatment[] = interventions.map((iv, k) => {
-    const rows = iv.conditions && iv.conditions.length > 0 ? s.masks[k] : undefined;
+    const conditioned = iv.conditions && iv.conditions.length > 0 ? s.masks[k] : undefined;
+    const rows = only === undefined ? conditioned : both(only, conditioned);
     const spec = iv.valueSpec.type === 'range' ? { type: 'set_value' as const, value: value! } : iv.valueSpec;
     return treatmentFor(s.scm, iv.variable, spec, rows);
   });

@@ -56,6 +56,8 @@ export class Goals {
   readonly outcomeConstraints: OutcomeGoal[];
   private base: Measurement | null = null;
   private scales: number[] = [];
+  /** Each objective's target level (NaN without a target): past it an objective earns no more. */
+  private targets: number[] = [];
   private outcomeScales: number[] = [];
 
   constructor(scm: Scm, scenario: OptimisationScenario) {
@@ -121,6 +123,7 @@ export class Goals {
       const column = frame.columns[o.variable]!;
       return column.kind === 'continuous' ? meanStd(column.values).std : 1;
     });
+    this.targets = this.objectives.map((o, i) => targetLevel(o, measured.objectives[i]!));
     this.outcomeScales = this.outcomeConstraints.map((c) => {
       const column = frame.columns[c.variable]!;
       return column.kind === 'continuous' ? meanStd(column.values).std : 1;
@@ -132,9 +135,29 @@ export class Goals {
     return this.base;
   }
 
+  /** The level an objective aims at (NaN without a target). */
+  target(i: number): number {
+    return this.targets[i] ?? Number.NaN;
+  }
+
+  /** Whether objective i reached its target at `value` (null without a target). */
+  targetMet(i: number, value: number): boolean | null {
+    const level = this.target(i);
+    if (Number.isNaN(level)) return null;
+    // Met within a thousandth of the objective's scale: the search stops at the target, not always past it.
+    return this.objectives[i]!.sign * (value - level) >= -1e-3 * (this.scales[i] ?? 1);
+  }
+
   assess(m: Measurement): Assessment {
     const base = this.baseline;
-    const score = this.objectives.reduce((s, o, i) => s + (o.weight * o.sign * (m.objectives[i]! - base.objectives[i]!)) / this.scales[i]!, 0);
+    // Goal programming (Charnes & Cooper 1961): an objective with a target counts only up to it.
+    const reached = (i: number) => {
+      const o = this.objectives[i]!;
+      const level = this.target(i);
+      const value = m.objectives[i]!;
+      return Number.isNaN(level) ? value : o.sign > 0 ? Math.min(value, Math.max(level, base.objectives[i]!)) : Math.max(value, Math.min(level, base.objectives[i]!));
+    };
+    const score = this.objectives.reduce((s, o, i) => s + (o.weight * o.sign * (reached(i) - base.objectives[i]!)) / this.scales[i]!, 0);
     let violations = 0;
     let amount = 0;
     const satisfied = this.metricConstraints.map((c, i) => {
@@ -160,6 +183,14 @@ export class Goals {
     const penalised = Number.isNaN(score) ? -Infinity : score - PENALTY_PER_VIOLATION * violations - PENALTY_PER_UNIT * amount;
     return { score, penalised, satisfied, outcomeSatisfied };
   }
+}
+
+/** An objective's target as a level: `absolute` is the level; `percentage` an improvement over the baseline. */
+function targetLevel(o: ObjectiveGoal, baseline: number): number {
+  const target = o.spec.target;
+  if (target === undefined) return Number.NaN;
+  if (!Number.isFinite(target.value)) throw invalid('an objective target value must be a finite number');
+  return target.type === 'absolute' ? target.value : baseline + (o.sign * Math.abs(baseline) * target.value) / 100;
 }
 
 /** How far a metric constraint is violated (0 = satisfied), relative to the baseline's scale. */

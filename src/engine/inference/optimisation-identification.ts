@@ -11,12 +11,14 @@ import { Goals } from './optimisation-goals.js';
 import { decisionLevers, leverTreatments } from './optimisation-space.js';
 import type { FamilyOutcome, InferenceContext } from './outcome.js';
 import type { OptimisationScenario } from './scenario.js';
-import { compileScm, drawNoise, propagate } from './scm.js';
+import { populationNoise } from './population.js';
+import { compileScm, propagate } from './scm.js';
 
 const Z = 1.959963984540054;
 
 interface ObjectiveReport {
   variable?: string;
+  variablesRelevantToMetric?: string[];
   baseline: number;
   optimised: number;
 }
@@ -32,13 +34,13 @@ export async function identifyOptimisation(
   chosen: { baseline: Frame; final: Frame }, outcome: FamilyOutcome, context: InferenceContext,
 ): Promise<void> {
   const objectives = outcome.details.objectives as ObjectiveReport[];
-  const asked = objectives.map((o) => o.variable ?? null);
+  const asked = objectives.map((o) => o.variable ?? o.variablesRelevantToMetric ?? null);
   const others = plan.alternatives(asked, context.seed);
   const answers: { alternative: (typeof others.alternatives)[number]; changes: Bounds[] }[] = [];
   for (const alternative of others.alternatives) {
     if (context.hooks.aborted?.() === true) break;
     const scm = compileScm(alternative.model);
-    const noise = drawNoise(scm, samples, context.seed);
+    const { noise } = populationNoise(scm, samples, context.seed, scenario.conditions);
     const baseline = propagate(scm, noise);
     const levers = decisionLevers(scm, scenario, baseline);
     const final = propagate(scm, noise, decisions.active.flatMap((l, k) => leverTreatments(scm, levers[l]!, decisions.x[k]!)));
@@ -49,7 +51,7 @@ export async function identifyOptimisation(
   const notes: string[] = [];
   objectives.forEach((o, i) => {
     const mine = change(o.variable, chosen.baseline, chosen.final, o.baseline, o.optimised);
-    const members = identifiedMembers(plan, o.variable ?? null, mine, answers.map((a) => ({ alternative: a.alternative, value: a.changes[i] })), others.truncated);
+    const members = identifiedMembers(plan, asked[i] ?? null, mine, answers.map((a) => ({ alternative: a.alternative, value: a.changes[i] })), others.truncated);
     Object.assign(o, members);
     const show = (x: number) => (x > 0 ? '+' : '') + String(Number(x.toPrecision(3)));
     const note = identificationNote(`the change the recommended decisions make to ${o.variable ?? 'the metric'}`, members, (d) => show(d.difference as number));

@@ -11,6 +11,7 @@
 import { AppError } from '../../errors.js';
 import type { Frame } from '../types.js';
 import { conditionMask } from './conditions.js';
+import { both, segmentMasks, selectRows } from './population.js';
 import type { OptimisationScenario, Value, VariableConstraint } from './scenario.js';
 import type { Scm, Treatment } from './scm.js';
 
@@ -30,6 +31,10 @@ export interface DecisionLever {
   options: number[] | null;
   /** Units grouped by the conditional rules they meet, each group's value rule. */
   groups: { rows: Uint8Array | null; rules: Rule[] }[];
+  /** `set`: every unit gets the chosen value; `shift`: each unit's own value moves by the chosen mean's change. */
+  mode: 'set' | 'shift';
+  /** With segment interventions: the segment this lever acts on (its units only). */
+  segment?: string;
 }
 
 interface Rule {
@@ -38,7 +43,27 @@ interface Rule {
   allowed: number[] | null;
 }
 
+/**
+ * The levers of an optimisation: one per decision variable, or with enableSegmentInterventions one per decision
+ * variable and segment (acting on the segment's units only, starting from the segment's own baseline); units in no
+ * segment keep their natural values.
+ */
 export function decisionLevers(scm: Scm, scenario: OptimisationScenario, baseline: Frame): DecisionLever[] {
+  const levers = populationLevers(scm, scenario, baseline);
+  if (scenario.enableSegmentInterventions !== true || !scenario.segmentDefinitions?.length) return levers;
+  const definitions = scenario.segmentDefinitions;
+  // A segment no unit meets keeps its levers (they change nothing), so every model of the class has the same levers.
+  return segmentMasks(scm, baseline, definitions).flatMap((mask, s) => {
+    const within = selectRows(baseline, mask);
+    return levers.map((lever): DecisionLever => {
+      const column = within.columns[lever.node]!;
+      const baselineValue = column.kind === 'continuous' ? meanStd(column.values).mean : modeOf(column.codes, column.categories.length);
+      return { ...lever, baselineValue, segment: definitions[s]!.id, groups: lever.groups.map((g) => ({ rows: g.rows === null ? mask : both(g.rows, mask), rules: g.rules })) };
+    });
+  });
+}
+
+function populationLevers(scm: Scm, scenario: OptimisationScenario, baseline: Frame): DecisionLever[] {
   if (scenario.decisionVars.length === 0) throw invalid('decisionVars must name at least one variable');
   const constraints = new Map<string, VariableConstraint[]>();
   for (const c of scenario.variableConstraints ?? []) constraints.set(c.variable, [...(constraints.get(c.variable) ?? []), c]);
@@ -63,7 +88,8 @@ export function decisionLevers(scm: Scm, scenario: OptimisationScenario, baselin
       const rules = own.flatMap((c) => c.conditionalAllowedValues ?? []).map((r) => ({
         condition: r.condition, rule: { low: -Infinity, high: Infinity, allowed: r.allowedValues ? r.allowedValues.map(code) : null },
       }));
-      return { node, name, kind: 'categorical', baselineValue: modeOf(column.codes, categories.length), low: 0, high: 0, options, groups: groupsOf(scm, baseline, rules) };
+      if (scenario.interventionTypes?.[name] === 'relative_change') throw invalid(`relative_change needs a numeric decision variable; ${name} is categorical`);
+      return { node, name, kind: 'categorical', baselineValue: modeOf(column.codes, categories.length), low: 0, high: 0, options, groups: groupsOf(scm, baseline, rules), mode: 'set' };
     }
     const { mean, std } = meanStd(column.values);
     let low = mean - DEFAULT_BOX_STDS * std;
@@ -85,7 +111,9 @@ export function decisionLevers(scm: Scm, scenario: OptimisationScenario, baselin
     const rules = own.flatMap((c) => c.conditionalAllowedValues ?? []).map((r) => ({
       condition: r.condition, rule: { low: r.minValue ?? -Infinity, high: r.maxValue ?? Infinity, allowed: r.allowedValues ? r.allowedValues.map((v) => number(name, v)) : null },
     }));
-    return { node, name, kind: 'continuous', baselineValue: mean, low, high, options, groups: groupsOf(scm, baseline, rules) };
+    const mode = scenario.interventionTypes?.[name] === 'relative_change' ? 'shift' : 'set';
+    if (mode === 'shift' && rules.length > 0) throw invalid(`conditionalAllowedValues on ${name} set values per unit: use set_value for it`);
+    return { node, name, kind: 'continuous', baselineValue: mean, low, high, options, groups: groupsOf(scm, baseline, rules), mode };
   });
 }
 
@@ -103,9 +131,15 @@ function groupsOf(scm: Scm, baseline: Frame, rules: { condition: Parameters<type
   return [...bySignature].map(([signature, rows]) => ({ rows, rules: rules.filter((_, i) => signature[i] === '1').map((r) => r.rule) }));
 }
 
-/** Set interventions putting the lever at `value` (a number or a category code), honouring conditional rules. */
+/**
+ * Interventions putting the lever at `value` (a number or a category code), honouring conditional rules; a shift
+ * lever moves each unit by `value` minus the baseline mean, so the mean lands on `value` and units keep their spread.
+ */
 export function leverTreatments(scm: Scm, lever: DecisionLever, value: number): Treatment[] {
   const name = scm.names[lever.node]!;
+  if (lever.mode === 'shift') {
+    return lever.groups.map((g): Treatment => ({ node: name, kind: 'shift', mode: 'absolute', value: value - lever.baselineValue, ...(g.rows ? { rows: g.rows } : {}) }));
+  }
   const out: Treatment[] = [];
   for (const group of lever.groups) {
     let v: number | null = value;

@@ -18,7 +18,8 @@ import { type DecisionLever, decisionLevers, leverTreatments, meanStd, modeOf } 
 import { identifyOptimisation } from './optimisation-identification.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from './outcome.js';
 import type { OptimisationScenario } from './scenario.js';
-import { compileScm, drawNoise, propagate, type Scm } from './scm.js';
+import { count, populationNoise, segmentMasks, selectRows } from './population.js';
+import { compileScm, propagate, type Scm } from './scm.js';
 
 export const DEFAULT_SAMPLES = 2000;
 const MIN_SAMPLES = 100;
@@ -39,7 +40,7 @@ export async function runOptimisation(model: CbnModel, scenario: OptimisationSce
   const scm = compileScm(model);
   const samples = scenario.samples ?? DEFAULT_SAMPLES;
   if (!Number.isInteger(samples) || samples < MIN_SAMPLES || samples > MAX_SAMPLES) throw invalid(`samples must be a whole number from ${MIN_SAMPLES} to ${MAX_SAMPLES}`);
-  const noise = drawNoise(scm, samples, context.seed);
+  const { noise, share } = populationNoise(scm, samples, context.seed, scenario.conditions);
   const baseline = propagate(scm, noise);
   const levers = decisionLevers(scm, scenario, baseline);
   const goals = new Goals(scm, scenario);
@@ -64,6 +65,11 @@ export async function runOptimisation(model: CbnModel, scenario: OptimisationSce
   const measured = await goals.measure(final, context);
   const assessment = goals.assess(measured);
   const outcome = outcomeOf(scm, levers, goals, best, final, baseline, measured, assessment, used, samples);
+  if (scenario.conditions?.length) {
+    outcome.details.conditionedShare = share;
+    outcome.summary.keyPoints.push(`Optimised for the ${format(100 * share)}% of units that meet the conditions.`);
+  }
+  if (scenario.segmentDefinitions?.length) outcome.details.segments = await segmentObjectives(scm, scenario, goals, baseline, final, context);
   const identification = IdentificationPlan.of(model, context.identification, best.active.map((l) => levers[l]!.name));
   if (identification !== null) await identifyOptimisation(identification, scenario, best, samples, { baseline, final }, outcome, context);
   context.hooks.progress?.(1, 'done');
@@ -146,17 +152,22 @@ function outcomeOf(
     const value = k >= 0 ? best.x[k]! : lever.baselineValue;
     const change = lever.kind === 'continuous' ? value - lever.baselineValue : null;
     return {
-      variable: lever.name, intervened: k >= 0, baselineValue: label(lever, lever.baselineValue), value: label(lever, value), change,
+      variable: lever.name, ...(lever.segment === undefined ? {} : { segment: lever.segment }), interventionType: lever.mode === 'shift' ? 'relative_change' : 'set_value',
+      intervened: k >= 0, baselineValue: label(lever, lever.baselineValue), value: label(lever, value), change,
       changePercent: change !== null && lever.baselineValue !== 0 ? (100 * change) / Math.abs(lever.baselineValue) : null,
     };
   });
   const objectives = goals.objectives.map((o, i) => {
     const improvement = o.sign * (measured.objectives[i]! - base.objectives[i]!);
+    const { direction, variable, unit, target, variablesRelevantToMetric, conceptId, conceptEditVersion } = o.spec;
     return {
-      direction: o.spec.direction, ...(o.spec.variable !== undefined ? { variable: o.spec.variable } : {}), ...(o.sql ? { metricSqlQuery: o.sql } : {}),
-      weight: o.weight, ...(o.spec.unit !== undefined ? { unit: o.spec.unit } : {}),
+      direction, ...(variable !== undefined ? { variable } : {}), ...(o.sql ? { metricSqlQuery: o.sql } : {}),
+      weight: o.weight, ...(unit !== undefined ? { unit } : {}),
+      ...(variablesRelevantToMetric !== undefined ? { variablesRelevantToMetric } : {}),
+      ...(conceptId !== undefined ? { conceptId } : {}), ...(conceptEditVersion !== undefined ? { conceptEditVersion } : {}),
       baseline: base.objectives[i]!, optimised: measured.objectives[i]!, improvement,
       improvementPercent: base.objectives[i] !== 0 ? (100 * improvement) / Math.abs(base.objectives[i]!) : null,
+      ...(target !== undefined ? { target, targetValue: goals.target(i), targetMet: goals.targetMet(i, measured.objectives[i]!) } : {}),
     };
   });
   const constraints = [
@@ -179,7 +190,7 @@ function outcomeOf(
   const feasible = constraints.every((c) => c.satisfied);
   const reported = new Set<number>([...levers.map((l) => l.node), ...goals.objectives.filter((o) => o.variable >= 0).map((o) => o.variable), ...goals.outcomeConstraints.map((c) => c.variable)]);
   const results = Object.fromEntries([...reported].map((i) => [scm.names[i]!, [populationRecord(final, i)]]));
-  const moves = recommendation.filter((r) => r.intervened).map((r) => `${r.variable} ${format(r.baselineValue)} -> ${format(r.value)}`);
+  const moves = recommendation.filter((r) => r.intervened).map((r) => `${r.variable}${r.segment === undefined ? '' : ` in ${r.segment}`} ${format(r.baselineValue)} -> ${format(r.value)}`);
   return {
     results,
     details: { recommendation, objectives, constraints, feasible, evaluations, samples, interventionCount: best.active.length, baselineUnits: baseline.nRows },
@@ -187,11 +198,29 @@ function outcomeOf(
       summary: `${moves.length > 0 ? `Set ${moves.join(', ')}` : 'No intervention'}: ${objectives.map((o) => `${o.variable ?? 'metric'} ${format(o.baseline)} -> ${format(o.optimised)}`).join(', ')}${feasible ? '' : ' (some constraints are not met)'}.`,
       keyPoints: [
         ...objectives.map((o) => `${o.direction === 'maximise' ? 'Maximise' : 'Minimise'} ${o.variable ?? o.metricSqlQuery}: ${format(o.baseline)} -> ${format(o.optimised)}${o.improvementPercent !== null ? ` (${o.improvementPercent >= 0 ? '+' : ''}${format(o.improvementPercent)}% better)` : ''}.`),
+        ...objectives.filter((o) => o.targetMet === false).map((o) => `The target of ${o.variable ?? 'the metric'} (${format(o.targetValue!)}) is not reached.`),
         ...constraints.filter((c) => !c.satisfied).map((c) => `Constraint ${'metricName' in c ? c.metricName : c.variable} (${c.constraintType}) is not met.`),
         `${evaluations} candidate decisions simulated on ${samples} units.`,
       ],
     },
   };
+}
+
+/** Each segment's objectives before and after the recommended decisions (its units only). */
+async function segmentObjectives(scm: Scm, scenario: OptimisationScenario, goals: Goals, baseline: Frame, final: Frame, context: InferenceContext) {
+  const definitions = scenario.segmentDefinitions!;
+  const out = [];
+  for (const [s, mask] of segmentMasks(scm, baseline, definitions).entries()) {
+    const units = count(mask);
+    const entry = { id: definitions[s]!.id, description: definitions[s]!.description ?? '', units, share: units / baseline.nRows };
+    if (units === 0) {
+      out.push({ ...entry, note: 'no simulated unit meets the segment conditions' });
+      continue;
+    }
+    const [before, after] = [await goals.measure(selectRows(baseline, mask), context), await goals.measure(selectRows(final, mask), context)];
+    out.push({ ...entry, objectives: goals.objectives.map((o, i) => ({ ...(o.spec.variable !== undefined ? { variable: o.spec.variable } : { metricSqlQuery: o.sql }), baseline: before.objectives[i]!, optimised: after.objectives[i]! })) });
+  }
+  return out;
 }
 
 /** A variable over the optimised population: mean, std and central interval (continuous), or class shares. */
@@ -208,7 +237,11 @@ function populationRecord(frame: Frame, column: number): ResultRecord {
   }
   const sorted = Float64Array.from(c.values).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))]!;
-  const { mean, std } = meanStd(c.values);
+  // meanStd floors a zero spread at 1 (a scale); a population set to one value has std 0.
+  const { mean } = meanStd(c.values);
+  let ss = 0;
+  for (const v of c.values) ss += (v - mean) ** 2;
+  const std = Math.sqrt(ss / Math.max(1, c.values.length - 1));
   return { timestamp: null, prediction: mean, std, lowerBound: at((1 - CONFIDENCE_LEVEL) / 2), upperBound: at(1 - (1 - CONFIDENCE_LEVEL) / 2), confidenceLevel: CONFIDENCE_LEVEL };
 }
 

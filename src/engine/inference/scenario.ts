@@ -39,6 +39,27 @@ export interface Metric {
   higherIsBetter?: boolean;
 }
 
+export interface Segment {
+  id: string;
+  description?: string;
+  conditions: Condition[];
+}
+
+/** How an optimisation moves a decision variable: every unit to the chosen value, or each unit's own value shifted. */
+export type InterventionType = 'set_value' | 'relative_change';
+
+/**
+ * Members of the spec's Scenario object shared by the families that simulate a population (intervention,
+ * optimisation, explanation): the population evaluated, its named segments, and how decisions are applied.
+ */
+export interface ScenarioScope {
+  /** Only units whose baseline values meet every condition are simulated and reported. */
+  conditions?: Condition[];
+  segmentDefinitions?: Segment[];
+  enableSegmentInterventions?: boolean;
+  interventionTypes?: Record<string, InterventionType>;
+}
+
 export interface PredictionScenario {
   type: 'prediction';
   sample: Record<string, Value | null>[];
@@ -46,7 +67,7 @@ export interface PredictionScenario {
   confidenceLevel?: number;
 }
 
-export interface InterventionScenario {
+export interface InterventionScenario extends ScenarioScope {
   type: 'intervention';
   interventions: Intervention[];
   metrics?: Metric[];
@@ -63,6 +84,13 @@ export interface Objective {
   metricSqlQuery?: string;
   weight?: number;
   unit?: string;
+  /** No credit past the target: `percentage` improvement over the baseline, or the `absolute` level. */
+  target?: { type: 'percentage' | 'absolute'; value: number };
+  /** The variables metricSqlQuery reads (identification is judged on them; default every variable). */
+  variablesRelevantToMetric?: string[];
+  /** Semantic-layer references, stored with the run. */
+  conceptId?: string;
+  conceptEditVersion?: number;
 }
 
 export interface VariableConstraint {
@@ -81,9 +109,11 @@ export interface MetricConstraint {
   constraintType: 'min_value' | 'max_value' | 'max_decrease_percent' | 'max_increase_percent' | 'fixed_boolean';
   value?: number;
   booleanValue?: boolean;
+  /** Temporal twins only (a window of the forecast); a static twin refuses a set window at submit. */
+  temporal?: { startDate?: string; endDate?: string; startTimestampMs?: number; endTimestampMs?: number; intervalSteps?: number } | null;
 }
 
-export interface OptimisationScenario {
+export interface OptimisationScenario extends ScenarioScope {
   type: 'optimisation';
   objectives: Objective[];
   decisionVars: string[];
@@ -108,13 +138,7 @@ export interface CounterfactualScenario {
   constraints?: Record<string, { type: 'fixed' }>;
 }
 
-export interface Segment {
-  id: string;
-  description?: string;
-  conditions: Condition[];
-}
-
-export interface ExplanationScenario {
+export interface ExplanationScenario extends ScenarioScope {
   type: 'explanation';
   explanationMode: 'discovery' | 'impact' | 'directional';
   effectVariable?: string;
