@@ -83,6 +83,12 @@ function rows(dir: string): Row[] {
     bn('child', '10k x 20', 'PC: SHD 9, 2.6 s', 8, 0.5),
     bn('insurance', '10k x 27', 'PC: SHD 25, 4.7 s', 20, 1),
     bn('alarm', '10k x 37', 'PC: SHD 5, 2.4 s (pgmpy 0.67 s)', 5, 0.5),
+    // Harder rows: half the peer's SHD, each under 5 s. water: 17 of its 66 true edges touch six columns that are
+    // constant in this sample, which no method can find, so its goal is 25 rather than half of 39.
+    bn('water', '10k x 32', 'PC: SHD 39', 25, 5),
+    bn('barley', '10k x 48', 'PC: SHD 38', 19, 5),
+    bn('hepar2', '10k x 70', 'PC: SHD 80', 40, 5),
+    bn('win95pts', '10k x 76', 'PC: SHD 52', 26, 5),
     {
       label: 'causal-learn linear (9 sets, median)', shape: '10k x 20', peer: 'PC: SHD 4, 1.1 s; GES: SHD 0, 1.0 s',
       goal: { shd: 2, seconds: 0.3, text: 'median SHD <= 2, <= 0.3 s' },

@@ -78,7 +78,7 @@ export interface WorkHooks {
 export interface FitOptions {
   /** Add a nonlinear basis (squares and pairwise products of continuous parents) to linear-Gaussian nodes. */
   nonlinear?: boolean;
-  /** Laplace smoothing of categorical CPTs (default 1). */
+  /** Laplace smoothing of categorical CPTs; unset (the default): Dirichlet rows with a prior chosen by marginal likelihood. */
   smoothing?: number;
   seed?: number;
 }

@@ -12,6 +12,7 @@ import { invertSymmetric } from '../discovery/em-covariance.js';
 import { topologicalSort } from '../graph/dag.js';
 import type { CategoricalColumn, CbnModel, ContinuousColumn, EdgeRef, FitOptions, Frame, NodeModel } from '../types.js';
 import { termColumn, termsFor } from './design.js';
+import { dirichletCpt } from './dirichlet.js';
 import { fitLogistic } from './fit-logistic.js';
 
 /** Nodes with more design terms than this keep no coefficient covariance (its size grows with the square). */
@@ -96,6 +97,7 @@ export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parent
 }
 
 export function fitCategoricalNode(frame: Frame, column: CategoricalColumn, parents: string[], options: FitOptions, kernels: Kernels): NodeModel {
+  /** Laplace smoothing when the caller sets it; otherwise CPT rows are empirical-Bayes Dirichlet means (dirichlet.ts). */
   const smoothing = options.smoothing ?? 1;
   const classes = column.categories.length;
   const counts = new Float64Array(classes);
@@ -127,9 +129,15 @@ export function fitCategoricalNode(frame: Frame, column: CategoricalColumn, pare
       if (ok) table[config]![c]!++;
     }
     const rowCounts = table.map((row) => row.reduce((a, b) => a + b, 0));
-    const rows = table.map((row, config) => Array.from(row, (v) => (v + smoothing) / (rowCounts[config]! + smoothing * classes)));
-    const cpt: NonNullable<Extract<NodeModel, { kind: 'categorical' }>['cpt']> = { parentCategories: cats.map((c) => [...c.categories]), table: rows, rowCounts, smoothing };
-    return { ...base, cpt };
+    const parentCategories = cats.map((c) => [...c.categories]);
+    if (options.smoothing !== undefined) {
+      const rows = table.map((row, config) => Array.from(row, (v) => (v + smoothing) / (rowCounts[config]! + smoothing * classes)));
+      return { ...base, cpt: { parentCategories, table: rows, rowCounts, smoothing } };
+    }
+    // Empirical-Bayes Dirichlet rows (dirichlet.ts); `smoothing` x classes is the prior weight of a row.
+    // The margin shape is the Laplace-smoothed margin: no class, even one unseen in training, gets probability 0.
+    const fitted = dirichletCpt(table, marginal);
+    return { ...base, cpt: { parentCategories, table: fitted.rows, rowCounts, smoothing: fitted.rowPrior / classes } };
   }
   return { ...base, logistic: fitLogistic(frame, column, parents, kernels) };
 }

@@ -1,17 +1,27 @@
 /**
- * Edge confidence by the nonparametric bootstrap (Friedman, Goldszmidt & Wyner 1999): discovery reruns on
- * resamples of the rows (the pool runs them in parallel); an edge's confidence is its share of resamples.
+ * Edge confidence by resampling (Friedman, Goldszmidt & Wyner 1999): discovery reruns on resamples of the rows (the
+ * pool runs them in parallel); an edge's confidence is its share of resamples. The resamples are half-samples
+ * drawn without replacement (subsampling, as in stability selection: Meinshausen & Buhlmann 2010) rather than
+ * n rows drawn with replacement: duplicated rows make count tests see dependence that is not there in sparse
+ * strata, so PC keeps more edges, tests larger conditioning sets and ran 25x longer on hepar2 (52 s against 2 s).
  */
 import { selectRows } from '../frame.js';
 import { Rng } from '../random.js';
 import type { DiscoveryResult, EdgeRef, Frame } from '../types.js';
 
-/** n rows drawn with replacement from the frame's n rows; the same seed gives the same resample. */
+/** Half of the frame's rows, drawn without replacement and kept in their order; the same seed gives the same half. */
 export function resampleFrame(frame: Frame, seed: number): Frame {
   const rng = new Rng(seed);
-  const rows = new Int32Array(frame.nRows);
-  for (let i = 0; i < rows.length; i++) rows[i] = rng.int(frame.nRows);
-  return selectRows(frame, rows);
+  const order = Int32Array.from({ length: frame.nRows }, (_, i) => i);
+  const size = Math.max(1, Math.floor(frame.nRows / 2));
+  // A partial Fisher-Yates shuffle: the first `size` places hold a uniform random subset.
+  for (let i = 0; i < size; i++) {
+    const j = i + rng.int(frame.nRows - i);
+    const held = order[i]!;
+    order[i] = order[j]!;
+    order[j] = held;
+  }
+  return selectRows(frame, order.subarray(0, size).sort());
 }
 
 /**
