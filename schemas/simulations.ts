@@ -314,8 +314,10 @@ export const VersionOutputsSchema = Type.Object({
   history: Type.Record(Type.String(), Type.Unknown(), { description: 'Temporal families only; empty on static twins' }),
   details: Type.Record(Type.String(), Type.Unknown(), {
     description:
-      'The family’s own answer: intervention {variables (baseline, intervened, effect with interval), metrics}; optimisation ' +
-      '{recommendation, objectives, constraints, feasible}; counterfactual {samples with changes and re-simulated targets}; ' +
+      'The family’s own answer: intervention {variables (baseline, intervened, effect with interval), metrics, and with segmentDefinitions ' +
+      'segments [{id, units, share, variables, metrics, targeted?}]}; optimisation {recommendation (per lever: segment?, interventionType), ' +
+      'objectives (with target: targetValue, targetMet), constraints, feasible, segments?}; with `conditions`, conditionedShare (the share of ' +
+      'simulated units that met them); counterfactual {samples with changes and re-simulated targets}; ' +
       'explanation {drivers/effects/paths, segments}; root cause {samples with ranked root causes}; anomaly {samples with scores}; ' +
       'prediction {method}. Every family records its `seed`. Each effect of an intervention (variables, metrics), an explanation in ' +
       'impact or directional mode (effects, totalEffect) and an optimisation (objectives) carries the members of EffectIdentification.',

@@ -26,6 +26,7 @@ import { modelEdges, randomModel, sampleModel } from '../../src/engine/simulate.
 import type { Frame } from '../../src/engine/types.js';
 import { machineLine, median, writeSection } from '../lib/report.js';
 import { benchmarkDataDir, readEdgeCsv, readGraphText, readTable, REPO_ROOT } from './benchmark-data.js';
+import { bifEdges, readBif, sampleBif } from './bif.js';
 
 const SECTION = '## Static discovery (bench/engine/discovery.ts)';
 
@@ -42,6 +43,8 @@ interface Row {
   /** One or more cases; the row reports the median SHD, F1 and seconds over them. */
   cases: () => Case[];
   note?: string;
+  /** Large rows are timed once, without a warm-up run (their first run is the measurement). */
+  once?: boolean;
 }
 
 function loadKernels(): { kernels: Kernels; name: string } {
@@ -62,9 +65,9 @@ function bnlearnCase(dir: string, net: string): Case[] {
 /** ER2 as in the literature: expected number of edges 2p, i.e. expected degree 4 (simulate.ts counts degree). */
 const ER2_EXPECTED_DEGREE = 4;
 
-function erCases(p: number, seeds: number): Case[] {
+function erCases(p: number, seeds: number, degree = ER2_EXPECTED_DEGREE): Case[] {
   return Array.from({ length: seeds }, (_, s) => {
-    const model = randomModel(p, ER2_EXPECTED_DEGREE, 1000 + s);
+    const model = randomModel(p, degree, 1000 + s);
     const frame = sampleModel(model, 10_000, 2000 + s);
     return { frame, truth: truthCpdag(model.nodes.map((n) => n.name), modelEdges(model)) };
   });
@@ -107,6 +110,26 @@ function rows(dir: string): Row[] {
       goal: { shd: 40, seconds: 15, text: 'SHD <= 40, <= 15 s' }, cases: () => erCases(100, erSeeds),
     },
     {
+      label: `synthetic ER4 50 vars (${erSeeds} seeds, median)`, shape: '10k x 50', peer: 'PC: SHD 201, 63 s',
+      goal: { shd: 20, text: 'SHD <= 20' }, cases: () => erCases(50, erSeeds, 2 * ER2_EXPECTED_DEGREE),
+    },
+    {
+      label: `synthetic ER2 200 vars (${erSeeds} seeds, median)`, shape: '10k x 200', peer: 'PC at 100 vars: 60.5 s',
+      goal: { shd: Infinity, seconds: 60, text: '< 60 s; SHD and memory reported' }, cases: () => erCases(200, erSeeds), once: true,
+    },
+    {
+      label: `synthetic ER2 500 vars (${erSeeds} seeds, median)`, shape: '10k x 500', peer: 'PC at 100 vars: 60.5 s',
+      goal: { shd: Infinity, seconds: 300, text: '< 300 s; SHD and memory reported' }, cases: () => erCases(500, erSeeds), once: true,
+    },
+    {
+      label: 'andes (BIF, 10k rows sampled with seed 7)', shape: '10k x 223', peer: 'not measured',
+      goal: { shd: 34, seconds: 60, text: 'SHD <= 34 (10% of 338 edges), < 60 s' }, once: true,
+      cases: () => {
+        const net = readBif(`${dir}/bif/andes.bif`);
+        return [{ frame: sampleBif(net, 10_000, 7), truth: truthCpdag(net.names, bifEdges(net)) }];
+      },
+    },
+    {
       label: 'Sachs 853 observational (continuous)', shape: '853 x 11', peer: 'PC: SHD 11; GES: SHD 11',
       goal: { shd: 9, text: 'SHD <= 9' },
       cases: () => {
@@ -124,7 +147,7 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const header = `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}. Kernels: ${name}.`;
   console.log(header);
-  const lines = ['| data (rows x vars) | SHD | skeleton F1 | seconds | of which PC skeleton | CI tests | peer | our goal | met |', '|---|---:|---:|---:|---:|---:|---|---|---|'];
+  const lines = ['| data (rows x vars) | SHD | skeleton F1 | seconds | of which PC skeleton | CI tests | peak memory (MB) | peer | our goal | met |', '|---|---:|---:|---:|---:|---:|---:|---|---|---|'];
   for (const row of rows(dir)) {
     if (only && !row.label.includes(only)) continue;
     const cases = row.cases();
@@ -136,9 +159,9 @@ async function main(): Promise<void> {
     for (const c of cases) {
       // A single data set is timed three times (the machine is shared; the answer is deterministic).
       const times: number[] = [];
-      let result = discoverStatic(c.frame, {}, kernels);
+      let result = row.once ? null : discoverStatic(c.frame, {}, kernels);
       const skeletonTimes: number[] = [];
-      for (let rep = 0; rep < (cases.length === 1 ? 3 : 1); rep++) {
+      for (let rep = 0; rep < (cases.length === 1 && !row.once ? 3 : 1); rep++) {
         const started = performance.now();
         let skeletonDone = Number.NaN;
         // The 'orient' state is reported once the skeleton is done.
@@ -151,20 +174,22 @@ async function main(): Promise<void> {
       }
       seconds.push(median(times));
       skeletonSeconds.push(median(skeletonTimes));
-      tests.push(result.stats.tests);
-      shds.push(structuralHammingDistance(result.cpdag, c.truth));
-      f1s.push(skeletonF1(result.cpdag, c.truth));
+      tests.push(result!.stats.tests);
+      shds.push(structuralHammingDistance(result!.cpdag, c.truth));
+      f1s.push(skeletonF1(result!.cpdag, c.truth));
     }
+    // Peak resident memory of this process so far (rows run smallest first, so a large row's peak is its own).
+    const peakMb = Math.round(process.resourceUsage().maxRSS / 1024);
     const shd = median(shds);
     const secs = median(seconds);
     const met = shd <= row.goal.shd && (row.goal.seconds === undefined || secs <= row.goal.seconds);
     const each = cases.length > 1 ? ` (${shds.join(', ')})` : '';
     const eachSeconds = cases.length > 1 ? ` (${seconds.map((s) => s.toFixed(2)).join(', ')})` : '';
-    const line = `| ${row.label} (${row.shape}) | ${shd}${each} | ${median(f1s).toFixed(2)} | ${secs.toFixed(2)}${eachSeconds} | ${median(skeletonSeconds).toFixed(2)} | ${median(tests)} | ${row.peer} | ${row.goal.text} | ${met ? 'yes' : '**no**'} |`;
+    const line = `| ${row.label} (${row.shape}) | ${shd}${each} | ${median(f1s).toFixed(2)} | ${secs.toFixed(2)}${eachSeconds} | ${median(skeletonSeconds).toFixed(2)} | ${median(tests)} | ${peakMb} | ${row.peer} | ${row.goal.text} | ${met ? 'yes' : '**no**'} |`;
     console.log(line);
     lines.push(line);
   }
-  lines.push('| Sachs 9 environments (multi-environment twin) | not run | | | | | pooled PC SHD 29 | beat pooled PC by >= 30% | not run (multi-environment discovery is a later issue) |');
+  lines.push('| Sachs 9 environments (multi-environment twin) | not run | | | | | | pooled PC SHD 29 | beat pooled PC by >= 30% | not run (multi-environment discovery is a later issue) |');
   const section = [
     SECTION, '', header, '',
     'SHD = structural Hamming distance of our CPDAG to the truth CPDAG (causal-learn: a missing, extra or wrongly oriented edge each count 1); skeleton F1 over adjacencies; seconds = wall time of `discoverStatic` with default options (alpha 0.05, no depth cap) after one warm-up run, data loading excluded (median of three runs for a single data set). Rows over several data sets report medians (SHD and seconds of each in brackets). ER2 graphs follow the literature (NOTEARS, gCastle, causal-learn): an Erdos-Renyi DAG over d variables with 2d expected edges (expected degree 4: each of the d(d-1)/2 pairs is an edge with probability 4/(d-1), directed along a random causal order), linear-Gaussian with weights uniform on +-[0.5, 2] (sign and magnitude independent) and N(0, 1) noise on every node (raw scale, not standardised), 10k rows; generated by `src/engine/simulate.ts` `randomModel(d, 4, 1000 + s)` and `sampleModel(model, 10000, 2000 + s)` for seeds s = 0, 1, 2 (model seeds 1000.., sample seeds 2000..). Truth = the CPDAG of the generating DAG.',

@@ -109,6 +109,19 @@ interface IssueResult {
   ranking: string[];
   /** Baseline in the same run: the same candidates ranked by their own noise score alone (no attribution). */
   noiseRanking: string[];
+  /** Undiagnosed issues: the injected node's value left the whole range it had in normal operation. */
+  rootOutsideNormal: boolean;
+}
+
+/** Whether any of the rows puts the node outside the range [min, max] of its normal values. */
+function outsideNormal(normal: Map<string, Float64Array>, columns: Map<string, Float64Array>, node: string, rows: number[]): boolean {
+  const values = [...(normal.get(node) ?? [])].filter((v) => !Number.isNaN(v));
+  if (values.length === 0) return false;
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  return rows.some((r) => {
+    const x = columns.get(node)?.[r];
+    return x !== undefined && !Number.isNaN(x) && (x < low || x > high);
+  });
 }
 
 interface Row {
@@ -131,11 +144,12 @@ async function evaluateScenario(scenario: string, metric: (typeof METRICS)[numbe
   const results: IssueResult[] = [];
   for (const issue of issues) {
     const columns = metricColumns(issue.metrics, metric, issue.statistic);
-    const samples = await diagnose(twin, issue.targetNode, columns, DIAGNOSED_ROWS.filter((r) => r < issue.metrics.timestamps.length));
+    const rows = DIAGNOSED_ROWS.filter((r) => r < issue.metrics.timestamps.length);
+    const samples = await diagnose(twin, issue.targetNode, columns, rows);
     const first = samples.find((s) => s.targetAnomalous === true);
     const ranking = first?.rootCauses.map((c) => c.variable) ?? [];
     const noiseRanking = [...(first?.rootCauses ?? [])].sort((a, b) => (a.noiseScore ?? 1) - (b.noiseScore ?? 1)).map((c) => c.variable);
-    results.push({ issue, diagnosed: first !== undefined, ranking, noiseRanking });
+    results.push({ issue, diagnosed: first !== undefined, ranking, noiseRanking, rootOutsideNormal: first === undefined && outsideNormal(normal, columns, issue.rootCause, rows) });
     if (verbose) {
       const causes = first?.rootCauses.slice(0, 3).map((c) => `${c.variable} ${c.contribution.toFixed(1)} (noise ${c.noiseScore?.toExponential(1) ?? 'n/a'})`).join('; ');
       console.log(`${scenario} ${metric} ${issue.split}/${issue.name}: truth ${issue.rootCause}; ${first ? `row ${first.index + DIAGNOSED_ROWS[0]!}: ${causes}` : 'target not anomalous'}`);
@@ -170,11 +184,16 @@ const baseline = (results: IssueResult[]) => `${share(topK(results, 1, 'noiseRan
 
 function table(rows: Row[]): string {
   const lines = [
-    '| scenario | target metric | issues | target anomalous | top-1 recall | top-3 recall | baseline top-1 / top-3 (own noise score only) | specificity (windows) | false-alarm rate (rows) |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| scenario | target metric | issues | target anomalous | not anomalous, root cause outside its normal range | top-1 recall | top-3 recall | top-1 / top-3 where the target is anomalous | baseline top-1 / top-3 (own noise score only) | specificity (windows) | false-alarm rate (rows) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
+  const undiagnosed = (issues: IssueResult[]) => issues.filter((i) => i.rootOutsideNormal).length;
+  const diagnosedRecall = (issues: IssueResult[]) => {
+    const seen = issues.filter((i) => i.diagnosed);
+    return `${share(topK(seen, 1), seen.length)} / ${share(topK(seen, 3), seen.length)}`;
+  };
   for (const r of rows) {
-    lines.push(`| ${r.scenario} | ${r.metric} | ${r.issues.length} | ${r.issues.filter((i) => i.diagnosed).length} | ${share(topK(r.issues, 1), r.issues.length)} | ${share(topK(r.issues, 3), r.issues.length)} | ${baseline(r.issues)} | ${share(r.windows - r.falseAlarmWindows, r.windows)} (${r.windows}) | ${(r.flaggedRows / Math.max(r.heldOutRows, 1)).toFixed(4)} (${r.heldOutRows}) |`);
+    lines.push(`| ${r.scenario} | ${r.metric} | ${r.issues.length} | ${r.issues.filter((i) => i.diagnosed).length} | ${undiagnosed(r.issues)} | ${share(topK(r.issues, 1), r.issues.length)} | ${share(topK(r.issues, 3), r.issues.length)} | ${diagnosedRecall(r.issues)} | ${baseline(r.issues)} | ${share(r.windows - r.falseAlarmWindows, r.windows)} (${r.windows}) | ${(r.flaggedRows / Math.max(r.heldOutRows, 1)).toFixed(4)} (${r.heldOutRows}) |`);
   }
   for (const metric of METRICS) {
     const these = rows.filter((r) => r.metric === metric);
@@ -183,7 +202,7 @@ function table(rows: Row[]): string {
     const alarms = these.reduce((s, r) => s + r.falseAlarmWindows, 0);
     const held = these.reduce((s, r) => s + r.heldOutRows, 0);
     const flagged = these.reduce((s, r) => s + r.flaggedRows, 0);
-    lines.push(`| **both** | **${metric}** | ${issues.length} | ${issues.filter((i) => i.diagnosed).length} | **${share(topK(issues, 1), issues.length)}** | **${share(topK(issues, 3), issues.length)}** | ${baseline(issues)} | **${share(windows - alarms, windows)}** (${windows}) | **${(flagged / Math.max(held, 1)).toFixed(4)}** (${held}) |`);
+    lines.push(`| **both** | **${metric}** | ${issues.length} | ${issues.filter((i) => i.diagnosed).length} | ${undiagnosed(issues)} | **${share(topK(issues, 1), issues.length)}** | **${share(topK(issues, 3), issues.length)}** | ${diagnosedRecall(issues)} | ${baseline(issues)} | **${share(windows - alarms, windows)}** (${windows}) | **${(flagged / Math.max(held, 1)).toFixed(4)}** (${held}) |`);
   }
   return lines.join('\n');
 }
@@ -211,6 +230,15 @@ async function main(): Promise<void> {
       'anomalous in rows 3-5 of the window. The peer\'s specificity searched the whole held-out remainder for one anomalous row, a stricter test. ' +
       'Baseline (same run, same diagnoses): the candidate root causes ranked by their own noise score alone, without the attribution and ' +
       'single-fault ranking.',
+    '',
+    'Why availability misses: PetSite\'s availability (the target of every availability issue) dips in normal operation too (low traffic: ' +
+      'its 1st percentile is 97.0%, once 40.7%), while most services it calls were at exactly 100% in every normal row. In the issues counted ' +
+      'in the fifth column the injected service fell below anything it showed in normal operation (e.g. petlistadoptions at 95.5-98.5%), but ' +
+      'PetSite stayed above its own 1% tail at every diagnosed row, so no detector calibrated to targetFpr on the target can flag those rows ' +
+      'without flagging normal ones as often; the protocol then counts a miss. That is the data, not the ranking: where the target is anomalous ' +
+      'the ranking finds the injected service first in the share the eighth column gives. The rest of the gap is services that never varied in ' +
+      'normal operation: several deviate together during a fault, each "impossible" for its point-mass model, so the twin cannot tell from ' +
+      'their own noise which failed first and falls back to the graph (upstream first).',
   ].join('\n');
   console.log(section);
   if (process.env.BENCH_WRITE !== '0') writeSection(resolve(REPO_ROOT, 'BENCHMARKS.md'), SECTION, `${section}\n`);

@@ -9,7 +9,7 @@ import type { Frame } from '../types.js';
 import { type Arms, type Interval, type VariableEffect, variableEffect } from './intervention-effects.js';
 import { type MetricEffect, type MetricValues, metricEffect, metricValues } from './intervention-metrics.js';
 import type { InferenceContext } from './outcome.js';
-import { count, segmentMasks, selectRows } from './population.js';
+import { count, maskedRows, segmentMasks } from './population.js';
 import type { Metric, Segment } from './scenario.js';
 import type { Scm } from './scm.js';
 
@@ -55,10 +55,10 @@ export async function segmentAnswers(q: SegmentQuestion, arms: Arms, baselineMet
       continue;
     }
     const within: Arms = {
-      baseline: selectRows(arms.baseline, mask),
-      intervened: selectRows(arms.intervened, mask),
+      baseline: maskedRows(arms.baseline, mask),
+      intervened: maskedRows(arms.intervened, mask),
       // A draw whose baseline puts fewer than two units in the segment says nothing about its parameter spread.
-      draws: arms.draws.flatMap((d, k) => (count(drawMasks[k]![s]!) < 2 ? [] : [{ baseline: selectRows(d.baseline, drawMasks[k]![s]!), intervened: selectRows(d.intervened, drawMasks[k]![s]!) }])),
+      draws: arms.draws.flatMap((d, k) => (count(drawMasks[k]![s]!) < 2 ? [] : [{ baseline: maskedRows(d.baseline, drawMasks[k]![s]!), intervened: maskedRows(d.intervened, drawMasks[k]![s]!) }])),
     };
     answer.variables = q.outcomes.map((c) => variableEffect(c, within, q.interval));
     answer.metrics = await metricsOn(q, within, null, context);

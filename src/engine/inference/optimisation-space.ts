@@ -11,7 +11,7 @@
 import { AppError } from '../../errors.js';
 import type { Frame } from '../types.js';
 import { conditionMask } from './conditions.js';
-import { both, segmentMasks, selectRows } from './population.js';
+import { both, maskedRows, segmentMasks } from './population.js';
 import type { OptimisationScenario, Value, VariableConstraint } from './scenario.js';
 import type { Scm, Treatment } from './scm.js';
 
@@ -54,7 +54,7 @@ export function decisionLevers(scm: Scm, scenario: OptimisationScenario, baselin
   const definitions = scenario.segmentDefinitions;
   // A segment no unit meets keeps its levers (they change nothing), so every model of the class has the same levers.
   return segmentMasks(scm, baseline, definitions).flatMap((mask, s) => {
-    const within = selectRows(baseline, mask);
+    const within = maskedRows(baseline, mask);
     return levers.map((lever): DecisionLever => {
       const column = within.columns[lever.node]!;
       const baselineValue = column.kind === 'continuous' ? meanStd(column.values).mean : modeOf(column.codes, column.categories.length);

@@ -18,7 +18,7 @@ import { type DecisionLever, decisionLevers, leverTreatments, meanStd, modeOf } 
 import { identifyOptimisation } from './optimisation-identification.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from './outcome.js';
 import type { OptimisationScenario } from './scenario.js';
-import { count, populationNoise, segmentMasks, selectRows } from './population.js';
+import { count, maskedRows, populationNoise, segmentMasks } from './population.js';
 import { compileScm, propagate, type Scm } from './scm.js';
 
 export const DEFAULT_SAMPLES = 2000;
@@ -217,7 +217,7 @@ async function segmentObjectives(scm: Scm, scenario: OptimisationScenario, goals
       out.push({ ...entry, note: 'no simulated unit meets the segment conditions' });
       continue;
     }
-    const [before, after] = [await goals.measure(selectRows(baseline, mask), context), await goals.measure(selectRows(final, mask), context)];
+    const [before, after] = [await goals.measure(maskedRows(baseline, mask), context), await goals.measure(maskedRows(final, mask), context)];
     out.push({ ...entry, objectives: goals.objectives.map((o, i) => ({ ...(o.spec.variable !== undefined ? { variable: o.spec.variable } : { metricSqlQuery: o.sql }), baseline: before.objectives[i]!, optimised: after.objectives[i]! })) });
   }
   return out;

@@ -5,7 +5,8 @@
  * segment whose conditions it meets, so per-segment answers add up without double counting).
  */
 import { AppError } from '../../errors.js';
-import type { Frame, FrameColumn } from '../types.js';
+import { selectRows } from '../frame.js';
+import type { Frame } from '../types.js';
 import { conditionMask } from './conditions.js';
 import type { Condition, Segment } from './scenario.js';
 import { type Noise, type Scm, drawNoise, propagate } from './scm.js';
@@ -52,14 +53,8 @@ export function segmentMasks(scm: Scm, baseline: Frame, segments: readonly Segme
 }
 
 /** The rows of a frame where `mask` is 1 (copies). */
-export function selectRows(frame: Frame, mask: Uint8Array): Frame {
-  const rows = indices(mask, Infinity);
-  return {
-    nRows: rows.length,
-    columns: frame.columns.map((c): FrameColumn => c.kind === 'continuous'
-      ? { name: c.name, kind: 'continuous', values: Float64Array.from(rows, (r) => c.values[r]!) }
-      : { name: c.name, kind: 'categorical', codes: Int32Array.from(rows, (r) => c.codes[r]!), categories: c.categories }),
-  };
+export function maskedRows(frame: Frame, mask: Uint8Array): Frame {
+  return selectRows(frame, indices(mask, Infinity));
 }
 
 /** `a AND b` as a new mask (b absent = a). */
