@@ -282,7 +282,7 @@ export function targetOf(type: ConnectorType, config: ReadConfig): ReadTarget {
   if (key === 'query') return { kind: 'query', query: config.query! };
   return {
     kind: 'table',
-    ...qualifiedTable(type as Exclude<ConnectorType, 'storage'>, { table: config.table!, ...(config.database === undefined ? {} : { database: config.database }), ...(config.schema === undefined ? {} : { schema: config.schema }) }),
+    ...qualifiedTable(type as Exclude<ConnectorType, 'storage'>, { ...config, table: config.table! }),
     ...(config.warehouse === undefined ? {} : { warehouse: config.warehouse }),
   };
 }
