@@ -46,6 +46,13 @@ module.exports = {
       from: { path: '^workers/' },
       to: { path: '^src/(?!compute/|engine/|lib/|errors\\.ts)' },
     },
+    {
+      name: 'family-engines-are-lean',
+      comment: 'a family engine (src/families/<family>/engine.ts) is loaded by pool workers: the pure engine only.',
+      severity: 'error',
+      from: { path: '^src/families/[^/]+/engine\\.ts$' },
+      to: { path: '^src/(?!compute/|engine/|lib/|errors\\.ts)' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -238,17 +238,6 @@ export const AnomalyScenarioSchema = Family(
   'Flags samples the twin finds improbable, calibrated so targetFpr is the false-alarm rate on normal data.',
 );
 
-/** The static families and their validators' schemas, by `type`. */
-export const STATIC_SCENARIO_SCHEMAS = {
-  prediction: PredictionScenarioSchema,
-  intervention: InterventionScenarioSchema,
-  optimisation: OptimisationScenarioSchema,
-  counterfactual: CounterfactualScenarioSchema,
-  explanation: ExplanationScenarioSchema,
-  root_cause_analysis: RootCauseScenarioSchema,
-  anomaly_detection: AnomalyScenarioSchema,
-} as const;
-
 export const SubmitSimulationBody = Body({
   digitalTwinId: Name,
   digitalTwinVersionId: Name,

@@ -10,7 +10,17 @@ export const VERSION_STATUSES = ['untrained', 'discovered', 'trained'] as const;
 const Name = Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 });
 const Variable = Type.String({ minLength: 1, maxLength: 300 });
-const Edge = Type.Object({ source: Variable, target: Variable }, { additionalProperties: false });
+const Edge = Type.Object(
+  {
+    source: Variable,
+    target: Variable,
+    lag: Type.Optional(Type.Integer({
+      minimum: 0, maximum: 1000,
+      description: 'Temporal twins: the lag in steps of the twin\'s granularity (source at t - lag causes target at t; 0 = the same step). Absent: any lag (a pin keeps the link at its strongest lag; a forbid excludes every lag). Static twins refuse it.',
+    })),
+  },
+  { additionalProperties: false },
+);
 const Json = Type.Record(Type.String(), Type.Unknown());
 
 export const SuggestedSimulationSchema = Type.Object({

@@ -10,14 +10,8 @@ import { DatasetSchema } from '../schemas/datasets.js';
 import { JobAcceptedSchema, JobSchema } from '../schemas/jobs.js';
 import { BrowseEntrySchema, ClickHouseCredentialsSchema, ConnectionStringCredentialsSchema, ConnectorSchema, DirectQueryRowsSchema, RowsSchema, SqlFieldCredentialsSchema, StorageCredentialsSchema } from '../schemas/connectors.js';
 import { DigitalTwinSchema, TwinVersionSchema } from '../schemas/twins.js';
+import { registeredFamilies } from './families/registry.js';
 import {
-  AnomalyScenarioSchema,
-  CounterfactualScenarioSchema,
-  ExplanationScenarioSchema,
-  InterventionScenarioSchema,
-  OptimisationScenarioSchema,
-  PredictionScenarioSchema,
-  RootCauseScenarioSchema,
   ScenarioFromQuerySchema,
   ScoreSchema,
   SimulationAcceptedSchema,
@@ -91,7 +85,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     ConnectorSchema, BrowseEntrySchema, RowsSchema, DirectQueryRowsSchema, SqlFieldCredentialsSchema, ConnectionStringCredentialsSchema, ClickHouseCredentialsSchema, StorageCredentialsSchema,
     SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
-    PredictionScenarioSchema, InterventionScenarioSchema, OptimisationScenarioSchema, CounterfactualScenarioSchema, ExplanationScenarioSchema, RootCauseScenarioSchema, AnomalyScenarioSchema]);
+    ...registeredFamilies().map((family) => family.schema)]);
   installAuth(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
   await installOpenApi(app);

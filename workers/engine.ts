@@ -11,8 +11,8 @@ import { resampleFrame } from '../src/engine/discovery/bootstrap.js';
 import { fitCbn } from '../src/engine/cbn/fit.js';
 import { withAssumedOrientations } from '../src/engine/identification/assume.js';
 import { evaluateCbn, splitHoldout } from '../src/engine/cbn/evaluate.js';
-import type { FamilyOutcome, InferenceContext } from '../src/engine/inference/outcome.js';
-import { runScoring, runStaticScenario } from '../src/engine/inference/run.js';
+import type { FamilyEngine, FamilyOutcome, InferenceContext } from '../src/engine/inference/outcome.js';
+import { runScore } from '../src/engine/inference/score.js';
 import type { DiscoveryResult, Frame } from '../src/engine/types.js';
 import { AppError } from '../src/errors.js';
 
@@ -36,11 +36,22 @@ export default function run(task: EngineTask): DiscoveryResult | FitOutcome | Pr
       const evaluation = evaluateCbn(fitCbn(train, task.edges, task.options, wasm()), test);
       return { model: fitCbn(task.frame, task.edges, task.options, wasm()), evaluation, nTrain: train.nRows, nTest: test.nRows };
     }
-    case 'simulate':
-      return answer(task.port, task.seed, (context) => runStaticScenario(task.model, task.scenario, task.identification === undefined ? context : { ...context, identification: { ...task.identification, kernels: wasm() } }));
+    case 'question':
+      return answer(task.port, task.seed, async (context) => {
+        const family = await familyEngine(task.engine);
+        return family.run(task.model, task.scenario, task.identification === undefined ? context : { ...context, identification: { ...task.identification, kernels: wasm() } });
+      });
     case 'score':
-      return answer(task.port, task.seed, (context) => runScoring(task.model, task.request, context));
+      return answer(task.port, task.seed, (context) => runScore(task.model, task.request, context));
   }
+}
+
+/** A family's engine module (its path comes from the service's family registry, never from a request), loaded once. */
+const engines = new Map<string, Promise<FamilyEngine>>();
+function familyEngine(href: string): Promise<FamilyEngine> {
+  let engine = engines.get(href);
+  if (engine === undefined) engines.set(href, (engine = import(href).then((module: { default: FamilyEngine }) => module.default)));
+  return engine;
 }
 
 /** Runs a question with a context whose metrics are evaluated on the main thread; user-facing failures are returned. */
@@ -50,7 +61,7 @@ async function answer(port: MessagePort | undefined, seed: number, question: (co
   port?.on('message', (reply: MetricReply) => {
     const waiter = pending.get(reply.id);
     pending.delete(reply.id);
-    if ('error' in reply) waiter?.reject(new AppError('validation_failed', reply.error));
+    if ('error' in reply) waiter?.reject(new AppError(reply.error.code, reply.error.message));
     else waiter?.resolve(reply.value);
   });
   const context: InferenceContext = {
@@ -68,7 +79,7 @@ async function answer(port: MessagePort | undefined, seed: number, question: (co
   try {
     return { outcome: await question(context) };
   } catch (error) {
-    if (error instanceof AppError) return { failure: error.message };
+    if (error instanceof AppError) return { failure: { code: error.code, message: error.message } };
     throw error;
   } finally {
     port?.close();

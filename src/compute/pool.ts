@@ -1,6 +1,7 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Frame } from '../engine/types.js';
+import { AppError } from '../errors.js';
 import type { EngineResults, EngineTask, MetricReply, ProgressMessage, WorkerMessage } from './protocol.js';
 
 /** Workers idle this long are stopped; the next task starts one again (~30 ms). */
@@ -33,7 +34,7 @@ export class ComputePool {
   }
 
   async run<K extends EngineTask['kind']>(task: Extract<EngineTask, { kind: K }>, options: RunOptions = {}): Promise<EngineResults[K]> {
-    const talks = task.kind === 'simulate' || task.kind === 'score' || (task.kind === 'discover' && options.onProgress !== undefined);
+    const talks = task.kind === 'question' || task.kind === 'score' || (task.kind === 'discover' && options.onProgress !== undefined);
     if (!talks) return (await this.pool.run(task, { signal: options.signal ?? null })) as EngineResults[K];
     const channel = new MessageChannel();
     channel.port1.on('message', (message: WorkerMessage) => {
@@ -67,7 +68,7 @@ async function answerMetric(
     if (evaluate === undefined) throw new Error('metrics cannot be evaluated here');
     reply = { id: message.id, value: await evaluate(message.frame, message.sql) };
   } catch (error) {
-    reply = { id: message.id, error: error instanceof Error ? error.message : String(error) };
+    reply = { id: message.id, error: { code: error instanceof AppError ? error.code : 'validation_failed', message: error instanceof Error ? error.message : String(error) } };
   }
   try {
     port.postMessage(reply);

@@ -1,7 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ClassInput } from '../engine/identification/plan.js';
 import type { FamilyOutcome } from '../engine/inference/outcome.js';
-import type { ScoreRequest, StaticScenario } from '../engine/inference/scenario.js';
+import type { ScoreRequest } from '../engine/inference/scenario.js';
+import type { ProblemCode } from '../errors.js';
 import type { CbnModel, DiscoveryOptions, DiscoveryResult, EdgeRef, Evaluation, FitOptions, Frame } from '../engine/types.js';
 
 /**
@@ -12,8 +13,11 @@ export type EngineTask =
   | { kind: 'discover'; frame: Frame; options: DiscoveryOptions; port?: MessagePort }
   | { kind: 'bootstrap'; frame: Frame; options: DiscoveryOptions; seed: number }
   | { kind: 'fit'; frame: Frame; edges: EdgeRef[]; options: FitOptions & { testFraction: number } }
-  /** A simulation run's question; metric SQL goes back to the main thread over `port` (WorkerMessage). */
-  | { kind: 'simulate'; model: CbnModel; scenario: StaticScenario; seed: number; identification?: ClassOfModel; port?: MessagePort }
+  /**
+   * A simulation run's question, answered by the family engine module `engine` (src/families/<family>/engine.ts)
+   * with the version's model of its twin kind; metric SQL goes back to the main thread over `port` (WorkerMessage).
+   */
+  | { kind: 'question'; engine: string; model: unknown; scenario: { type: string }; seed: number; identification?: ClassOfModel; port?: MessagePort }
   | { kind: 'score'; model: CbnModel; request: ScoreRequest; seed: number; port?: MessagePort };
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
@@ -32,13 +36,19 @@ export interface EngineResults {
   discover: DiscoveryResult;
   bootstrap: DiscoveryResult;
   fit: FitOutcome;
-  simulate: SimulationResult;
+  question: SimulationResult;
   score: SimulationResult;
 }
 
-/** A question's answer, or the reason it cannot be answered that is meant for the user (an AppError or a failed
- * metric inside the worker: errors lose their class when they cross threads, so they are returned, not thrown). */
-export type SimulationResult = { outcome: FamilyOutcome } | { failure: string };
+/** A failure meant for the user, as it crosses a thread: a code of the one catalogue (src/errors.ts) and its message
+ * (errors lose their class when they cross threads, so they are returned, not thrown). */
+export interface EngineFailure {
+  code: ProblemCode;
+  message: string;
+}
+
+/** A question's answer, or the reason it cannot be answered (an AppError or a failed metric inside the worker). */
+export type SimulationResult = { outcome: FamilyOutcome } | { failure: EngineFailure };
 
 /** A progress message a worker posts on the task's port. */
 export interface ProgressMessage {
@@ -49,4 +59,4 @@ export interface ProgressMessage {
 /** What a worker posts on a task's port: progress, or a metric to evaluate (answered with a MetricReply). */
 export type WorkerMessage = ({ type: 'progress' } & ProgressMessage) | { type: 'metric'; id: number; frame: Frame; sql: string };
 
-export type MetricReply = { id: number; value: number } | { id: number; error: string };
+export type MetricReply = { id: number; value: number } | { id: number; error: EngineFailure };

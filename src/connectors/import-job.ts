@@ -34,12 +34,11 @@ export class ConnectorImport {
   ) {}
 
   register(runner: JobRunner): void {
-    runner.register(CONNECTOR_IMPORT_JOB, (context) => this.run(context));
+    runner.register(CONNECTOR_IMPORT_JOB, (context: JobContext<ImportParams>) => this.run(context));
   }
 
-  private async run(context: JobContext): Promise<Record<string, unknown>> {
-    const params = context.params as unknown as ImportParams;
-    const { job, signal } = context;
+  private async run(context: JobContext<ImportParams>) {
+    const { job, signal, params } = context;
     const row = await this.connectors.findForJob(job.organisation_id, params.connectorId);
     if (row === undefined) throw new JobError(`Connector ${params.connectorId} was deleted before the import started`);
     context.progress(0.01, 'connecting to the source');

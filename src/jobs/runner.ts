@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Progress } from '../../schemas/jobs.js';
-import { AppError } from '../errors.js';
+import { AppError, type ProblemCode } from '../errors.js';
 import { nowIso } from '../lib/ids.js';
 import type { WebhookSender } from '../webhooks/deliver.js';
 import { webhookEvent } from '../webhooks/deliver.js';
@@ -8,9 +8,10 @@ import type { TerminalStatus, WebhookPayload } from '../webhooks/events.js';
 import type { JobRepo, JobRow } from './repo.js';
 
 /** What a job's work sees: its inputs, a signal that fires on cancel or shutdown, and a progress reporter. */
-export interface JobContext {
+export interface JobContext<P = unknown> {
   job: JobRow;
-  params: Record<string, unknown>;
+  /** The params the job was submitted with (the job type's own shape, as its submitter typed them). */
+  params: P;
   signal: AbortSignal;
   /** fraction 0..1 of the work done, and what it is doing. Cheap: written at most once per heartbeat. */
   progress(fraction: number, state: string): void;
@@ -24,13 +25,17 @@ export interface JobContext {
 /** A failure whose message is meant for the job's owner (it is stored and sent in the webhook as it is). */
 export class JobError extends Error {
   override readonly name = 'JobError';
+  /** The catalogue code of the failure when it came from one (e.g. an engine refusal across the worker boundary). */
+  constructor(message: string, readonly code: ProblemCode = 'validation_failed') {
+    super(message);
+  }
 }
 
 /**
  * The work of one job type; answers the job's result. Throwing fails the job: with the message of a JobError or
  * AppError, or with a generic message naming the job for anything else (internals stay in the log).
  */
-export type JobHandler = (context: JobContext) => Promise<Record<string, unknown>>;
+export type JobHandler<P = unknown, R extends object = object> = (context: JobContext<P>) => Promise<R>;
 
 /** The webhook body of a job type's terminal state (default: the job payload of the spec's Events section). */
 export type WebhookBuilder = (job: JobRow, status: TerminalStatus, completedAt: string, error: string | null) => WebhookPayload;
@@ -118,8 +123,9 @@ export class JobRunner {
     this.staleMs = options.staleMs ?? 30_000;
   }
 
-  register(type: string, handler: JobHandler, options: JobTypeOptions = {}): void {
-    this.handlers.set(type, { handler, webhook: options.webhook ?? jobPayload, lane: options.lane ?? DEFAULT_LANE });
+  /** The handler of a job type; P is the params its submitter stores (one JSON parse, typed here once). */
+  register<P, R extends object>(type: string, handler: JobHandler<P, R>, options: JobTypeOptions = {}): void {
+    this.handlers.set(type, { handler: handler as JobHandler, webhook: options.webhook ?? jobPayload, lane: options.lane ?? DEFAULT_LANE });
   }
 
   /** A lane running at most `concurrency` jobs at once in this process (the default lane has options.concurrency). */
@@ -250,7 +256,7 @@ export class JobRunner {
     try {
       const registered = this.handlers.get(job.type);
       if (registered === undefined) throw new Error(`No handler for job type ${job.type}`);
-      context.params = JSON.parse(job.params) as Record<string, unknown>;
+      context.params = JSON.parse(job.params) as unknown;
       outcome = { status: 'completed', result: JSON.stringify(await registered.handler(context)), error: null };
     } catch (error) {
       const reason = context.signal.aborted && context.signal.reason instanceof Error ? context.signal.reason.message : null;

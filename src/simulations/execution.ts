@@ -6,7 +6,8 @@
  */
 import type { ComputePool } from '../compute/pool.js';
 import type { FamilyOutcome } from '../engine/inference/outcome.js';
-import type { ScoreRequest, StaticScenario } from '../engine/inference/scenario.js';
+import type { ScoreRequest } from '../engine/inference/scenario.js';
+import { familyOf } from '../families/registry.js';
 import type { CbnModel } from '../engine/types.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
@@ -45,7 +46,7 @@ export class SimulationExecution {
 
   register(runner: JobRunner, concurrency: number): void {
     runner.addLane(SIMULATION_LANE, concurrency);
-    runner.register(SIMULATION_JOB, (context) => this.run(context), {
+    runner.register(SIMULATION_JOB, (context: JobContext<RunParams>) => this.run(context), {
       lane: SIMULATION_LANE,
       webhook: (job, status, completedAt, error) => ({
         event: webhookEvent('simulation', status),
@@ -58,16 +59,17 @@ export class SimulationExecution {
     });
   }
 
-  private async run(context: JobContext): Promise<Record<string, unknown>> {
-    const { job, signal } = context;
-    const params = context.params as unknown as RunParams;
-    const input = JSON.parse(job.input ?? 'null') as (StaticScenario | ScoreRequest) | null;
+  private async run(context: JobContext<RunParams>): Promise<RunResult> {
+    const { job, signal, params } = context;
+    const input = JSON.parse(job.input ?? 'null') as { type: string } | null;
     if (input === null) throw new JobError('The run has no scenario');
+    const family = params.kind === 'score' ? undefined : familyOf(input.type);
+    if (params.kind !== 'score' && family === undefined) throw new JobError(`This service no longer answers '${input.type}' questions`);
     await this.phase(context, 'configuring', 0.01);
     const twinId = job.resource_id ?? '';
     const version = await this.twins.findVersion(job.organisation_id, twinId, params.versionId);
     if (version?.model == null) throw new JobError(`Twin version ${params.versionLabel} no longer has a trained model (deleted or relearned since the run was submitted)`);
-    const model = JSON.parse(version.model) as CbnModel;
+    const model = JSON.parse(version.model) as unknown;
     const record = presentVersion(version);
     const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     await this.phase(context, 'configured', 0.03);
@@ -78,19 +80,18 @@ export class SimulationExecution {
       evaluateMetric: (frame: Parameters<MetricSql['evaluate']>[1], sql: string) => this.metrics.evaluate(job.organisation_id, frame, sql, signal),
     };
     const answer =
-      params.kind === 'score'
-        ? await this.compute().run({ kind: 'score', model, request: input as ScoreRequest, seed: params.seed }, options)
-        : await this.compute().run({ kind: 'simulate', model, scenario: input as StaticScenario, seed: params.seed, identification }, options);
-    if ('failure' in answer) throw new JobError(answer.failure);
+      family === undefined
+        ? await this.compute().run({ kind: 'score', model: model as CbnModel, request: input as unknown as ScoreRequest, seed: params.seed }, options)
+        : await this.compute().run({ kind: 'question', engine: family.engine, model, scenario: input, seed: params.seed, identification }, options);
+    if ('failure' in answer) throw new JobError(answer.failure.message, answer.failure.code);
     context.progress(0.97, 'saving results');
     await context.ensureActive();
     await this.save(job.id, job.organisation_id, params, answer.outcome);
-    const result: RunResult = { resultsSummary: answer.outcome.summary, hasSweep: answer.outcome.sweep !== undefined };
-    return result as unknown as Record<string, unknown>;
+    return { resultsSummary: answer.outcome.summary, hasSweep: answer.outcome.sweep !== undefined };
   }
 
   /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */
-  private async phase(context: JobContext, phase: 'configuring' | 'configured' | 'running', fraction: number): Promise<void> {
+  private async phase(context: JobContext<RunParams>, phase: 'configuring' | 'configured' | 'running', fraction: number): Promise<void> {
     context.signal.throwIfAborted();
     if (!(await this.runs.setPhase(context.job.id, context.job.owner ?? '', phase))) await context.ensureActive();
     context.progress(fraction, phase);

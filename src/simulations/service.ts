@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { ScoreRequestBody, SimulationAccepted, SimulationRunSummary, SubmitSimulation } from '../../schemas/simulations.js';
-import type { TwinType } from '../../schemas/twins.js';
 import type { Principal } from '../auth/principal.js';
-import type { ScoreRequest, StaticScenario } from '../engine/inference/scenario.js';
+import type { ScoreRequest } from '../engine/inference/scenario.js';
 import type { ScoreResult, SweepResult } from '../engine/inference/outcome.js';
 import type { CbnModel } from '../engine/types.js';
 import { AppError, notFound } from '../errors.js';
@@ -17,7 +16,9 @@ import { scenarioFromQuery } from './from-query/index.js';
 import type { MetricSql } from './metric-sql.js';
 import { presentRun, runStatus, spliceJson } from './present.js';
 import type { RunFilters, RunRow, SimulationRepo } from './repo.js';
-import { metricQueries, scenarioFamily, validateStaticScenario } from './validate.js';
+import { metricQueries, scenarioFamily, validateScenario } from './validate.js';
+import { familyOf, queryReaders } from '../families/registry.js';
+import { twinKind } from '../twins/kinds/registry.js';
 
 const IN_FLIGHT_MESSAGE = 'The run is still executing; read it again when it has completed';
 
@@ -37,22 +38,26 @@ export class SimulationService {
     await this.access.require(principal, workspaceId, 'write');
     const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, input.digitalTwinId, input.digitalTwinVersionId);
     const family = scenarioFamily(input.scenario, twinType);
-    const trained = requireTrained(twinType, version.version, model);
-    const scenario = validateStaticScenario(input.scenario, trained);
-    for (const { sql, location } of metricQueries(scenario)) await this.metrics.check(principal.organisationId, sql, location);
+    const trained = requireTrained(version.version, model);
+    const scenario = validateScenario(family, input.scenario, twinType, twinKind(twinType).variables(trained));
+    for (const { sql, location } of metricQueries(family, scenario)) await this.metrics.check(principal.organisationId, sql, location);
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
     const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'scenario', seed: randomInt(1, 2 ** 31 - 1), userQuery: input.userQuery ?? null };
-    return this.queue(principal, workspaceId, input.digitalTwinId, family, params, scenario, input.webhookUrl);
+    return this.queue(principal, workspaceId, input.digitalTwinId, family.type, params, scenario, input.webhookUrl);
   }
 
   /** Batch scoring of rows against targets: a run of its own kind, read back with score(). */
   async submitScore(principal: Principal, workspaceId: string, twinId: string, versionId: string, input: ScoreRequestBody): Promise<SimulationAccepted> {
     await this.access.require(principal, workspaceId, 'write');
     const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, twinId, versionId);
-    const trained = requireTrained(twinType, version.version, model);
+    if (twinType !== 'static') throw new AppError('validation_failed', `Scoring rows answers for static twins; this twin is ${twinType}`);
+    const trained = requireTrained(version.version, model);
     const { webhookUrl, ...request } = input;
     // The counterfactual rules cover rows, targets and constraints: a score request is checked as one.
-    validateStaticScenario({ type: 'counterfactual', samples: request.rows, targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) }, trained);
+    const counterfactual = familyOf('counterfactual');
+    if (counterfactual === undefined) throw new Error('the counterfactual family is not registered');
+    const asCounterfactual = { type: 'counterfactual', samples: request.rows, targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) };
+    validateScenario(counterfactual, asCounterfactual, twinType, twinKind(twinType).variables(trained));
     const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'score', seed: randomInt(1, 2 ** 31 - 1), userQuery: null };
     const score: ScoreRequest & { type: 'score' } = { type: 'score', ...request };
     return this.queue(principal, workspaceId, twinId, 'score', params, score, webhookUrl);
@@ -61,7 +66,9 @@ export class SimulationService {
   async scenarioFromQuery(principal: Principal, workspaceId: string, twinId: string, versionId: string, query: string) {
     await this.access.require(principal, workspaceId, 'read');
     const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, twinId, versionId);
-    const trained = requireTrained(twinType, version.version, model);
+    const readers = queryReaders(twinType);
+    if (readers.length === 0) throw new AppError('validation_failed', `scenario-from-query reads questions about static twins; write the scenario of this ${twinType} twin directly`);
+    const trained = requireTrained(version.version, model) as CbnModel;
     const variables = trained.nodes.map((node) => ({
       name: node.name,
       type: node.kind,
@@ -69,9 +76,10 @@ export class SimulationService {
       role: version.variableRoles.sources.includes(node.name) ? ('source' as const) : version.variableRoles.targets.includes(node.name) ? ('target' as const) : null,
     }));
     const edges = trained.nodes.flatMap((node) => node.parents.map((parent) => ({ source: parent, target: node.name })));
-    const answer = scenarioFromQuery(query, { variables, edges });
+    const answer = scenarioFromQuery(query, { variables, edges }, readers);
     // What the parser builds must pass the same validation a submit applies.
-    validateStaticScenario(answer.scenario as unknown as Record<string, unknown>, trained);
+    const scenario = answer.scenario as unknown as Record<string, unknown>;
+    validateScenario(scenarioFamily(scenario, twinType), scenario, twinType, twinKind(twinType).variables(trained));
     return { ...answer, scenario: answer.scenario as unknown as Record<string, unknown>, digitalTwinId: twinId, digitalTwinVersionId: version.id };
   }
 
@@ -178,7 +186,7 @@ export class SimulationService {
     twinId: string,
     subtype: string,
     params: RunParams,
-    scenario: StaticScenario | ScoreRequest,
+    scenario: { type: string },
     webhookUrl: string | undefined,
   ): Promise<SimulationAccepted> {
     const accepted = await this.jobs.submit({
@@ -219,9 +227,8 @@ export class SimulationService {
   }
 }
 
-/** Simulations on temporal and multi-environment twins arrive with their learning; a version must be trained. */
-function requireTrained(twinType: TwinType, versionLabel: string, model: CbnModel | null): CbnModel {
-  if (twinType !== 'static') throw new AppError('validation_failed', `Simulations of ${twinType} twins are not built yet; only static twins can be simulated`);
+/** A version answers questions once it is trained. */
+function requireTrained(versionLabel: string, model: unknown) {
   if (model === null) throw new AppError('conflict', `Version ${versionLabel} is not trained: train it (or run the pipeline) before simulating`);
   return model;
 }

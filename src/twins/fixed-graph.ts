@@ -1,8 +1,9 @@
 import type { FixedSubGraph, PatchFixedGraph } from '../../schemas/twins.js';
 import { AppError, type FieldError } from '../errors.js';
 
-type Edge = { source: string; target: string };
-const key = (edge: Edge) => `${edge.source}\u0000${edge.target}`;
+type Edge = { source: string; target: string; lag?: number };
+const key = (edge: Edge) => `${edge.source}\u0000${edge.target}\u0000${edge.lag ?? ''}`;
+const copy = (edge: Edge): Edge => ({ source: edge.source, target: edge.target, ...(edge.lag === undefined ? {} : { lag: edge.lag }) });
 
 /**
  * Applies a PATCH of the fixed graph: `clearEdges` drops pins and forbids first, then `addEdges` pins edges
@@ -10,18 +11,20 @@ const key = (edge: Edge) => `${edge.source}\u0000${edge.target}`;
  * self-loop, no cycle among pinned edges, and (when the variables are known) only variables of the twin.
  * Anything else answers 422 naming each offending edge; nothing is stored then.
  */
-export function applyFixedGraphPatch(current: FixedSubGraph, patch: PatchFixedGraph, variables: string[] | null): FixedSubGraph {
+export function applyFixedGraphPatch(current: FixedSubGraph, patch: PatchFixedGraph, variables: string[] | null, temporal = false): FixedSubGraph {
   const cleared = new Set((patch.clearEdges ?? []).map(key));
   const pinned = new Map(current.relationships.filter((e) => !cleared.has(key(e))).map((e) => [key(e), e]));
   const forbidden = new Map(current.antiRelationships.filter((e) => !cleared.has(key(e))).map((e) => [key(e), e]));
-  for (const edge of patch.addEdges ?? []) pinned.set(key(edge), { source: edge.source, target: edge.target });
-  for (const edge of patch.removeEdges ?? []) forbidden.set(key(edge), { source: edge.source, target: edge.target });
+  for (const edge of patch.addEdges ?? []) pinned.set(key(edge), copy(edge));
+  for (const edge of patch.removeEdges ?? []) forbidden.set(key(edge), copy(edge));
 
   const errors: FieldError[] = [];
   const known = variables === null ? null : new Set(variables);
   (['addEdges', 'removeEdges', 'clearEdges'] as const).forEach((member) =>
     (patch[member] ?? []).forEach((edge, i) => {
-      if (edge.source === edge.target) errors.push({ location: `body/${member}/${i}`, message: `an edge from ${edge.source} to itself` });
+      if (edge.lag !== undefined && !temporal) errors.push({ location: `body/${member}/${i}/lag`, message: 'a lag applies to temporal twins; this twin is static' });
+      // Only a lagged link may join a variable to itself (its own past).
+      if (edge.source === edge.target && !(temporal && (edge.lag ?? 0) > 0)) errors.push({ location: `body/${member}/${i}`, message: `an edge from ${edge.source} to itself${temporal ? ' needs a lag of at least 1' : ''}` });
       for (const end of [edge.source, edge.target]) {
         if (known !== null && !known.has(end)) errors.push({ location: `body/${member}/${i}`, message: `${end} is not a variable of this twin` });
       }
@@ -30,7 +33,8 @@ export function applyFixedGraphPatch(current: FixedSubGraph, patch: PatchFixedGr
   for (const [k, edge] of pinned) {
     if (forbidden.has(k)) errors.push({ location: 'body', message: `${edge.source} -> ${edge.target} would be both pinned present and forbidden` });
   }
-  const cycle = findCycle([...pinned.values()]);
+  // Lagged links point from the past: only same-step pins can form a cycle.
+  const cycle = findCycle([...pinned.values()].filter((edge) => (edge.lag ?? 0) === 0 && edge.source !== edge.target));
   if (cycle !== null) errors.push({ location: 'body/addEdges', message: `the pinned edges form a cycle: ${cycle.join(' -> ')}` });
   if (errors.length > 0) throw new AppError('validation_failed', `The fixed graph is inconsistent: ${errors.map((e) => e.message).join('; ')}`, { errors });
   return { relationships: [...pinned.values()], antiRelationships: [...forbidden.values()] };

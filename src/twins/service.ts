@@ -3,7 +3,6 @@ import type { CreateTwin, CreateVersion, DigitalTwin, Discover, FixedSubGraph, P
 import type { Principal } from '../auth/principal.js';
 import type { DataBinding, DatasetService } from '../datasets/service.js';
 import { AppError, notFound } from '../errors.js';
-import type { CbnModel } from '../engine/types.js';
 import type { JobService } from '../jobs/service.js';
 import type { CursorCodec } from '../lib/cursor.js';
 import { newId, nowIso } from '../lib/ids.js';
@@ -12,11 +11,10 @@ import type { InferredColumn } from '../sources/inference/infer-schema.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import { applyFixedGraphPatch } from './fixed-graph.js';
 import { modelledColumns } from './frame.js';
+import { twinKind } from './kinds/registry.js';
 import { type TwinRecord, emptyVersion, presentTwin, presentVersion } from './records.js';
 import type { TwinRepo, TwinRow, VersionRow } from './repo.js';
 
-/** Twin types whose learning is built; the others are recorded and answer 422 on discover, train and run-pipeline. */
-const LEARNABLE: TwinType[] = ['static'];
 
 /** Digital twins and their versions: records, the fixed graph, and the jobs that learn them (learning.ts). */
 export class TwinService {
@@ -48,8 +46,8 @@ export class TwinService {
     const binding = bindingOf(input.datasetId ?? null, input.sourceId ?? null);
     const environmentColumns = input.environmentColumns ?? [];
     const timeColumn = input.selectedTimeColumnName ?? null;
-    if (type.includes('temporal') && timeColumn === null) throw invalid('selectedTimeColumnName', `a ${type} twin needs selectedTimeColumnName`);
-    if (type.startsWith('multi-environment') && environmentColumns.length === 0) throw invalid('environmentColumns', `a ${type} twin needs environmentColumns`);
+    const [missing] = twinKind(type).requirements({ selectedTimeColumnName: timeColumn, environmentColumns });
+    if (missing !== undefined) throw new AppError('validation_failed', `${missing.location.replace('body/', '')}: ${missing.message}`, { errors: [missing] });
     let canonical: TwinRecord['canonicalInputSchema'] = [];
     if (binding !== null) {
       const { schema } = await this.datasets.learningInput(principal, workspaceId, binding, 'datasetId' in binding ? 'datasetId' : 'sourceId');
@@ -154,9 +152,9 @@ export class TwinService {
    * What a simulation of a version needs (the caller has checked workspace access): the twin's kind, the version
    * record, and its fitted model (null until trained).
    */
-  async simulationTarget(principal: Principal, workspaceId: string, twinId: string, versionId: string): Promise<{ twinType: TwinType; version: TwinVersion; model: CbnModel | null }> {
+  async simulationTarget(principal: Principal, workspaceId: string, twinId: string, versionId: string): Promise<{ twinType: TwinType; version: TwinVersion; model: unknown }> {
     const { twin, version } = await this.findVersion(principal, workspaceId, twinId, versionId);
-    return { twinType: twin.type as TwinType, version: presentVersion(version), model: version.model === null ? null : (JSON.parse(version.model) as CbnModel) };
+    return { twinType: twin.type as TwinType, version: presentVersion(version), model: version.model === null ? null : (JSON.parse(version.model) as unknown) };
   }
 
   /**
@@ -221,10 +219,10 @@ export class TwinService {
 
   async patchFixedGraph(principal: Principal, workspaceId: string, twinId: string, versionId: string, patch: PatchFixedGraph): Promise<FixedSubGraph> {
     await this.access.require(principal, workspaceId, 'write');
-    const { version } = await this.findVersion(principal, workspaceId, twinId, versionId);
+    const { twin, version } = await this.findVersion(principal, workspaceId, twinId, versionId);
     const record = presentVersion(version);
     const variables = record.canonicalInputSchema.length > 0 ? record.canonicalInputSchema.map((c) => c.field) : null;
-    const fixedSubGraph = applyFixedGraphPatch(record.fixedSubGraph, patch, variables);
+    const fixedSubGraph = applyFixedGraphPatch(record.fixedSubGraph, patch, variables, twinKind(twin.type).lagged);
     if (!(await this.repo.updateVersion({ ...version, record: JSON.stringify({ ...record, fixedSubGraph }) }, version.revision))) {
       throw new AppError('conflict', `Version ${versionId} was changed by another request; read it again and retry`);
     }
@@ -262,8 +260,8 @@ export class TwinService {
   ): Promise<JobAccepted> {
     await this.access.require(principal, workspaceId, 'write');
     const { twin, version } = await this.findVersion(principal, workspaceId, twinId, versionId);
-    if (!LEARNABLE.includes(twin.type as TwinType)) {
-      throw new AppError('validation_failed', `Learning ${twin.type} twins is not built yet; only static twins can be discovered and trained`);
+    if (twinKind(twin.type).learner === undefined) {
+      throw new AppError('validation_failed', `Learning ${twin.type} twins is not built yet; static and temporal twins can be discovered and trained`);
     }
     const record = presentVersion(version);
     if (record.datasetId === null && record.sourceId === null) {

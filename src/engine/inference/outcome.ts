@@ -96,3 +96,9 @@ export interface InferenceContext {
   /** The version's class of DAGs (reversible edges): answers then say which effects it identifies. Absent: none. */
   identification?: ClassInput;
 }
+
+/** The worker side of a question family (src/families/<family>/engine.ts): answers a validated scenario with the
+ * version's model of its twin kind. */
+export interface FamilyEngine<M = unknown, S = unknown> {
+  run(model: M, scenario: S, context: InferenceContext): Promise<FamilyOutcome>;
+}

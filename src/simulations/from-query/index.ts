@@ -6,13 +6,7 @@
  */
 import type { StaticScenario } from '../../engine/inference/scenario.js';
 import { assertFitsTwin } from './check.js';
-import { parseCounterfactual } from './families/counterfactual.js';
-import { parseAnomaly, parseRootCause } from './families/diagnosis.js';
-import { parseExplanation } from './families/explanation.js';
-import { parseIntervention } from './families/intervention.js';
-import { parseOptimisation } from './families/optimisation.js';
 import type { Parsed } from './families/parsed.js';
-import { parsePrediction } from './families/prediction.js';
 import { exampleVariables, listOf, unmappable } from './problems.js';
 import { QueryReader, type QueryContext } from './reader.js';
 
@@ -29,25 +23,19 @@ export interface ScenarioFromQuery {
 /** Longer than any question; parsing is linear but the 422 quotes stay readable. */
 const QUERY_MAX = 2000;
 
-const FAMILIES: ((r: QueryReader) => Parsed | null)[] = [
-  parseAnomaly,
-  parseRootCause,
-  parseCounterfactual,
-  parseOptimisation,
-  parseIntervention,
-  (r) => parsePrediction(r, { explicit: true }),
-  parseExplanation,
-  (r) => parsePrediction(r, { explicit: false }),
-];
 
-export function scenarioFromQuery(query: string, context: QueryContext): ScenarioFromQuery {
+/**
+ * `readers`: the twin kind's family readers (each family's `fromQuery` in the registry), most specific wording
+ * first.
+ */
+export function scenarioFromQuery(query: string, context: QueryContext, readers: readonly ((reader: QueryReader) => Parsed | null)[]): ScenarioFromQuery {
   const text = query.trim();
   if (text === '') throw unmappable(`The query is empty; ask a question about this twin, e.g. ${examples(context)}`);
   if (text.length > QUERY_MAX) throw unmappable(`The query is ${text.length} characters long; ask in at most ${QUERY_MAX}`);
   const hints: string[] = [];
   let named: string[] = [];
   const first = new QueryReader(text, context);
-  for (const parse of FAMILIES) {
+  for (const parse of readers) {
     // Each family reads a fresh copy: what one consumed while failing must not hide words from the next.
     const reader = first.fresh();
     const parsed = parse(reader);

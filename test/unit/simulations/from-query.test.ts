@@ -4,7 +4,13 @@ import type { StaticScenario } from '../../../src/engine/inference/scenario.js';
 import type { CbnModel, NodeModel } from '../../../src/engine/types.js';
 import { AppError } from '../../../src/errors.js';
 import { scenarioFromQuery, type QueryContext } from '../../../src/simulations/from-query/index.js';
-import { validateStaticScenario } from '../../../src/simulations/validate.js';
+import { queryReaders } from '../../../src/families/registry.js';
+import { scenarioFamily, validateScenario } from '../../../src/simulations/validate.js';
+import staticKind from '../../../src/twins/kinds/static/index.js';
+
+const STATIC_READERS = queryReaders('static');
+/** The validation a submit applies to a static twin's scenario. */
+const validateStaticScenario = (scenario: Record<string, unknown>, model: CbnModel) => validateScenario(scenarioFamily(scenario, 'static'), scenario, 'static', staticKind.variables(model));
 import { lettered, letteredWith, operations, retail, retailWithA } from './from-query-fixtures.js';
 
 type Case = [query: string, expected: StaticScenario];
@@ -27,7 +33,7 @@ function expectCases(family: string, context: QueryContext, cases: Case[]): void
   for (const [query, expected] of cases) {
     if (context === retail) retailQueries.push(query);
     test(`${family}: "${query}"`, () => {
-      const { scenario } = scenarioFromQuery(query, context);
+      const { scenario } = scenarioFromQuery(query, context, STATIC_READERS);
       assert.deepEqual(scenario, expected);
       assert.deepEqual(validateStaticScenario(structuredClone(scenario) as unknown as Record<string, unknown>, modelOf(context)), scenario);
     });
@@ -191,7 +197,7 @@ expectCases('a twin named a, b, c', lettered, [
 test('a variable named by any grammar word reads as the variable where one goes', () => {
   for (const name of ['i', 'it', 'on', 'in', 'by', 'to', 'or', 'and', 'if', 'is', 'at', 'the', 'this']) {
     const twin = letteredWith(name);
-    const read = (query: string) => scenarioFromQuery(query, twin).scenario;
+    const read = (query: string) => scenarioFromQuery(query, twin, STATIC_READERS).scenario;
     assert.deepEqual(read(`what if ${name} rises 10%`), { type: 'intervention', interventions: [{ variable: name, valueSpec: pct(10) }] }, name);
     assert.deepEqual(read(`what happens to c if ${name} rises by 10%?`), { type: 'intervention', interventions: [{ variable: name, valueSpec: pct(10) }], targetVars: ['c'] }, name);
     assert.deepEqual(read(`set ${name} to 5`), { type: 'intervention', interventions: [{ variable: name, valueSpec: set(5) }] }, name);
@@ -202,12 +208,12 @@ test('a variable named by any grammar word reads as the variable where one goes'
 });
 
 test('a variable named `a` leaves the article alone: every retail query reads the same on a twin that has one', () => {
-  for (const query of retailQueries) assert.deepEqual(scenarioFromQuery(query, retailWithA), scenarioFromQuery(query, retail), query);
+  for (const query of retailQueries) assert.deepEqual(scenarioFromQuery(query, retailWithA, STATIC_READERS), scenarioFromQuery(query, retail, STATIC_READERS), query);
 });
 
 test('a name that begins with a determiner is read whole', () => {
-  assert.deepEqual(scenarioFromQuery('what if total sales rise 10%', operations).scenario, { type: 'intervention', interventions: [{ variable: 'total sales', valueSpec: pct(10) }] });
-  assert.deepEqual(scenarioFromQuery('what gives the highest total sales', operations).scenario, {
+  assert.deepEqual(scenarioFromQuery('what if total sales rise 10%', operations, STATIC_READERS).scenario, { type: 'intervention', interventions: [{ variable: 'total sales', valueSpec: pct(10) }] });
+  assert.deepEqual(scenarioFromQuery('what gives the highest total sales', operations, STATIC_READERS).scenario, {
     type: 'optimisation',
     objectives: [{ direction: 'maximise', variable: 'total sales' }],
     decisionVars: ['base_price', 'competitor_price'],
@@ -279,25 +285,25 @@ expectCases('anomaly', operations, [
 ]);
 
 test('the interpretation reads the scenario back and matched lists the phrases that named variables', () => {
-  const out = scenarioFromQuery('What happens to Churn if the marketing-spend rises 10%?', retail);
+  const out = scenarioFromQuery('What happens to Churn if the marketing-spend rises 10%?', retail, STATIC_READERS);
   assert.equal(out.interpretation, 'What-if: raise marketing_spend by 10%; report churn.');
   assert.deepEqual(out.matched, [
     { phrase: 'Churn', variable: 'churn' },
     { phrase: 'marketing-spend', variable: 'marketing_spend' },
   ]);
-  assert.equal(scenarioFromQuery('minimise cost', retail).interpretation, 'Find the settings of discount, marketing_spend (the source variables upstream) that minimise cost.');
-  assert.equal(scenarioFromQuery('predict revenue', retail).interpretation, 'Predict revenue with nothing observed (the population average).');
+  assert.equal(scenarioFromQuery('minimise cost', retail, STATIC_READERS).interpretation, 'Find the settings of discount, marketing_spend (the source variables upstream) that minimise cost.');
+  assert.equal(scenarioFromQuery('predict revenue', retail, STATIC_READERS).interpretation, 'Predict revenue with nothing observed (the population average).');
 });
 
 test('the same query always answers the same scenario', () => {
   const query = 'what if we cut discount by 2 and raise price by 5% for region North';
-  assert.deepEqual(scenarioFromQuery(query, retail), scenarioFromQuery(query, retail));
+  assert.deepEqual(scenarioFromQuery(query, retail, STATIC_READERS), scenarioFromQuery(query, retail, STATIC_READERS));
 });
 
 /** The 422 and its message, located at the query. */
 function rejects(query: string, context: QueryContext, message: RegExp): void {
   assert.throws(
-    () => scenarioFromQuery(query, context),
+    () => scenarioFromQuery(query, context, STATIC_READERS),
     (error: unknown) => {
       assert.ok(error instanceof AppError, String(error));
       assert.equal(error.status, 422);
@@ -330,13 +336,13 @@ test('a query with nothing recognisable is a 422 that lists the variables and ex
 test('on a twin without such variables, grammar words stay grammar', () => {
   rejects('what if a rises 10%', retail, /^This query names no variable of this twin and asks nothing recognisable/);
   rejects('what if it rises 10%', retail, /^This query names no variable of this twin and asks nothing recognisable/);
-  assert.deepEqual(scenarioFromQuery('predict revenue for a customer with a price of 12', retail).scenario, { type: 'prediction', sample: [{ price: 12 }], targetVars: ['revenue'] });
+  assert.deepEqual(scenarioFromQuery('predict revenue for a customer with a price of 12', retail, STATIC_READERS).scenario, { type: 'prediction', sample: [{ price: 12 }], targetVars: ['revenue'] });
 });
 
 /** The questions a query's 422 suggests (quoted after its "e.g."); none when it parses. */
 function suggestions(query: string, context: QueryContext): string[] {
   try {
-    scenarioFromQuery(query, context);
+    scenarioFromQuery(query, context, STATIC_READERS);
     return [];
   } catch (error) {
     assert.ok(error instanceof AppError, String(error));
@@ -363,7 +369,7 @@ test('every question a 422 suggests parses on the twin it names', () => {
     ];
     const suggested = asked.map((query) => suggestions(query, context));
     if (context === lettered) suggested.forEach((questions, i) => assert.ok(questions.length > 0, `no suggestion for "${asked[i]}"`));
-    for (const query of new Set(suggested.flat())) assert.doesNotThrow(() => scenarioFromQuery(query, context), query);
+    for (const query of new Set(suggested.flat())) assert.doesNotThrow(() => scenarioFromQuery(query, context, STATIC_READERS), query);
   }
 });
 
@@ -394,7 +400,7 @@ test('values a variable cannot take, two ranges and vague changes are 422s that 
 
 test('a name that fits several variables equally is a 422 naming them; a longer or exact name wins', () => {
   rejects('what if price rises 10%', operations, /^"price" could mean any of base_price, competitor_price; name the variable in full$/);
-  assert.deepEqual(scenarioFromQuery('what if competitor prices rise 10%', operations).scenario, {
+  assert.deepEqual(scenarioFromQuery('what if competitor prices rise 10%', operations, STATIC_READERS).scenario, {
     type: 'intervention',
     interventions: [{ variable: 'competitor_price', valueSpec: pct(10) }],
   });

@@ -1,0 +1,118 @@
+/**
+ * Seeded time series from known lagged structural models, for tests and benchmarks: each variable at t is an
+ * intercept, a weighted sum of its parents (lagged, and same-step ones earlier in a causal order), a seasonal
+ * wave, and Gaussian noise; a categorical variable thresholds that sum into 2 or 3 ordered classes (as a parent it
+ * enters by its class index). Lagged weights are scaled so each variable's lagged weights sum to at most 0.9 in
+ * absolute value, which keeps the process stationary.
+ */
+import { categoricalColumn, continuousColumn, frameOf } from '../frame.js';
+import { Rng } from '../random.js';
+import type { Frame } from '../types.js';
+
+export interface LaggedLink {
+  source: string;
+  target: string;
+  lag: number;
+  weight: number;
+}
+
+export interface LaggedScm {
+  names: string[];
+  kinds: ('continuous' | 'categorical')[];
+  /** Classes of a categorical variable (its thresholds split the standard normal into equal shares). */
+  levels: number[];
+  /** Same-step causal order (indices). */
+  order: number[];
+  links: LaggedLink[];
+  intercepts: number[];
+  noiseStd: number[];
+  seasonal: Array<{ variable: string; period: number; amplitude: number }>;
+}
+
+export interface LaggedScmOptions {
+  maxLag?: number;
+  /** Lagged parents per variable besides its own past (default 1..2). */
+  laggedParents?: number;
+  /** Probability of a same-step edge between two variables (default 0). */
+  contemporaneous?: number;
+  categoricalShare?: number;
+  /** Variables with a seasonal wave of this period (steps). */
+  seasonalPeriod?: number;
+  seasonalShare?: number;
+}
+
+export function randomLaggedScm(n: number, seed: number, options: LaggedScmOptions = {}): LaggedScm {
+  const rng = new Rng(seed);
+  const L = options.maxLag ?? 2;
+  const names = Array.from({ length: n }, (_, i) => `V${i + 1}`);
+  const kinds = names.map(() => (rng.uniform() < (options.categoricalShare ?? 0) ? 'categorical' : 'continuous') as 'continuous' | 'categorical');
+  const levels = kinds.map((k) => (k === 'categorical' ? 2 + rng.int(2) : 0));
+  const order = rng.shuffle(names.map((_, i) => i));
+  const links: LaggedLink[] = [];
+  const signed = (low: number, high: number) => (rng.uniform() < 0.5 ? -1 : 1) * (low + (high - low) * rng.uniform());
+  for (let j = 0; j < n; j++) {
+    const own: LaggedLink[] = [{ source: names[j]!, target: names[j]!, lag: 1, weight: 0.3 + 0.3 * rng.uniform() }];
+    const count = options.laggedParents ?? 1 + rng.int(2);
+    for (let k = 0; k < count; k++) {
+      const i = rng.int(n);
+      const lag = 1 + rng.int(L);
+      if (i === j || own.some((l) => l.source === names[i] && l.lag === lag)) continue;
+      own.push({ source: names[i]!, target: names[j]!, lag, weight: signed(0.4, 0.8) });
+    }
+    const total = own.reduce((s, l) => s + Math.abs(l.weight), 0);
+    const scale = total > 0.9 ? 0.9 / total : 1;
+    links.push(...own.map((l) => ({ ...l, weight: l.weight * scale })));
+  }
+  const p = options.contemporaneous ?? 0;
+  for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) if (rng.uniform() < p) links.push({ source: names[order[a]!]!, target: names[order[b]!]!, lag: 0, weight: signed(0.5, 1) });
+  const seasonal = options.seasonalPeriod === undefined ? [] : names.filter(() => rng.uniform() < (options.seasonalShare ?? 0.5)).map((variable) => ({ variable, period: options.seasonalPeriod!, amplitude: 1 + rng.uniform() }));
+  return { names, kinds, levels, order, links, intercepts: names.map(() => signed(0, 2)), noiseStd: names.map(() => 0.5 + 0.5 * rng.uniform()), seasonal };
+}
+
+/** Normal quantiles splitting into equal shares (2 or 3 classes). */
+const THRESHOLDS: Record<number, number[]> = { 2: [0], 3: [-0.4307, 0.4307] };
+
+/** One step's values given the history (rows of numbers per variable, class index for categorical ones). */
+export function stepValues(model: LaggedScm, history: number[][], t: number, noise: (j: number) => number, set?: Map<number, number>): number[] {
+  const n = model.names.length;
+  const index = new Map(model.names.map((name, i) => [name, i]));
+  const values = new Array<number>(n).fill(0);
+  for (const j of model.order) {
+    const fixed = set?.get(j);
+    if (fixed !== undefined) {
+      values[j] = fixed;
+      continue;
+    }
+    let sum = model.intercepts[j]!;
+    for (const link of model.links) {
+      if (index.get(link.target) !== j) continue;
+      const i = index.get(link.source)!;
+      const value = link.lag === 0 ? values[i]! : history[t - link.lag]?.[i] ?? 0;
+      sum += link.weight * value;
+    }
+    for (const wave of model.seasonal) if (index.get(wave.variable) === j) sum += wave.amplitude * Math.sin((2 * Math.PI * t) / wave.period);
+    const e = model.noiseStd[j]! * noise(j);
+    if (model.kinds[j] === 'continuous') values[j] = sum + e;
+    else {
+      // The class of the standardized latent: thresholds on (sum - intercept) / scale + noise.
+      const z = (sum - model.intercepts[j]!) * 0.5 + noise(j);
+      values[j] = (THRESHOLDS[model.levels[j]!] ?? [0]).filter((cut) => z > cut).length;
+    }
+  }
+  return values;
+}
+
+/** `steps` steps after a burn-in, as a frame (categorical classes labelled c0, c1, ...). */
+export function simulateLagged(model: LaggedScm, steps: number, seed: number, burnIn = 200): Frame {
+  const rng = new Rng(seed);
+  const history: number[][] = [];
+  for (let t = 0; t < burnIn + steps; t++) history.push(stepValues(model, history, t, () => rng.normal()));
+  const kept = history.slice(burnIn);
+  return frameOf(
+    model.names.map((name, j) =>
+      model.kinds[j] === 'continuous'
+        ? continuousColumn(name, kept.map((row) => row[j]!))
+        : categoricalColumn(name, kept.map((row) => `c${row[j]!}`), Array.from({ length: model.levels[j]! }, (_, k) => `c${k}`)),
+    ),
+  );
+}

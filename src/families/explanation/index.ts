@@ -1,0 +1,36 @@
+import { ExplanationScenarioSchema } from '../../../schemas/simulations.js';
+import type { ExplanationScenario } from '../../engine/inference/scenario.js';
+import { parseExplanation } from '../../simulations/from-query/families/explanation.js';
+import { type ScenarioError, defineFamily } from '../family.js';
+import { conditionReferences } from '../shared/rows.js';
+import { scopeReferences, segmentRules } from '../shared/scope.js';
+
+/** What drives a variable, or what a cause moves (spec: explanation, modes discovery / impact / directional). */
+export default defineFamily<ExplanationScenario>({
+  type: 'explanation',
+  twinKinds: ['static'],
+  schema: ExplanationScenarioSchema,
+  references: (s) => [
+    ...scopeReferences(s),
+    ...(s.effectVariable === undefined ? [] : [[s.effectVariable, '/effectVariable'] as [string, string]]),
+    ...(s.causeVariable === undefined ? [] : [[s.causeVariable, '/causeVariable'] as [string, string]]),
+    ...(s.segments ?? []).flatMap((segment, i) => conditionReferences(segment.conditions, `/segments/${i}/conditions`)),
+  ],
+  rules: (s) => [...modeRules(s), ...segmentRules(s, s.segments ?? []), ...noDecisions(s)],
+  fromQuery: [{ order: 70, parse: parseExplanation }],
+  engine: new URL('./engine.js', import.meta.url).href,
+});
+
+function modeRules(s: ExplanationScenario): ScenarioError[] {
+  const errors: ScenarioError[] = [];
+  if (s.explanationMode !== 'impact' && s.effectVariable === undefined) errors.push({ location: '/effectVariable', message: `explanationMode '${s.explanationMode}' needs effectVariable` });
+  if (s.explanationMode !== 'discovery' && s.causeVariable === undefined) errors.push({ location: '/causeVariable', message: `explanationMode '${s.explanationMode}' needs causeVariable` });
+  return errors;
+}
+
+function noDecisions(s: ExplanationScenario): ScenarioError[] {
+  const errors: ScenarioError[] = [];
+  if (s.enableSegmentInterventions === true) errors.push({ location: '/enableSegmentInterventions', message: 'an explanation makes no intervention: segment interventions apply to intervention and optimisation' });
+  if (Object.keys(s.interventionTypes ?? {}).length > 0) errors.push({ location: '/interventionTypes', message: 'an explanation has no decision variables: interventionTypes applies to optimisation' });
+  return errors;
+}

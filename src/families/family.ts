@@ -1,0 +1,49 @@
+/**
+ * A question family (spec "Scenario type values") as one typed registry entry: its schema, the checks a schema
+ * cannot state, the metric SQL it carries, and the engine module that answers it. Adding a family is a folder
+ * with an `index.ts` (this definition, loaded by the service) and an `engine.ts` (its FamilyEngine, loaded by the
+ * pool workers from `engine`, so the worker never imports the service side).
+ */
+import type { TSchema } from 'typebox';
+import type { TwinType } from '../../schemas/twins.js';
+import type { FieldError } from '../errors.js';
+import type { Parsed } from '../simulations/from-query/families/parsed.js';
+import type { QueryReader } from '../simulations/from-query/reader.js';
+
+export interface VariableInfo {
+  kind: 'continuous' | 'categorical';
+  categories: string[];
+}
+
+/** The version's variables, as a scenario is checked against them. */
+export type Variables = ReadonlyMap<string, VariableInfo>;
+
+/** What a family's rules may ask of the twin version (beyond its variables). */
+export interface CheckContext {
+  twinType: TwinType;
+  variables: Variables;
+}
+
+/** A location relative to the scenario (`/interventions/0/variable`) and what is wrong there. */
+export type ScenarioError = FieldError;
+
+export interface FamilyDefinition<S extends { type: string } = { type: string }> {
+  type: S['type'];
+  /** The twin kinds whose versions answer it. */
+  twinKinds: readonly TwinType[];
+  /** The scenario's shape, with `$id` (documented as an OpenAPI component). */
+  schema: TSchema;
+  /** Every variable the scenario names, with where it names it (relative to the scenario). */
+  references(scenario: S): Array<[variable: string, location: string]>;
+  /** What a schema cannot state: ranges, kinds of change per variable kind, categories, mode requirements. */
+  rules?(scenario: S, context: CheckContext): ScenarioError[];
+  /** Every metric SQL text, with where it is (relative): checked by the data engine's parser at submit. */
+  metricQueries?(scenario: S): Array<{ sql: string; location: string }>;
+  /** scenario-from-query readers of this family, tried in ascending `order` across every family of the twin kind. */
+  fromQuery?: Array<{ order: number; parse(reader: QueryReader): Parsed | null }>;
+  /** The module (href) whose default export is this family's FamilyEngine. */
+  engine: string;
+}
+
+/** Types a definition by its scenario (the registry holds them erased). */
+export const defineFamily = <S extends { type: string }>(definition: FamilyDefinition<S>): FamilyDefinition => definition as unknown as FamilyDefinition;

@@ -1,0 +1,14 @@
+/** The twin kinds, by type (spec "Digital twin": `type`). */
+import type { TwinType } from '../../../schemas/twins.js';
+import type { TwinKind } from './kind.js';
+import { multiEnvironmentStatic, multiEnvironmentTemporal } from './multi-environment/index.js';
+import staticKind from './static/index.js';
+import temporal from './temporal/index.js';
+
+const kinds = new Map<string, TwinKind>([staticKind, temporal, multiEnvironmentStatic, multiEnvironmentTemporal].map((kind) => [kind.type, kind]));
+
+export function twinKind(type: TwinType | string): TwinKind {
+  const kind = kinds.get(type);
+  if (kind === undefined) throw new Error(`twin kind ${type} is not registered`);
+  return kind;
+}

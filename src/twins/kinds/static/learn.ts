@@ -1,0 +1,145 @@
+/**
+ * How a static twin learns: the modelled columns as a frame; discovery (PC-stable and refinement on the pool,
+ * bootstrap resamples in parallel for confidence); the CBN fitted and evaluated on a held-out split.
+ */
+import { createHash } from 'node:crypto';
+import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
+import { edgeConfidence } from '../../../engine/discovery/bootstrap.js';
+import type { DiscoveryOptions, DiscoveryResult, Frame } from '../../../engine/types.js';
+import { nowIso } from '../../../lib/ids.js';
+import { buildChangelog } from '../../changelog.js';
+import { edgesForTraining } from '../../fixed-graph.js';
+import { buildFrame, modelledColumns } from '../../frame.js';
+import { describeNodes, variableRoles, withFittedStrengths } from '../../model-summary.js';
+import { reversibleEdgeCount, withOrientations } from '../../orientation.js';
+import type { KindLearner, LearnIo, Learned } from '../kind.js';
+import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
+
+export const staticLearner: KindLearner<Frame> = {
+  async read(twin, schema, rows) {
+    const excluded = [...twin.environmentColumns, ...(twin.selectedTimeColumnName === null ? [] : [twin.selectedTimeColumnName])];
+    const columns = modelledColumns(schema, excluded);
+    const { frame, dropped, signature } = await buildFrame(await rows(columns.map((c) => c.field), rowBudget(columns.length)), columns);
+    const kept = new Set(frame.columns.map((c) => c.name));
+    return { data: frame, nRows: frame.nRows, variables: frame.columns.length, dropped, signature, columns: columns.filter((c) => kept.has(c.field)) };
+  },
+  discover,
+  train,
+};
+
+async function discover(io: LearnIo, frame: Frame, version: TwinVersion, share: number): Promise<Learned> {
+  const { params, signal } = io.context;
+  const names = new Set(frame.columns.map((c) => c.name));
+  const inFrame = (e: { source: string; target: string }) => names.has(e.source) && names.has(e.target);
+  const alpha = params.alpha ?? LEARN_DEFAULTS.alpha;
+  const timeBudgetSeconds = params.timeBudgetSeconds ?? LEARN_DEFAULTS.timeBudgetSeconds;
+  const bootstrapSamples = params.bootstrapSamples ?? LEARN_DEFAULTS.bootstrapSamples;
+  const seed = params.seed ?? LEARN_DEFAULTS.seed;
+  const assumptions = params.orientationAssumptions ?? LEARN_DEFAULTS.orientationAssumptions;
+  const options: DiscoveryOptions = {
+    alpha,
+    timeBudgetMs: timeBudgetSeconds * 1000,
+    required: version.fixedSubGraph.relationships.filter(inFrame),
+    forbidden: version.fixedSubGraph.antiRelationships.filter(inFrame),
+    seed,
+    assumptions,
+    ...(params.maxDepth === undefined ? {} : { maxDepth: params.maxDepth }),
+  };
+  const started = Date.now();
+  let mainFraction = 0;
+  let resamplesDone = 0;
+  const report = (state: string) => io.context.progress(0.05 + share * (0.7 * mainFraction + (bootstrapSamples === 0 ? 0.3 : (0.3 * resamplesDone) / bootstrapSamples)), state);
+  const main = io.compute().run({ kind: 'discover', frame, options }, {
+    signal,
+    onProgress: (message) => {
+      mainFraction = message.fraction;
+      report(`discovering graph: ${message.state}`);
+    },
+  });
+  const resamples = Array.from({ length: bootstrapSamples }, (_, i) =>
+    io.compute().run({ kind: 'bootstrap', frame, options, seed: seed * 1000 + i + 1 }, { signal }).then((result) => {
+      resamplesDone++;
+      report(`bootstrap resample ${resamplesDone} of ${bootstrapSamples}`);
+      return result;
+    }),
+  );
+  const [result, ...boots] = (await Promise.all([main, ...resamples])) as [DiscoveryResult, ...DiscoveryResult[]];
+  const confidence = bootstrapSamples === 0 ? null : edgeConfidence(boots, result.edges);
+  const causalGraph: Relationship[] = withOrientations(
+    result.edges.map((edge, i) => ({
+      source: edge.source,
+      target: edge.target,
+      strength: Number(edge.strength.toFixed(6)),
+      strengthStatus: 'measured',
+      timeLagEffects: [],
+      cyclicalEffects: [],
+      confidence: confidence === null ? null : Number((confidence[i] ?? 0).toFixed(4)),
+      agreementRate: null,
+      isEnvironmentGated: false,
+    })),
+    version.fixedSubGraph,
+    result.assumed ?? [],
+  );
+  return {
+    status: 'discovered',
+    causalGraph,
+    reversibleEdgeCount: reversibleEdgeCount(causalGraph),
+    nodes: nodeRecords(frame.columns),
+    variableRoles: variableRoles(frame.columns.map((c) => c.name), causalGraph),
+    discovery: {
+      alpha,
+      maxDepth: params.maxDepth ?? null,
+      timeBudgetSeconds,
+      bootstrapSamples,
+      orientationAssumptions: assumptions,
+      testsRun: result.stats.tests,
+      depthReached: result.stats.depthReached,
+      timedOut: result.stats.timedOut,
+      seconds: (Date.now() - started) / 1000,
+      nRows: frame.nRows,
+    },
+    discoveredAt: nowIso(),
+  };
+}
+
+async function train(io: LearnIo, frame: Frame, version: TwinVersion): Promise<Learned & { model: string }> {
+  const { params, signal } = io.context;
+  const names = new Set(frame.columns.map((c) => c.name));
+  const inFrame = (e: { source: string; target: string }) => names.has(e.source) && names.has(e.target);
+  const edges = edgesForTraining(version.causalGraph.filter(inFrame), { relationships: version.fixedSubGraph.relationships.filter(inFrame), antiRelationships: version.fixedSubGraph.antiRelationships });
+  const nonlinear = params.nonlinear === true;
+  const testFraction = params.testFraction ?? LEARN_DEFAULTS.testFraction;
+  const seed = params.seed ?? LEARN_DEFAULTS.seed;
+  io.context.progress(0.7, 'fitting the model');
+  const outcome = await io.compute().run({ kind: 'fit', frame, edges, options: { nonlinear, testFraction, seed } }, { signal });
+  const known = new Map(version.causalGraph.map((edge) => [`${edge.source}\u0000${edge.target}`, edge]));
+  const graph = edges.map(
+    (edge): Omit<Relationship, 'orientation'> =>
+      known.get(`${edge.source}\u0000${edge.target}`) ?? {
+        ...edge,
+        strength: null,
+        strengthStatus: 'pinned',
+        timeLagEffects: [],
+        cyclicalEffects: [],
+        confidence: null,
+        agreementRate: null,
+        isEnvironmentGated: false,
+      },
+  );
+  const causalGraph = withOrientations(withFittedStrengths(graph, outcome.model), version.fixedSubGraph);
+  const nodes = describeNodes(outcome.model);
+  const evaluation = { ...outcome.evaluation, nodeMetrics: outcome.evaluation.nodeMetrics as Record<string, Record<string, number>> };
+  return {
+    status: 'trained',
+    causalGraph,
+    reversibleEdgeCount: reversibleEdgeCount(causalGraph),
+    nodes,
+    evaluation,
+    variableRoles: variableRoles(frame.columns.map((c) => c.name), causalGraph),
+    nTrainSamples: frame.nRows,
+    configSignature: `sha256:${createHash('sha256').update(JSON.stringify({ fixed: version.fixedSubGraph, nonlinear, testFraction, seed })).digest('hex')}`,
+    changelog: buildChangelog(await io.baseVersion(version), { fixedSubGraph: version.fixedSubGraph, causalGraph, nodes, evaluation }),
+    trainedAt: nowIso(),
+    model: JSON.stringify(outcome.model),
+  };
+}
