@@ -238,12 +238,65 @@ export const AnomalyScenarioSchema = Family(
   'Flags samples the twin finds improbable, calibrated so targetFpr is the false-alarm rate on normal data.',
 );
 
+const ForecastH = Type.Integer({ minimum: 1, maximum: 1000, description: 'Steps to forecast, in the twin\'s granularity' });
+const OriginTimestamp = Type.Number({
+  description: 'Where the forecast starts (ms since the epoch; the integer time value on an integer time axis): the first forecast step is the first step at or after it. '
+    + 'Default: the step after the end of the data. Inside the data it forecasts from the history before it (a backtest); past the end it simulates the gap first.',
+});
+const Paths = Type.Integer({ minimum: 100, maximum: 20_000, description: 'Monte Carlo paths (default 1,000)' });
+
+export const ForecastScenarioSchema = Type.Object(
+  {
+    type: Type.Literal('forecast'),
+    forecastH: ForecastH,
+    targetVars: Type.Optional(Type.Array(Name, { minItems: 1, maxItems: 100, description: 'Variables to report (default every variable)' })),
+    confidenceLevel: Type.Optional(Confidence),
+    originTimestamp: Type.Optional(OriginTimestamp),
+    samples: Type.Optional(Paths),
+  },
+  {
+    additionalProperties: false, $id: 'ForecastScenario', title: 'ForecastScenario',
+    description: 'Temporal twins: the simulated future, step by step. Outputs: `results[var]` one record per step (prediction, std, bounds at confidenceLevel, the step\'s `timestamp`), '
+      + '`history[var]` the observed trailing window, `changepoints[var]` where the mean path turns or jumps, with the model input that drives the change most.',
+  },
+);
+
+const TemporalInterventionItem = Type.Object(
+  {
+    variable: Name,
+    valueSpec: ValueSpecSchema,
+    timestamp: Type.Optional(Type.Number({ description: 'When the change starts (ms since the epoch, or the integer time value); default the first forecast step' })),
+    persistent: Type.Optional(Type.Boolean({ description: 'Holds to the end of the horizon (the default when durationSteps is absent); false without durationSteps: one step' })),
+    durationSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Holds for this many steps' })),
+  },
+  { additionalProperties: false },
+);
+
+export const TemporalInterventionScenarioSchema = Type.Object(
+  {
+    type: Type.Literal('temporal_intervention'),
+    interventions: Type.Array(TemporalInterventionItem, { minItems: 1, maxItems: 50 }),
+    forecastH: Type.Optional(ForecastH),
+    targetVars: Type.Optional(Type.Array(Name, { minItems: 1, maxItems: 100, description: 'Outcomes to report (default every variable the interventions can reach)' })),
+    metrics: Type.Optional(Type.Array(MetricItem, { maxItems: 20, description: 'SQL over the simulated future (table `df`: one row per path and step, the variables plus `step` and `timestamp`)' })),
+    confidenceLevel: Type.Optional(Confidence),
+    originTimestamp: Type.Optional(OriginTimestamp),
+    samples: Type.Optional(Paths),
+  },
+  {
+    additionalProperties: false, $id: 'TemporalInterventionScenario', title: 'TemporalInterventionScenario',
+    description: 'Temporal twins: what if a variable is set or shifted from a time on, for some steps or for good. Baseline and intervened futures share their noise (common random numbers); '
+      + 'per step the effect on each outcome with its interval, `identified` and `decidingEdges` (same-step links whose direction the data left open); metrics over the simulated future. '
+      + 'Default horizon: 10 steps past the last intervention start.',
+  },
+);
+
 export const SubmitSimulationBody = Body({
   digitalTwinId: Name,
   digitalTwinVersionId: Name,
   scenario: Type.Record(Type.String(), Type.Unknown(), {
     description:
-      'The question: an object discriminated by `type` (spec "Scenario type values"); on a static twin one of the schemas ' +
+      'The question: an object discriminated by `type` (spec "Scenario type values"); on a temporal twin ForecastScenario or TemporalInterventionScenario; on a static twin one of the schemas ' +
       'PredictionScenario, InterventionScenario, OptimisationScenario, CounterfactualScenario, ExplanationScenario, ' +
       'RootCauseScenario, AnomalyScenario. `scenarioType`, an unknown family, a family of another twin kind, unknown variables, ' +
       'a bare {variable, value} without valueSpec, more than one range or a range on a non-numeric variable answer 422.',

@@ -69,7 +69,7 @@ export const RelationshipSchema = Type.Object({
   target: Type.String(),
   orientation: literals(
     ORIENTATIONS,
-    'How the direction source -> target was decided. `compelled`: by the data (a v-structure, or Meek\'s rules from one): every graph that fits the data as well has it. '
+    'How the direction source -> target was decided. `compelled`: by the data (a v-structure, or Meek\'s rules from one): every graph that fits the data as well has it; on a temporal twin also by time (a lagged link: the past causes the present). '
       + '`fixed`: by the fixed graph (pinned there, or forced by pinned and forbidden edges). `assumed`: by the assumption named in `assumption` '
       + '(`non_gaussian_residuals`: in a linear model with non-Gaussian noise only one direction leaves the cause independent of the residual; LiNGAM, Shimizu et al. 2006), '
       + 'where the data alone leave it open; switch it off with the discovery\'s `orientationAssumptions: []`. `reversible`: the data fit target -> source equally well and the search chose this '
@@ -78,8 +78,12 @@ export const RelationshipSchema = Type.Object({
   assumption: Type.Optional(literals(ORIENTATION_ASSUMPTIONS, 'The assumption an `assumed` orientation rests on')),
   strength: Nullable(Type.Number({ description: 'Standardised effect of source on target (signed for continuous pairs)' })),
   strengthStatus: Type.String({ description: '`measured` once estimated from data, `pinned` for a fixed edge not yet estimated' }),
-  timeLagEffects: Type.Array(Type.Object({ lag: Type.Integer(), strength: Type.Number(), granularity: Nullable(Type.String()) })),
-  cyclicalEffects: Type.Array(Type.Object({ frequency: Type.Number(), strength: Type.Number() })),
+  timeLagEffects: Type.Array(Type.Object({ lag: Type.Integer(), strength: Type.Number(), granularity: Nullable(Type.String()) }), {
+    description: 'Temporal twins: each lag (in steps of `granularity`; 0 = the same step) at which source acts on target, with its standardized effect (its test\'s dependence before training). Empty on static twins.',
+  }),
+  cyclicalEffects: Type.Array(Type.Object({ frequency: Type.Number(), strength: Type.Number() }), {
+    description: 'Temporal twins: seasonal waves in the target\'s mechanism, `frequency` in cycles per step (1 / period), `strength` the amplitude over the target\'s standard deviation.',
+  }),
   confidence: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Share of bootstrap resamples that found this edge in this direction' })),
   agreementRate: Nullable(Type.Number({ description: 'Multi-environment twins: share of environments where the edge holds' })),
   isEnvironmentGated: Type.Boolean(),
@@ -130,6 +134,7 @@ export type FixedSubGraph = Static<typeof FixedSubGraphSchema>;
 export const DiscoverySummarySchema = Type.Object({
   alpha: Type.Number(),
   maxDepth: Nullable(Type.Integer()),
+  maxLag: Type.Optional(Type.Integer({ description: 'Temporal twins: the largest lag (in steps) the search considered' })),
   timeBudgetSeconds: Type.Number(),
   bootstrapSamples: Type.Integer(),
   orientationAssumptions: Type.Optional(Type.Array(literals(ORIENTATION_ASSUMPTIONS), { description: 'Assumptions allowed to orient edges the data left open' })),
@@ -160,9 +165,16 @@ export const TwinVersionSchema = Type.Object(
     type: literals(TWIN_TYPES),
     inputFields: Type.Array(Type.String()),
     canonicalInputSchema: Type.Array(ref(SchemaEntrySchema)),
-    temporalDependencies: Nullable(Json),
-    timeSeriesMetadata: Nullable(Json),
-    granularity: Nullable(Type.String()),
+    temporalDependencies: Nullable(Json, {
+      description: 'Temporal twins: `maxLag`, `links` [{source, target, lag, pValue, dependence, orientation (`time` | `compelled` | `fixed` | `reversible`)}] (every lagged and same-step link, '
+        + 'a variable\'s own past included) and `seasonal` [{variable, period (steps), strength}]. Null on static twins.',
+    }),
+    timeSeriesMetadata: Nullable(Json, {
+      description: 'Temporal twins: the series profile: `axis` (time or index), `granularity`, `every`, `start`, `end`, `steps`, `observedSteps`, `rowsWithoutTime`, '
+        + '`duplicateTimestampRows` and how they were combined (`aggregation`: the mean of numbers, the most frequent category), `irregular`, `gaps` {count, missingSteps, longestSteps, missingShare}, '
+        + '`missingShare` per variable and `seasonalPeriods` [{variable, period, strength}].',
+    }),
+    granularity: Nullable(Type.String({ description: 'Temporal twins: the step of the series (`second` .. `year`, `step` for an integer time column; `15 minute` for a multiple)' })),
     fixedSubGraph: FixedSubGraphSchema,
     variableRoles: Type.Object({ sources: Type.Array(Type.String(), { description: 'Variables with no parents' }), targets: Type.Array(Type.String(), { description: 'Variables with no children' }) }),
     derivedColumns: Type.Array(Json),
@@ -223,18 +235,25 @@ const DiscoveryMembers = {
       + 'bootstrap test finds non-Gaussian residuals decide it at a 1% family-wise level; Gaussian data orient nothing). `[]` switches them off. Such edges say `orientation: "assumed"`.',
   })),
 };
+const TemporalMembers = {
+  maxLag: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 50,
+    description: 'Temporal twins: the largest lag in steps to search (default from the series length: 1 under 500 steps, 2 under 5,000, else 3; raised to cover a seasonal period of at most 7 steps). Static twins ignore it.',
+  })),
+};
 const TrainMembers = {
   nonlinear: Type.Optional(Type.Boolean({ description: 'Add squares and products of continuous parents to each continuous mechanism (default false)' })),
   testFraction: Type.Optional(Type.Number({ minimum: 0.05, maximum: 0.5, description: 'Held-out share of rows for the evaluation (default 0.2)' })),
 };
 
-export const DiscoverBody = Body({ ...DiscoveryMembers, webhookUrl: Type.Optional(WebhookUrl) });
+export const DiscoverBody = Body({ ...DiscoveryMembers, ...TemporalMembers, webhookUrl: Type.Optional(WebhookUrl) });
 export type Discover = Static<typeof DiscoverBody>;
 export const TrainBody = Body({ ...TrainMembers, seed: DiscoveryMembers.seed, webhookUrl: Type.Optional(WebhookUrl) });
 export type Train = Static<typeof TrainBody>;
 export const RunPipelineBody = Body({
   versionId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Version to learn (default the newest)' })),
   ...DiscoveryMembers,
+  ...TemporalMembers,
   ...TrainMembers,
   webhookUrl: Type.Optional(WebhookUrl),
 });

@@ -3,7 +3,10 @@
  * imports chdb (DESIGN.md: chDB in a worker crashes the process) nor anything that touches stores or HTTP.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { EngineTask, FitOutcome, MetricReply, SimulationResult, WorkerMessage } from '../src/compute/protocol.js';
+import type { EngineResults, EngineTask, MetricReply, SimulationResult, WorkerMessage } from '../src/compute/protocol.js';
+import { discoverTemporal } from '../src/engine/temporal/discover.js';
+import { evaluateTemporal } from '../src/engine/temporal/evaluate.js';
+import { fitTemporal } from '../src/engine/temporal/model.js';
 import type { Kernels } from '../src/compute/kernels.js';
 import { loadWasmKernels } from '../src/compute/wasm.js';
 import { discoverStatic } from '../src/engine/discovery/discover-static.js';
@@ -22,13 +25,23 @@ const wasm = (): Kernels => (kernels ??= loadWasmKernels());
 /** Progress is posted at most this often: a discovery may report thousands of times. */
 const PROGRESS_INTERVAL_MS = 200;
 
-export default function run(task: EngineTask): DiscoveryResult | FitOutcome | Promise<SimulationResult> {
+export default function run(task: EngineTask): EngineResults[EngineTask['kind']] | Promise<SimulationResult> {
   switch (task.kind) {
     case 'discover': {
       const result = withAssumedOrientations(task.frame, discoverStatic(task.frame, task.options, wasm(), { progress: throttledProgress(task.port) }), task.options, wasm());
       task.port?.close();
       return result;
     }
+    case 'discover_temporal': {
+      const result = discoverTemporal(task.series, task.options, wasm(), { progress: throttledProgress(task.port) });
+      task.port?.close();
+      return result;
+    }
+    case 'fit_temporal':
+      return {
+        model: fitTemporal(task.series, task.stepTimes, task.timeline, task.structure, { seed: task.options.seed }, wasm()),
+        evaluation: evaluateTemporal(task.series, task.stepTimes, task.timeline, task.structure, task.options, wasm()),
+      };
     case 'bootstrap':
       return discoverStatic(resampleFrame(task.frame, task.seed), { ...task.options, seed: task.seed }, wasm());
     case 'fit': {

@@ -34,7 +34,7 @@ export class ComputePool {
   }
 
   async run<K extends EngineTask['kind']>(task: Extract<EngineTask, { kind: K }>, options: RunOptions = {}): Promise<EngineResults[K]> {
-    const talks = task.kind === 'question' || task.kind === 'score' || (task.kind === 'discover' && options.onProgress !== undefined);
+    const talks = task.kind === 'question' || task.kind === 'score' || ((task.kind === 'discover' || task.kind === 'discover_temporal') && options.onProgress !== undefined);
     if (!talks) return (await this.pool.run(task, { signal: options.signal ?? null })) as EngineResults[K];
     const channel = new MessageChannel();
     channel.port1.on('message', (message: WorkerMessage) => {

@@ -3,6 +3,9 @@ import type { ClassInput } from '../engine/identification/plan.js';
 import type { FamilyOutcome } from '../engine/inference/outcome.js';
 import type { ScoreRequest } from '../engine/inference/scenario.js';
 import type { ProblemCode } from '../errors.js';
+import type { TemporalDiscoveryOptions, TemporalDiscoveryResult } from '../engine/temporal/discover.js';
+import type { TemporalEdge, TemporalModel } from '../engine/temporal/model.js';
+import type { Timeline } from '../engine/temporal/timeline.js';
 import type { CbnModel, DiscoveryOptions, DiscoveryResult, EdgeRef, Evaluation, FitOptions, Frame } from '../engine/types.js';
 
 /**
@@ -13,6 +16,10 @@ export type EngineTask =
   | { kind: 'discover'; frame: Frame; options: DiscoveryOptions; port?: MessagePort }
   | { kind: 'bootstrap'; frame: Frame; options: DiscoveryOptions; seed: number }
   | { kind: 'fit'; frame: Frame; edges: EdgeRef[]; options: FitOptions & { testFraction: number } }
+  /** Temporal twins: PCMCI+-class discovery over a regular series (src/engine/temporal/discover.ts). */
+  | { kind: 'discover_temporal'; series: Frame; options: TemporalDiscoveryOptions; port?: MessagePort }
+  /** Temporal twins: the lagged model on the whole series, and its evaluation on the time-ordered tail. */
+  | { kind: 'fit_temporal'; series: Frame; stepTimes: number[]; timeline: Timeline; structure: TemporalStructure; options: { testFraction: number; seed: number } }
   /**
    * A simulation run's question, answered by the family engine module `engine` (src/families/<family>/engine.ts)
    * with the version's model of its twin kind; metric SQL goes back to the main thread over `port` (WorkerMessage).
@@ -32,7 +39,20 @@ export interface FitOutcome {
   nTest: number;
 }
 
+/** The links and seasonal terms a temporal model is fitted on. */
+export interface TemporalStructure {
+  edges: TemporalEdge[];
+  seasonal: Array<{ variable: string; period: number }>;
+}
+
+export interface TemporalFitOutcome {
+  model: TemporalModel;
+  evaluation: Evaluation;
+}
+
 export interface EngineResults {
+  discover_temporal: TemporalDiscoveryResult;
+  fit_temporal: TemporalFitOutcome;
   discover: DiscoveryResult;
   bootstrap: DiscoveryResult;
   fit: FitOutcome;

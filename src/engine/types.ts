@@ -130,6 +130,10 @@ export interface CbnModel {
 }
 
 export interface NodeMetrics {
+  /** Temporal models: the mean squared error of the mean forecast over h = 1..H steps (continuous variables). */
+  mseHorizon?: number;
+  /** Temporal models: how often the most likely class forecast over h = 1..H steps was right (categorical). */
+  accuracyHorizon?: number;
   mse?: number;
   mae?: number;
   mape?: number;
@@ -143,7 +147,7 @@ export interface NodeMetrics {
 }
 
 export interface Evaluation {
-  modelType: 'cbn';
+  modelType: 'cbn' | 'temporal-cbn';
   nodeMetrics: Record<string, NodeMetrics>;
   globalMetrics: Record<string, number>;
   skippedReason: string | null;

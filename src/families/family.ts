@@ -18,10 +18,25 @@ export interface VariableInfo {
 /** The version's variables, as a scenario is checked against them. */
 export type Variables = ReadonlyMap<string, VariableInfo>;
 
-/** What a family's rules may ask of the twin version (beyond its variables). */
-export interface CheckContext {
-  twinType: TwinType;
+/** The time axis of a temporal version, as questions about it are checked (timestamps in ms, or indices). */
+export interface QuestionTime {
+  axis: 'time' | 'index';
+  granularity: string;
+  /** The first and last step of the data, and the earliest origin a forecast can start from (it needs the lags). */
+  first: number;
+  last: number;
+  earliestOrigin: number;
+}
+
+/** What questions see of a trained version: its variables, and its time axis when it has one. */
+export interface QuestionContext {
   variables: Variables;
+  time?: QuestionTime;
+}
+
+/** What a family's rules may ask of the twin version. */
+export interface CheckContext extends QuestionContext {
+  twinType: TwinType;
 }
 
 /** A location relative to the scenario (`/interventions/0/variable`) and what is wrong there. */

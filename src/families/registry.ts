@@ -6,11 +6,13 @@ import type { TwinType } from '../../schemas/twins.js';
 import anomalyDetection from './anomaly-detection/index.js';
 import counterfactual from './counterfactual/index.js';
 import explanation from './explanation/index.js';
+import forecast from './forecast/index.js';
 import type { FamilyDefinition } from './family.js';
 import intervention from './intervention/index.js';
 import optimisation from './optimisation/index.js';
 import prediction from './prediction/index.js';
 import rootCauseAnalysis from './root-cause-analysis/index.js';
+import temporalIntervention from './temporal-intervention/index.js';
 
 const families = new Map<string, FamilyDefinition>();
 
@@ -26,7 +28,7 @@ export const familiesOf = (twinType: TwinType): FamilyDefinition[] => [...famili
 
 export const registeredFamilies = (): FamilyDefinition[] => [...families.values()];
 
-for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection]) registerFamily(family);
+for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention]) registerFamily(family);
 
 /** The scenario-from-query readers of a twin kind's families, most specific wording first. */
 export const queryReaders = (twinType: TwinType) => familiesOf(twinType).flatMap((family) => family.fromQuery ?? []).sort((a, b) => a.order - b.order).map((reader) => reader.parse);

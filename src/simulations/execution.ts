@@ -98,7 +98,7 @@ export class SimulationExecution {
   }
 
   private async save(runId: string, organisationId: string, params: RunParams, outcome: FamilyOutcome): Promise<void> {
-    const outputs = { [params.versionLabel]: { results: outcome.results, changepoints: {}, history: {}, details: { ...outcome.details, seed: params.seed } } };
+    const outputs = { [params.versionLabel]: { results: outcome.results, changepoints: outcome.changepoints ?? {}, history: outcome.history ?? {}, details: { ...outcome.details, seed: params.seed } } };
     await this.runs.insertOutputs({
       run_id: runId,
       organisation_id: organisationId,

@@ -39,7 +39,7 @@ export class SimulationService {
     const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, input.digitalTwinId, input.digitalTwinVersionId);
     const family = scenarioFamily(input.scenario, twinType);
     const trained = requireTrained(version.version, model);
-    const scenario = validateScenario(family, input.scenario, twinType, twinKind(twinType).variables(trained));
+    const scenario = validateScenario(family, input.scenario, { twinType, ...twinKind(twinType).questionContext(trained) });
     for (const { sql, location } of metricQueries(family, scenario)) await this.metrics.check(principal.organisationId, sql, location);
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
     const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'scenario', seed: randomInt(1, 2 ** 31 - 1), userQuery: input.userQuery ?? null };
@@ -57,7 +57,7 @@ export class SimulationService {
     const counterfactual = familyOf('counterfactual');
     if (counterfactual === undefined) throw new Error('the counterfactual family is not registered');
     const asCounterfactual = { type: 'counterfactual', samples: request.rows, targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) };
-    validateScenario(counterfactual, asCounterfactual, twinType, twinKind(twinType).variables(trained));
+    validateScenario(counterfactual, asCounterfactual, { twinType, ...twinKind(twinType).questionContext(trained) });
     const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'score', seed: randomInt(1, 2 ** 31 - 1), userQuery: null };
     const score: ScoreRequest & { type: 'score' } = { type: 'score', ...request };
     return this.queue(principal, workspaceId, twinId, 'score', params, score, webhookUrl);
@@ -79,7 +79,7 @@ export class SimulationService {
     const answer = scenarioFromQuery(query, { variables, edges }, readers);
     // What the parser builds must pass the same validation a submit applies.
     const scenario = answer.scenario as unknown as Record<string, unknown>;
-    validateScenario(scenarioFamily(scenario, twinType), scenario, twinType, twinKind(twinType).variables(trained));
+    validateScenario(scenarioFamily(scenario, twinType), scenario, { twinType, ...twinKind(twinType).questionContext(trained) });
     return { ...answer, scenario: answer.scenario as unknown as Record<string, unknown>, digitalTwinId: twinId, digitalTwinVersionId: version.id };
   }
 

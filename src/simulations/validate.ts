@@ -8,7 +8,7 @@ import { Compile } from 'typebox/compile';
 import { SCENARIO_TYPES, SCENARIO_TYPES_BY_TWIN } from '../../schemas/simulations.js';
 import type { TwinType } from '../../schemas/twins.js';
 import { AppError, type FieldError } from '../errors.js';
-import type { FamilyDefinition, Variables } from '../families/family.js';
+import type { CheckContext, FamilyDefinition, Variables } from '../families/family.js';
 import { familiesOf, familyOf } from '../families/registry.js';
 
 const BASE = 'body/scenario';
@@ -42,7 +42,7 @@ export function scenarioFamily(scenario: Record<string, unknown>, twinType: Twin
 }
 
 /** The family's shape and every reference to the version's variables; answers the scenario as the engine takes it. */
-export function validateScenario<S extends { type: string }>(family: FamilyDefinition, scenario: Record<string, unknown>, twinType: TwinType, variables: Variables): S {
+export function validateScenario<S extends { type: string }>(family: FamilyDefinition, scenario: Record<string, unknown>, context: CheckContext): S {
   bareInterventions(scenario);
   let validator = validators.get(family);
   if (validator === undefined) validators.set(family, (validator = Compile(family.schema)));
@@ -50,7 +50,7 @@ export function validateScenario<S extends { type: string }>(family: FamilyDefin
     throw fail([...validator.Errors(scenario)].slice(0, 20).map((e) => ({ location: `${BASE}${e.instancePath}`, message: e.message })));
   }
   const valid = scenario as unknown as { type: string };
-  const errors = [...unknownVariables(family.references(valid), variables), ...located(family.rules?.(valid, { twinType, variables }) ?? [])];
+  const errors = [...unknownVariables(family.references(valid), context.variables), ...located(family.rules?.(valid, context) ?? [])];
   if (errors.length > 0) throw fail(errors);
   return valid as S;
 }

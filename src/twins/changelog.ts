@@ -6,9 +6,9 @@ const edgeKey = (e: { source: string; target: string }) => `${e.source} -> ${e.t
  * What a trained version changed against the version it derives from (or against nothing, for a first version):
  * edges, fixed pins, nodes and evaluation metrics added, removed or changed.
  */
-export function buildChangelog(base: TwinVersion | null, next: Pick<TwinVersion, 'fixedSubGraph' | 'causalGraph' | 'nodes' | 'evaluation'>): Changelog {
+export function buildChangelog(base: TwinVersion | null, next: Pick<TwinVersion, 'fixedSubGraph' | 'causalGraph' | 'nodes' | 'evaluation'> & Partial<Pick<TwinVersion, 'temporalDependencies'>>): Changelog {
   return {
-    temporalDependenciesDiffs: [],
+    temporalDependenciesDiffs: diffBy(linksOf(base?.temporalDependencies ?? null), linksOf(next.temporalDependencies ?? null), (l) => `${edgeKey(l)} lag ${l.lag}`, () => true),
     fixedSubGraphDiffs: fixedDiffs(base?.fixedSubGraph ?? { relationships: [], antiRelationships: [] }, next.fixedSubGraph),
     causalGraphDiffs: diffBy(base?.causalGraph ?? [], next.causalGraph, edgeKey, (a, b) => a.strength !== null && b.strength !== null && Math.abs(a.strength - b.strength) < 0.01),
     nodesDiffs: diffBy(base?.nodes ?? [], next.nodes, (n: Node) => n.name, (a, b) => a.symbolicEquation === b.symbolicEquation),
@@ -53,3 +53,9 @@ function metricDiffs(before: Record<string, Record<string, number>>, after: Reco
   return diffs;
 }
 
+
+/** A temporal version's lagged and same-step links (temporalDependencies.links), for the changelog. */
+function linksOf(dependencies: Record<string, unknown> | null): Array<{ source: string; target: string; lag: number }> {
+  const links = dependencies?.links;
+  return Array.isArray(links) ? (links as Array<{ source: string; target: string; lag: number }>).map(({ source, target, lag }) => ({ source, target, lag })) : [];
+}

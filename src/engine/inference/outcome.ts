@@ -78,6 +78,10 @@ export interface FamilyOutcome {
   /** The family's own answer (e.g. baseline vs intervened effects, recommended actions, root causes). */
   details: Record<string, unknown>;
   summary: { summary: string; keyPoints: string[] };
+  /** Temporal families: the observed trailing window per variable (spec Outputs `history`). */
+  history?: Record<string, { timestamps: number[]; values: Array<number | string | null> }>;
+  /** Temporal families: where each variable's forecast path turns, with its driver (spec Outputs `changepoints`). */
+  changepoints?: Record<string, Array<{ stepIndex: number; timestamp: number; direction: 'up' | 'down'; magnitude: number; primaryDriver: string; driverContribution: number }>>;
   sweep?: SweepResult;
   score?: ScoreResult;
 }

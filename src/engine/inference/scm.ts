@@ -30,7 +30,10 @@ export type Noise = Float64Array[];
 export type Treatment =
   | { node: string; kind: 'set'; value: number | string; rows?: Uint8Array }
   | { node: string; kind: 'shift'; mode: 'percentage' | 'absolute'; value: number; rows?: Uint8Array }
-  | { node: string; kind: 'distribution'; adjust(probabilities: Float64Array): void; rows?: Uint8Array };
+  | { node: string; kind: 'distribution'; adjust(probabilities: Float64Array): void; rows?: Uint8Array }
+  /** Every unit's own value (a continuous value, or a categorical class index): e.g. a lagged input of a temporal
+   * model, taken from each simulated path's past. */
+  | { node: string; kind: 'values'; values: Float64Array | Int32Array };
 
 const plansByScm = new WeakMap<Scm, NodePlan[]>();
 
@@ -94,7 +97,8 @@ export function propagate(scm: Scm, noise: Noise, treatments: Treatment[] = [], 
   for (const t of treatments) {
     const i = scm.indexOf(t.node);
     if (i < 0) throw new Error(`treatment names ${t.node}, which is not a variable of the model`);
-    if (t.rows && t.rows.length !== n) throw new Error(`treatment of ${t.node}: its row mask has ${t.rows.length} entries for ${n} units`);
+    if (t.kind !== 'values' && t.rows && t.rows.length !== n) throw new Error(`treatment of ${t.node}: its row mask has ${t.rows.length} entries for ${n} units`);
+    if (t.kind === 'values' && t.values.length !== n) throw new Error(`treatment of ${t.node}: ${t.values.length} values for ${n} units`);
     byNode[i]!.push(t);
   }
   const columns: Columns = [];
@@ -110,6 +114,11 @@ export function propagate(scm: Scm, noise: Noise, treatments: Treatment[] = [], 
     const kept = baseline && reached[plan.index] === 0 ? baseline.columns[plan.index] : undefined;
     if (kept) {
       columns.push(kept.kind === 'continuous' ? kept.values : kept.codes);
+      continue;
+    }
+    const given = own.find((t) => t.kind === 'values');
+    if (given !== undefined) {
+      columns.push(plan.kind === 'continuous' ? Float64Array.from(given.values) : Int32Array.from(given.values));
       continue;
     }
     if (plan.kind === 'continuous') {
@@ -160,6 +169,7 @@ function cptConfigOrMarginal(plan: CategoricalPlan, columns: Columns, r: number,
 function applyContinuous(plan: ContinuousPlan, scm: Scm, t: Treatment, values: Float64Array): void {
   const name = scm.names[plan.index];
   if (t.kind === 'distribution') throw new Error(`a probability change needs a categorical variable; ${name} is continuous`);
+  if (t.kind === 'values') return;
   if (typeof t.value !== 'number' || !Number.isFinite(t.value)) throw new Error(`${name} is continuous: it takes a finite number, not ${JSON.stringify(t.value)}`);
   const v = t.value;
   const change = t.kind === 'set' ? () => v : t.mode === 'percentage' ? (x: number) => x * (1 + v / 100) : (x: number) => x + v;
@@ -168,6 +178,7 @@ function applyContinuous(plan: ContinuousPlan, scm: Scm, t: Treatment, values: F
 
 function applyCategorical(plan: CategoricalPlan, scm: Scm, t: Treatment, codes: Int32Array): void {
   const name = scm.names[plan.index];
+  if (t.kind === 'values') return;
   if (t.kind !== 'set') throw new Error(`a shift needs a continuous variable; ${name} is categorical`);
   const code = plan.categories.indexOf(String(t.value));
   if (code < 0) throw new Error(`${name} has no category ${JSON.stringify(t.value)} (categories: ${plan.categories.join(', ')})`);

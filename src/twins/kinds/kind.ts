@@ -6,7 +6,7 @@
 import type { Discover, Train, TwinType, TwinVersion } from '../../../schemas/twins.js';
 import type { ComputePool } from '../../compute/pool.js';
 import type { FieldError } from '../../errors.js';
-import type { Variables } from '../../families/family.js';
+import type { QuestionContext } from '../../families/family.js';
 import type { JobContext } from '../../jobs/runner.js';
 import type { InferredColumn } from '../../sources/inference/infer-schema.js';
 import type { TwinRecord } from '../records.js';
@@ -57,8 +57,8 @@ export interface TwinKind<D = unknown, M = unknown> {
   requirements(twin: Pick<TwinRecord, 'selectedTimeColumnName' | 'environmentColumns'>): FieldError[];
   /** Absent: the kind is recorded but not learned yet (discover, train and run-pipeline answer 422). */
   learner?: KindLearner<D>;
-  /** The variables questions may name, from a trained model. */
-  variables(model: M): Variables;
+  /** What questions may name and ask about, from a trained model. */
+  questionContext(model: M): QuestionContext;
 }
 
 export const defineKind = <D, M>(kind: TwinKind<D, M>): TwinKind => kind as unknown as TwinKind;

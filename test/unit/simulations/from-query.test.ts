@@ -10,7 +10,7 @@ import staticKind from '../../../src/twins/kinds/static/index.js';
 
 const STATIC_READERS = queryReaders('static');
 /** The validation a submit applies to a static twin's scenario. */
-const validateStaticScenario = (scenario: Record<string, unknown>, model: CbnModel) => validateScenario(scenarioFamily(scenario, 'static'), scenario, 'static', staticKind.variables(model));
+const validateStaticScenario = (scenario: Record<string, unknown>, model: CbnModel) => validateScenario(scenarioFamily(scenario, 'static'), scenario, { twinType: 'static', ...staticKind.questionContext(model) });
 import { lettered, letteredWith, operations, retail, retailWithA } from './from-query-fixtures.js';
 
 type Case = [query: string, expected: StaticScenario];

@@ -10,7 +10,7 @@ const panel = (type: TwinType, timed: boolean) =>
       ...(twin.environmentColumns.length === 0 ? [{ location: 'body/environmentColumns', message: `a ${type} twin needs environmentColumns` }] : []),
       ...(timed && twin.selectedTimeColumnName === null ? [{ location: 'body/selectedTimeColumnName', message: `a ${type} twin needs selectedTimeColumnName` }] : []),
     ],
-    variables: () => new Map(),
+    questionContext: () => ({ variables: new Map() }),
   });
 
 export const multiEnvironmentStatic = panel('multi-environment-static', false);

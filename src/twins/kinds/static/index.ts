@@ -8,5 +8,5 @@ export default defineKind({
   lagged: false,
   requirements: () => [],
   learner: staticLearner,
-  variables: (model: CbnModel) => new Map(model.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }])),
+  questionContext: (model: CbnModel) => ({ variables: new Map(model.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }])) }),
 });

@@ -1,9 +1,22 @@
-/** Temporal twins: lagged and contemporaneous mechanisms over a time-ordered series. */
+/** Temporal twins: lagged and same-step mechanisms over a time-ordered series (learn.ts). */
+import type { TemporalModel } from '../../../engine/temporal/model.js';
 import { defineKind } from '../kind.js';
+import { temporalLearner } from './learn.js';
 
-export default defineKind<never, never>({
+export default defineKind({
   type: 'temporal',
   lagged: true,
   requirements: (twin) => (twin.selectedTimeColumnName === null ? [{ location: 'body/selectedTimeColumnName', message: 'a temporal twin needs selectedTimeColumnName' }] : []),
-  variables: () => new Map(),
+  learner: temporalLearner,
+  questionContext: (model: TemporalModel) => ({
+    variables: new Map(model.variables.map((v) => [v.name, { kind: v.kind, categories: v.categories }])),
+    time: {
+      axis: model.timeline.axis,
+      granularity: model.timeline.granularity,
+      first: model.stepTimes.first,
+      last: model.stepTimes.last,
+      // A forecast needs maxLag observed steps before its origin, within the history the model keeps.
+      earliestOrigin: model.tail.times[Math.min(model.maxLag, model.tail.times.length - 1)] ?? model.stepTimes.last,
+    },
+  }),
 });

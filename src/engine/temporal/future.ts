@@ -1,0 +1,102 @@
+/**
+ * Simulated futures of a temporal model: Monte Carlo paths stepped forward one step at a time, each step's lagged
+ * inputs taken from the path's own past (observed history before the origin) and its noise drawn from the fitted
+ * residuals. A treatment at a step (temporal_intervention) changes that step's values on every path; paths of
+ * two arms that share a seed share their noise (common random numbers), so an effect is a paired difference.
+ */
+import { compileScm, drawNoise, propagate, type Scm, type Treatment } from '../inference/scm.js';
+import { lagName, seasonNames, seasonValue } from './lagged.js';
+import type { TemporalModel } from './model.js';
+
+export interface FutureRequest {
+  /** Series step of the first simulated step (steps before it are history, observed where the model keeps them). */
+  originStep: number;
+  horizon: number;
+  samples: number;
+  seed: number;
+  /** The treatments of the step `originStep + h` (h from 0). */
+  treatmentsAt?: (h: number, scm: Scm) => Treatment[];
+}
+
+/** Per variable, per simulated step, every path's value (class index for a categorical variable). */
+export type Paths = Record<string, Float64Array[]>;
+
+const scms = new WeakMap<TemporalModel, Scm>();
+export const scmOf = (model: TemporalModel): Scm => {
+  let scm = scms.get(model);
+  if (scm === undefined) scms.set(model, (scm = compileScm(model.cbn)));
+  return scm;
+};
+
+export function simulateFuture(model: TemporalModel, request: FutureRequest): Paths {
+  const scm = scmOf(model);
+  const S = request.samples;
+  const L = model.maxLag;
+  const past = historyBefore(model, request.originStep, L);
+  const paths: Paths = Object.fromEntries(model.variables.map((v) => [v.name, [] as Float64Array[]]));
+  const inputs = scm.names.map((name) => parseInput(model, name)).filter((x): x is NonNullable<typeof x> => x !== null);
+  for (let h = 0; h < request.horizon; h++) {
+    const step = request.originStep + h;
+    const treatments: Treatment[] = [];
+    for (const input of inputs) {
+      if (input.kind === 'season') {
+        const [sin, cos] = seasonValue(input.period, step);
+        treatments.push({ node: input.node, kind: 'values', values: new Float64Array(S).fill(input.sin ? sin : cos) });
+        continue;
+      }
+      const back = h - input.lag;
+      const values = back >= 0 ? paths[input.variable]![back]! : new Float64Array(S).fill(past[input.variable]![L + back]!);
+      treatments.push({ node: input.node, kind: 'values', values });
+    }
+    treatments.push(...(request.treatmentsAt?.(h, scm) ?? []));
+    const frame = propagate(scm, drawNoise(scm, S, request.seed * 7919 + h), treatments);
+    for (const variable of model.variables) {
+      const column = frame.columns[scm.indexOf(variable.name)]!;
+      paths[variable.name]!.push(column.kind === 'continuous' ? column.values : Float64Array.from(column.codes));
+    }
+  }
+  return paths;
+}
+
+type Input = { node: string; kind: 'lag'; variable: string; lag: number } | { node: string; kind: 'season'; period: number; sin: boolean };
+
+function parseInput(model: TemporalModel, node: string): Input | null {
+  for (const variable of model.variables) for (let lag = 1; lag <= model.maxLag; lag++) if (lagName(variable.name, lag) === node) return { node, kind: 'lag', variable: variable.name, lag };
+  for (const { period } of model.seasonal) {
+    const [sin, cos] = seasonNames(period);
+    if (node === sin || node === cos) return { node, kind: 'season', period, sin: node === sin };
+  }
+  return null;
+}
+
+/**
+ * The L steps before `originStep` per variable (numbers; class indices for categorical ones): observed values from
+ * the model's tail where it has them, the variable's typical value (mean or most frequent class) where it does not.
+ */
+function historyBefore(model: TemporalModel, originStep: number, L: number): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const variable of model.variables) {
+    const observed = model.tail.values[variable.name] ?? [];
+    const typical = typicalValue(model, variable.name);
+    let last = typical;
+    const values: number[] = [];
+    for (let t = originStep - L; t < originStep; t++) {
+      const raw = t >= model.tail.from && t - model.tail.from < observed.length ? observed[t - model.tail.from] : null;
+      const value = raw === null || raw === undefined ? null : variable.kind === 'continuous' ? Number(raw) : variable.categories.indexOf(String(raw));
+      if (value !== null && !(variable.kind === 'categorical' && value < 0)) last = value;
+      // Beyond the data: the last known value carries (a forecast from past the end simulates the gap first).
+      values.push(value === null || (variable.kind === 'categorical' && value < 0) ? last : value);
+    }
+    out[variable.name] = values;
+  }
+  return out;
+}
+
+function typicalValue(model: TemporalModel, name: string): number {
+  const node = model.cbn.nodes.find((n) => n.name === name);
+  if (node === undefined) return 0;
+  if (node.kind === 'continuous') return node.mean;
+  let best = 0;
+  node.marginal.forEach((p, k) => (p > node.marginal[best]! ? (best = k) : undefined));
+  return best;
+}

@@ -1,0 +1,187 @@
+/**
+ * temporal_intervention: the future with and without changes that start at given times and hold for some steps
+ * (or for good), on paths that share their noise, so each path's difference is the change's effect on it. Per step
+ * and outcome: the intervened forecast, and the expected effect with its interval: the Monte Carlo error of the
+ * paired differences plus the parameter uncertainty, the spread of the effect over coefficient sets drawn from
+ * their sampling distribution (uncertainty.ts), as static intervention effects. Which effects the data identify: a same-step link whose direction the data left open decides an
+ * effect when it lies between the changed variable and the outcome.
+ */
+import { AppError } from '../../errors.js';
+import { frameOf, continuousColumn, categoricalColumn } from '../frame.js';
+import type { FamilyOutcome, InferenceContext, ResultRecord } from '../inference/outcome.js';
+import type { Scm } from '../inference/scm.js';
+import { treatmentFor } from '../inference/treatments.js';
+import { normalCritical, parameterSampler, sampleVariance } from '../inference/uncertainty.js';
+import { Rng } from '../random.js';
+import type { EdgeRef, Frame } from '../types.js';
+import { DEFAULT_PATHS, futureFrom, originOf, stepRecord } from './forecast.js';
+import type { Paths } from './future.js';
+import { type TemporalModel, stepAtTime, timeOfStep } from './model.js';
+import type { TemporalInterventionScenario } from './scenario.js';
+
+const TAIL_STEPS_AFTER_LAST_START = 10;
+
+interface Window {
+  index: number;
+  from: number;
+  /** Exclusive. */
+  to: number;
+}
+
+export async function runTemporalIntervention(model: TemporalModel, scenario: TemporalInterventionScenario, context: InferenceContext): Promise<FamilyOutcome> {
+  const origin = originOf(model, scenario.originTimestamp);
+  const level = scenario.confidenceLevel ?? 0.95;
+  const windows = scenario.interventions.map((item, index): Window => {
+    const start = item.timestamp === undefined ? origin.report : stepAtTime(model, item.timestamp);
+    if (start === null || start < origin.report) throw new AppError('validation_failed', `interventions[${index}].timestamp is before the forecast's first step (${timeOfStep(model, origin.report)})`);
+    const from = start - origin.report;
+    const lasting = item.durationSteps ?? (item.persistent === false ? 1 : Infinity);
+    return { index, from, to: from + lasting };
+  });
+  const horizon = scenario.forecastH ?? Math.max(...windows.map((w) => w.from)) + TAIL_STEPS_AFTER_LAST_START;
+  const late = windows.find((w) => w.from >= horizon);
+  if (late !== undefined) throw new AppError('validation_failed', `interventions[${late.index}] starts after the ${horizon}-step horizon: raise forecastH`);
+  const samples = scenario.samples ?? DEFAULT_PATHS;
+  const reach = reachable(model, scenario.interventions.map((i) => i.variable));
+  const targets = scenario.targetVars ?? model.variables.map((v) => v.name).filter((name) => reach.has(name));
+  context.hooks.progress?.(0.1, 'simulating the future without the changes');
+  const baseline = futureFrom(model, origin, horizon, { samples, seed: context.seed });
+  context.hooks.progress?.(0.5, 'simulating the future with the changes');
+  const treated = futureFrom(model, origin, horizon, {
+    samples,
+    seed: context.seed,
+    treatmentsAt: activeTreatments(scenario, windows),
+  });
+  const times = Array.from({ length: horizon }, (_, h) => timeOfStep(model, origin.report + h));
+  context.hooks.progress?.(0.7, 'parameter uncertainty');
+  const spread = parameterSpread(model, origin, horizon, scenario, windows, context.seed);
+  const results: Record<string, ResultRecord[]> = {};
+  const baselineRecords: Record<string, ResultRecord[]> = {};
+  const effects: Record<string, Array<{ stepIndex: number; timestamp: number; mean: number; lowerBound: number; upperBound: number }>> = {};
+  for (const name of targets) {
+    results[name] = treated[name]!.map((values, h) => stepRecord(model, name, values, times[h]!, level));
+    baselineRecords[name] = baseline[name]!.map((values, h) => stepRecord(model, name, values, times[h]!, level));
+    const variable = model.variables.find((v) => v.name === name)!;
+    if (variable.kind === 'continuous') effects[name] = treated[name]!.map((values, h) => effectAt(values, baseline[name]![h]!, h, times[h]!, level, spread?.[name]?.[h] ?? 0));
+  }
+  const metrics = [];
+  for (const metric of scenario.metrics ?? []) {
+    const before = await context.evaluateMetric(futureFrame(model, baseline, times), metric.sqlQuery);
+    const after = await context.evaluateMetric(futureFrame(model, treated, times), metric.sqlQuery);
+    metrics.push({ name: metric.name, ...(metric.unit === undefined ? {} : { unit: metric.unit }), baseline: before, intervened: after, difference: after - before });
+  }
+  const identification = identificationOf(model, scenario, targets, context);
+  const keyPoints = Object.entries(effects).slice(0, 5).map(([name, steps]) => {
+    const end = steps.at(-1)!;
+    const peak = steps.reduce((a, b) => (Math.abs(b.mean) > Math.abs(a.mean) ? b : a));
+    return `${name}: ${signed(end.mean)} by the last step (${signed(end.lowerBound)} to ${signed(end.upperBound)}); largest ${signed(peak.mean)} at step ${peak.stepIndex + 1}${identification[name]?.identified === false ? ` (not identified: depends on ${identification[name]!.decidingEdges.map((e) => `${e.source} - ${e.target}`).join(', ')})` : ''}`;
+  });
+  const changed = scenario.interventions.map((i) => i.variable).join(', ');
+  return {
+    results,
+    details: { baseline: baselineRecords, effects, metrics, identification, horizon, samples, origin: { timestamp: times[0]!, step: origin.report } },
+    summary: {
+      summary: `Changing ${changed} over the ${horizon}-step horizon from ${fmtTime(model, times[0]!)}: ${keyPoints[0] ?? 'no numeric outcome is downstream of the change'}.`,
+      keyPoints,
+    },
+  };
+}
+
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${Number(x.toPrecision(3))}`;
+const fmtTime = (model: TemporalModel, t: number) => (model.timeline.axis === 'time' ? new Date(t).toISOString().slice(0, 16).replace('T00:00', '') : String(t));
+
+function effectAt(treated: Float64Array, baseline: Float64Array, h: number, timestamp: number, level: number, parameterVariance: number) {
+  const n = treated.length;
+  const diffs = Float64Array.from(treated, (v, r) => v - baseline[r]!);
+  const mean = diffs.reduce((a, b) => a + b, 0) / n;
+  const monteCarlo = sampleVariance(diffs) / n;
+  const half = normalCritical(level) * Math.sqrt(monteCarlo + parameterVariance);
+  return { stepIndex: h, timestamp, mean, lowerBound: mean - half, upperBound: mean + half };
+}
+
+/** The treatments of the interventions whose window covers forecast step h. */
+const activeTreatments = (scenario: TemporalInterventionScenario, windows: Window[]) => (h: number, scm: Scm) =>
+  scenario.interventions.flatMap((item, k) => (h >= windows[k]!.from && h < windows[k]!.to ? [treatmentFor(scm, item.variable, item.valueSpec)] : []));
+
+const PARAMETER_DRAWS = 20;
+const DRAW_PATHS = 200;
+
+/** Per numeric variable and step, the variance of the expected effect over coefficient sets drawn from the fit. */
+function parameterSpread(
+  model: TemporalModel,
+  origin: { report: number; simulate: number },
+  horizon: number,
+  scenario: TemporalInterventionScenario,
+  windows: Window[],
+  seed: number,
+): Record<string, number[]> | null {
+  const sampler = parameterSampler(model.cbn);
+  if (sampler === null) return null;
+  const rng = new Rng(seed ^ 0x5bd1e995);
+  const effects: Record<string, number[][]> = {};
+  for (let k = 0; k < PARAMETER_DRAWS; k++) {
+    const drawn: TemporalModel = { ...model, cbn: sampler.draw(rng) };
+    const request = { samples: DRAW_PATHS, seed: seed + 1 + k };
+    const before = futureFrom(drawn, origin, horizon, request);
+    const after = futureFrom(drawn, origin, horizon, {
+      ...request,
+      treatmentsAt: activeTreatments(scenario, windows),
+    });
+    for (const v of model.variables) {
+      if (v.kind !== 'continuous') continue;
+      const rows = (effects[v.name] ??= Array.from({ length: horizon }, () => []));
+      after[v.name]!.forEach((values, h) => rows[h]!.push(values.reduce((a, b, r) => a + b - before[v.name]![h]![r]!, 0) / values.length));
+    }
+  }
+  return Object.fromEntries(Object.entries(effects).map(([name, steps]) => [name, steps.map((draws) => sampleVariance(draws))]));
+}
+
+/** The simulated future as a table: one row per path and step, the variables plus `step` and `timestamp`. */
+function futureFrame(model: TemporalModel, paths: Paths, times: readonly number[]): Frame {
+  const horizon = times.length;
+  const S = paths[model.variables[0]!.name]![0]!.length;
+  const rows = horizon * S;
+  const columns = model.variables.map((v) => {
+    if (v.kind === 'continuous') {
+      const values = new Float64Array(rows);
+      for (let h = 0; h < horizon; h++) values.set(paths[v.name]![h]!, h * S);
+      return continuousColumn(v.name, Array.from(values));
+    }
+    const labels: string[] = [];
+    for (let h = 0; h < horizon; h++) for (const code of paths[v.name]![h]!) labels.push(v.categories[code]!);
+    return categoricalColumn(v.name, labels, v.categories);
+  });
+  const step: number[] = [];
+  const timestamp: number[] = [];
+  for (let h = 0; h < horizon; h++) for (let r = 0; r < S; r++) (step.push(h), timestamp.push(times[h]!));
+  return frameOf([...columns, continuousColumn('step', step), continuousColumn('timestamp', timestamp)]);
+}
+
+/** Variables a change of `sources` can reach through the model's links (any lag). */
+function reachable(model: TemporalModel, sources: readonly string[]): Set<string> {
+  const seen = new Set(sources);
+  const stack = [...sources];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    for (const e of model.edges) if (e.source === node && !seen.has(e.target)) (seen.add(e.target), stack.push(e.target));
+  }
+  return seen;
+}
+
+/**
+ * Per outcome: the reversible same-step links (context.identification) between a changed variable and the
+ * outcome -- one end reachable from the change, the outcome reachable from the other, either way round -- decide
+ * the effect; with none, the effect is identified (every other link's direction is decided by time or the data).
+ */
+function identificationOf(model: TemporalModel, scenario: TemporalInterventionScenario, targets: readonly string[], context: InferenceContext): Record<string, { identified: boolean; decidingEdges: EdgeRef[] }> {
+  const reversible = context.identification?.reversible ?? [];
+  const both = (e: EdgeRef) => [e, { source: e.target, target: e.source }];
+  const undirected = { ...model, edges: [...model.edges.filter((e) => !reversible.some((r) => (r.source === e.source && r.target === e.target) || (r.source === e.target && r.target === e.source))), ...reversible.flatMap(both).map((e) => ({ ...e, lag: 0 }))] };
+  const fromChange = reachable(undirected, scenario.interventions.map((i) => i.variable));
+  const out: Record<string, { identified: boolean; decidingEdges: EdgeRef[] }> = {};
+  for (const target of targets) {
+    const deciding = reversible.filter((e) => [e.source, e.target].some((end) => fromChange.has(end)) && [e.source, e.target].some((end) => reachable(undirected, [end]).has(target)));
+    out[target] = { identified: deciding.length === 0, decidingEdges: deciding };
+  }
+  return out;
+}

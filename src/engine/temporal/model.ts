@@ -1,0 +1,103 @@
+/**
+ * A temporal twin's model: a CBN over the lagged design in which each variable at t has its lagged parents, its
+ * same-step parents and its seasonal terms as inputs (linear-Gaussian, logistic or CPT by kind, as the static
+ * engine fits them), with the residual distributions kept; and the tail of the series, so forecasts start from
+ * the end of the data or from an origin inside it.
+ */
+import type { Kernels } from '../../compute/kernels.js';
+import { fitCbn } from '../cbn/fit.js';
+import type { CbnModel, EdgeRef, Frame } from '../types.js';
+import { lagName, laggedDesign, seasonNames } from './lagged.js';
+import { type Timeline, stepOf, timestampAt } from './timeline.js';
+
+export interface TemporalVariable {
+  name: string;
+  kind: 'continuous' | 'categorical';
+  categories: string[];
+}
+
+/** A mechanism input: `source` at t - lag (lag 0: the same step) into `target` at t. */
+export interface TemporalEdge {
+  source: string;
+  target: string;
+  lag: number;
+}
+
+export interface TemporalModel {
+  kind: 'temporal';
+  variables: TemporalVariable[];
+  maxLag: number;
+  edges: TemporalEdge[];
+  seasonal: Array<{ variable: string; period: number }>;
+  cbn: CbnModel;
+  timeline: Timeline;
+  /** Steps of the series (0 .. steps-1), and the last ones kept (`tail.from` .. steps-1) as each variable's values
+   * (class labels for categorical ones, null where missing). */
+  steps: number;
+  stepTimes: { first: number; last: number };
+  tail: { from: number; times: number[]; values: Record<string, Array<number | string | null>> };
+}
+
+/** The timestamp of a step: the data's own inside the kept tail, the calendar's beyond the end. */
+export function timeOfStep(model: TemporalModel, step: number): number {
+  if (step >= model.tail.from && step < model.steps) return model.tail.times[step - model.tail.from]!;
+  if (step >= model.steps) return timestampAt({ ...model.timeline, origin: model.stepTimes.last }, step - (model.steps - 1));
+  return timestampAt(model.timeline, step);
+}
+
+/** The first step at or after a time (within the kept tail or beyond the end); null before the kept history. */
+export function stepAtTime(model: TemporalModel, time: number): number | null {
+  if (time > model.stepTimes.last) return model.steps - 1 + Math.max(1, Math.ceil(stepOf({ ...model.timeline, origin: model.stepTimes.last }, time) - 1e-9));
+  const times = model.tail.times;
+  if (times.length === 0 || time < times[0]!) return null;
+  let lo = 0;
+  let hi = times.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid]! >= time) hi = mid;
+    else lo = mid + 1;
+  }
+  return model.tail.from + lo;
+}
+
+/** Steps of history a model keeps for forecasts from an origin inside the data. */
+export const TAIL_STEPS = 2000;
+
+export function fitTemporal(
+  series: Frame,
+  stepTimes: readonly number[],
+  timeline: Timeline,
+  structure: { edges: TemporalEdge[]; seasonal: Array<{ variable: string; period: number }> },
+  options: { seed?: number; to?: number },
+  kernels: Kernels,
+): TemporalModel {
+  const maxLag = Math.max(1, ...structure.edges.map((e) => e.lag));
+  const periods = [...new Set(structure.seasonal.map((s) => s.period))];
+  const used = new Set(series.columns.map((c) => c.name));
+  const edges: EdgeRef[] = structure.edges.map((e) => ({ source: lagName(e.source, e.lag), target: e.target }));
+  for (const { variable, period } of structure.seasonal) for (const term of seasonNames(period)) edges.push({ source: term, target: variable });
+  for (const e of edges) used.add(e.source);
+  const design = laggedDesign(series, maxLag, periods, { only: used, ...(options.to === undefined ? {} : { to: options.to }) });
+  const cbn = fitCbn(design.frame, edges, { ...(options.seed === undefined ? {} : { seed: options.seed }) }, kernels);
+  const from = Math.max(0, series.nRows - TAIL_STEPS);
+  const values: TemporalModel['tail']['values'] = {};
+  for (const column of series.columns) {
+    values[column.name] = [];
+    for (let t = from; t < series.nRows; t++) {
+      if (column.kind === 'continuous') values[column.name]!.push(Number.isNaN(column.values[t]!) ? null : column.values[t]!);
+      else values[column.name]!.push(column.codes[t]! < 0 ? null : column.categories[column.codes[t]!]!);
+    }
+  }
+  return {
+    kind: 'temporal',
+    variables: series.columns.map((c) => ({ name: c.name, kind: c.kind, categories: c.kind === 'categorical' ? c.categories : [] })),
+    maxLag,
+    edges: structure.edges,
+    seasonal: structure.seasonal,
+    cbn,
+    timeline,
+    steps: series.nRows,
+    stepTimes: { first: stepTimes[0] ?? timeline.origin, last: stepTimes.at(-1) ?? timeline.origin },
+    tail: { from, times: stepTimes.slice(from), values },
+  };
+}

@@ -1,0 +1,31 @@
+import { TemporalInterventionScenarioSchema } from '../../../schemas/simulations.js';
+import type { TemporalInterventionScenario } from '../../engine/temporal/scenario.js';
+import { type ScenarioError, defineFamily } from '../family.js';
+import { timeRule } from '../shared/time.js';
+import { valueSpecRules } from '../shared/value-spec.js';
+
+/** What if, over time: changes from a time on, for some steps or for good (spec: intervention family on temporal twins). */
+export default defineFamily<TemporalInterventionScenario>({
+  type: 'temporal_intervention',
+  twinKinds: ['temporal'],
+  schema: TemporalInterventionScenarioSchema,
+  references: (s) => [
+    ...s.interventions.map((item, i): [string, string] => [item.variable, `/interventions/${i}/variable`]),
+    ...(s.targetVars ?? []).map((v, i): [string, string] => [v, `/targetVars/${i}`]),
+  ],
+  rules: (s, { variables, time }) => [
+    ...s.interventions.flatMap((item, i): ScenarioError[] => {
+      const variable = variables.get(item.variable);
+      return [
+        ...((item.valueSpec.type as string) === 'range' ? [{ location: `/interventions/${i}/valueSpec/type`, message: 'a range sweep applies to static twins; give one value per intervention' }] : []),
+        ...(variable === undefined || (item.valueSpec.type as string) === 'range' ? [] : valueSpecRules(item.valueSpec, item.variable, variable, `/interventions/${i}/valueSpec`)),
+        ...(item.persistent === true && item.durationSteps !== undefined ? [{ location: `/interventions/${i}/durationSteps`, message: 'persistent holds to the end of the horizon: give durationSteps or persistent, not both' }] : []),
+        ...timeRule(item.timestamp, time, `/interventions/${i}/timestamp`),
+      ];
+    }),
+    ...timeRule(s.originTimestamp, time, '/originTimestamp'),
+    ...(s.targetVars !== undefined && new Set(s.targetVars).size !== s.targetVars.length ? [{ location: '/targetVars', message: 'a variable is named twice' }] : []),
+  ],
+  metricQueries: (s) => (s.metrics ?? []).map((m, i) => ({ sql: m.sqlQuery, location: `/metrics/${i}/sqlQuery` })),
+  engine: new URL('./engine.js', import.meta.url).href,
+});

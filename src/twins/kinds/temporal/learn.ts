@@ -1,0 +1,238 @@
+/**
+ * How a temporal twin learns: the rows ordered by the time column and placed on a regular grid (series.ts), the
+ * seasonal periods found, PCMCI+-class discovery of lagged and same-step links on the pool, then the lagged model
+ * fitted and evaluated one step and several steps ahead on the time-ordered tail.
+ */
+import { createHash } from 'node:crypto';
+import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
+import type { TemporalStructure } from '../../../compute/protocol.js';
+import { type LaggedEdgeRef, type TemporalLink } from '../../../engine/temporal/discover.js';
+import { linkKey, linkStrengths } from '../../../engine/temporal/effects.js';
+import { findSeasonality, type SeasonalFinding } from '../../../engine/temporal/seasonality.js';
+import { type TemporalSeries, buildSeries } from '../../../engine/temporal/series.js';
+import { calendarPeriods } from '../../../engine/temporal/timeline.js';
+import { JobError } from '../../../jobs/runner.js';
+import { nowIso } from '../../../lib/ids.js';
+import { buildChangelog } from '../../changelog.js';
+import { buildFrame, modelledColumns } from '../../frame.js';
+import { describeNodes, variableRoles } from '../../model-summary.js';
+import { reversibleEdgeCount } from '../../orientation.js';
+import type { KindLearner, LearnIo, Learned } from '../kind.js';
+import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
+
+export interface TemporalData {
+  series: TemporalSeries;
+  seasonality: SeasonalFinding[];
+}
+
+/** What a temporal version keeps in `temporalDependencies`. */
+interface Dependencies {
+  maxLag: number;
+  links: TemporalLink[];
+  seasonal: Array<{ variable: string; period: number; strength: number }>;
+}
+
+const TIME_TYPES: Record<string, 'time' | 'index'> = { date: 'time', datetime: 'time', integer: 'index' };
+
+export const temporalLearner: KindLearner<TemporalData> = {
+  async read(twin, schema, rows) {
+    const timeColumn = twin.selectedTimeColumnName ?? '';
+    const time = schema.find((c) => c.field === timeColumn);
+    const axis = time === undefined ? undefined : TIME_TYPES[time.type];
+    if (time === undefined || axis === undefined) throw new JobError(`The time column ${timeColumn} must hold dates, datetimes or integers${time === undefined ? '' : `; it holds ${time.type}`}`);
+    const columns = modelledColumns(schema, [timeColumn, ...twin.environmentColumns]);
+    const read = await rows([...columns.map((c) => c.field), timeColumn], rowBudget(columns.length + 1));
+    const { frame, dropped, signature } = await buildFrame(read, columns);
+    const series = buildSeries(read.map((row) => row[timeColumn]), frame.columns, axis);
+    const seasonality = findSeasonality(series.frame, calendarPeriods(series.timeline));
+    const kept = new Set(frame.columns.map((c) => c.name));
+    return {
+      data: { series, seasonality },
+      nRows: series.profile.observedSteps,
+      variables: frame.columns.length,
+      dropped,
+      signature,
+      columns: columns.filter((c) => kept.has(c.field)),
+      recorded: {
+        granularity: series.timeline.every === 1 ? series.timeline.granularity : `${series.timeline.every} ${series.timeline.granularity}`,
+        timeSeriesMetadata: { ...series.profile, seasonalPeriods: seasonality },
+      },
+    };
+  },
+  discover,
+  train,
+};
+
+/** The default largest lag: from the series length, raised to a short seasonal period. */
+function defaultMaxLag(data: TemporalData): number {
+  const steps = data.series.profile.steps;
+  const byLength = steps < 500 ? 1 : steps < 5000 ? 2 : 3;
+  const shortSeason = Math.max(0, ...data.seasonality.map((s) => s.period).filter((p) => p <= 7).map(Math.round));
+  return Math.max(byLength, shortSeason);
+}
+
+async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, share: number): Promise<Learned> {
+  const { params, signal } = io.context;
+  const alpha = params.alpha ?? LEARN_DEFAULTS.alpha;
+  const timeBudgetSeconds = params.timeBudgetSeconds ?? LEARN_DEFAULTS.timeBudgetSeconds;
+  const maxLag = params.maxLag ?? defaultMaxLag(data);
+  const names = new Set(data.series.frame.columns.map((c) => c.name));
+  const inSeries = (e: LaggedEdgeRef) => names.has(e.source) && names.has(e.target);
+  const periods = [...new Set(data.seasonality.map((s) => s.period))];
+  const started = Date.now();
+  const result = await io.compute().run(
+    {
+      kind: 'discover_temporal',
+      series: data.series.frame,
+      options: {
+        maxLag,
+        alpha,
+        periods,
+        required: version.fixedSubGraph.relationships.filter(inSeries),
+        forbidden: version.fixedSubGraph.antiRelationships.filter(inSeries),
+        timeBudgetMs: timeBudgetSeconds * 1000,
+      },
+    },
+    { signal, onProgress: (message) => io.context.progress(0.05 + share * message.fraction, `discovering lagged links: ${message.state}`) },
+  );
+  const dependencies: Dependencies = {
+    maxLag,
+    links: result.links,
+    seasonal: result.seasonal.map(({ variable, period }) => ({ variable, period, strength: data.seasonality.find((s) => s.variable === variable && s.period === period)?.strength ?? 0 })),
+  };
+  const causalGraph = graphOf(dependencies, data.series.timeline.granularity, null);
+  return {
+    status: 'discovered',
+    causalGraph,
+    reversibleEdgeCount: reversibleEdgeCount(causalGraph),
+    temporalDependencies: dependencies as unknown as Record<string, unknown>,
+    nodes: nodeRecords(data.series.frame.columns),
+    variableRoles: variableRoles([...names], causalGraph),
+    discovery: {
+      alpha,
+      maxDepth: null,
+      maxLag,
+      timeBudgetSeconds,
+      bootstrapSamples: 0,
+      orientationAssumptions: [],
+      testsRun: result.stats.tests,
+      depthReached: maxLag,
+      timedOut: result.stats.timedOut,
+      seconds: (Date.now() - started) / 1000,
+      nRows: result.stats.rows,
+    },
+    discoveredAt: nowIso(),
+  };
+}
+
+async function train(io: LearnIo, data: TemporalData, version: TwinVersion): Promise<Learned & { model: string }> {
+  const { params, signal } = io.context;
+  const testFraction = params.testFraction ?? LEARN_DEFAULTS.testFraction;
+  const seed = params.seed ?? LEARN_DEFAULTS.seed;
+  const dependencies = dependenciesOf(version, data);
+  const structure = structureFor(dependencies, version);
+  io.context.progress(0.7, 'fitting the lagged model');
+  const { series } = data;
+  const outcome = await io.compute().run(
+    { kind: 'fit_temporal', series: series.frame, stepTimes: series.stepTimes, timeline: series.timeline, structure, options: { testFraction, seed } },
+    { signal },
+  );
+  const fitted = linkStrengths(outcome.model);
+  const trainedDependencies: Dependencies = {
+    ...dependencies,
+    links: structure.edges.map((edge) => {
+      const found = dependencies.links.find((l) => linkKey(l) === linkKey(edge));
+      return found ?? { ...edge, pValue: 0, dependence: 0, orientation: edge.lag > 0 ? 'time' : 'fixed' };
+    }),
+  };
+  const causalGraph = graphOf(trainedDependencies, series.timeline.granularity, fitted);
+  const nodes = describeNodes({ nodes: outcome.model.cbn.nodes.filter((node) => outcome.model.variables.some((v) => v.name === node.name)) });
+  const evaluation = { ...outcome.evaluation, nodeMetrics: outcome.evaluation.nodeMetrics as Record<string, Record<string, number>> };
+  const temporalDependencies = trainedDependencies as unknown as Record<string, unknown>;
+  return {
+    status: 'trained',
+    causalGraph,
+    reversibleEdgeCount: reversibleEdgeCount(causalGraph),
+    temporalDependencies,
+    nodes,
+    evaluation,
+    variableRoles: variableRoles(series.frame.columns.map((c) => c.name), causalGraph),
+    nTrainSamples: series.profile.observedSteps,
+    configSignature: `sha256:${createHash('sha256').update(JSON.stringify({ fixed: version.fixedSubGraph, testFraction, seed, structure })).digest('hex')}`,
+    changelog: buildChangelog(await io.baseVersion(version), { fixedSubGraph: version.fixedSubGraph, causalGraph, nodes, evaluation, temporalDependencies }),
+    trainedAt: nowIso(),
+    model: JSON.stringify(outcome.model),
+  };
+}
+
+/** The version's discovered links, or (trained without a discovery) none beyond each variable's own past. */
+function dependenciesOf(version: TwinVersion, data: TemporalData): Dependencies {
+  const stored = version.temporalDependencies as unknown as Dependencies | null;
+  if (stored !== null && Array.isArray(stored.links)) return stored;
+  const links = data.series.frame.columns.map((c): TemporalLink => ({ source: c.name, target: c.name, lag: 1, pValue: 0, dependence: 0, orientation: 'time' }));
+  return { maxLag: 1, links, seasonal: data.seasonality.map((s) => ({ ...s })) };
+}
+
+/**
+ * The links the model is fitted on: the discovered ones minus forbidden ones, plus pins (a pin without a lag is
+ * fitted at lag 1 unless a discovered link already joins the pair); same-step links that would close a cycle are
+ * dropped, weakest first.
+ */
+function structureFor(dependencies: Dependencies, version: TwinVersion): TemporalStructure {
+  const forbidden = (l: { source: string; target: string; lag: number }) =>
+    version.fixedSubGraph.antiRelationships.some((e) => e.source === l.source && e.target === l.target && (e.lag === undefined || e.lag === l.lag));
+  const edges = dependencies.links.filter((l) => !forbidden(l)).map(({ source, target, lag }) => ({ source, target, lag }));
+  for (const pin of version.fixedSubGraph.relationships) {
+    const lag = pin.lag ?? (edges.some((e) => e.source === pin.source && e.target === pin.target) ? null : 1);
+    if (lag !== null && !edges.some((e) => e.source === pin.source && e.target === pin.target && e.lag === lag)) edges.push({ source: pin.source, target: pin.target, lag });
+  }
+  const strength = (e: { source: string; target: string; lag: number }) => dependencies.links.find((l) => linkKey(l) === linkKey(e))?.dependence ?? Infinity;
+  const same = edges.filter((e) => e.lag === 0).sort((a, b) => strength(b) - strength(a));
+  const kept: typeof same = [];
+  for (const edge of same) if (!reaches(kept, edge.target, edge.source)) kept.push(edge);
+  return { edges: [...edges.filter((e) => e.lag > 0), ...kept], seasonal: dependencies.seasonal.map(({ variable, period }) => ({ variable, period })) };
+}
+
+function reaches(edges: ReadonlyArray<{ source: string; target: string }>, from: string, to: string): boolean {
+  const seen = new Set([from]);
+  const stack = [from];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node === to) return true;
+    for (const e of edges) if (e.source === node && !seen.has(e.target)) (seen.add(e.target), stack.push(e.target));
+  }
+  return false;
+}
+
+/**
+ * The version's causalGraph: one edge per (source, target) pair of distinct variables, with its lags in
+ * `timeLagEffects`; a lagged link is compelled by time, a same-step one as discovery oriented it. A variable's own
+ * past (autoregression) and its seasonal terms stay in temporalDependencies; `cyclicalEffects` on an edge carry the
+ * seasonality of its target's mechanism.
+ */
+function graphOf(dependencies: Dependencies, granularity: string, fitted: Map<string, number | null> | null): Relationship[] {
+  const pairs = new Map<string, TemporalLink[]>();
+  for (const link of dependencies.links) {
+    if (link.source === link.target) continue;
+    const key = `${link.source}\u0000${link.target}`;
+    pairs.set(key, [...(pairs.get(key) ?? []), link]);
+  }
+  return [...pairs.values()].map((links) => {
+    const strengthOf = (l: TemporalLink) => fitted?.get(linkKey(l)) ?? Number(l.dependence.toFixed(6));
+    const strongest = links.reduce((a, b) => (Math.abs(strengthOf(b)) > Math.abs(strengthOf(a)) ? b : a));
+    const sameStep = links.find((l) => l.lag === 0);
+    const orientation: Relationship['orientation'] = links.some((l) => l.orientation === 'fixed') ? 'fixed' : sameStep === undefined || sameStep.orientation === 'compelled' || links.some((l) => l.lag > 0) ? 'compelled' : 'reversible';
+    return {
+      source: strongest.source,
+      target: strongest.target,
+      strength: strengthOf(strongest),
+      strengthStatus: 'measured',
+      timeLagEffects: links.sort((a, b) => a.lag - b.lag).map((l) => ({ lag: l.lag, strength: strengthOf(l), granularity })),
+      cyclicalEffects: dependencies.seasonal.filter((s) => s.variable === strongest.target).map((s) => ({ frequency: Number((1 / s.period).toFixed(6)), strength: s.strength })),
+      confidence: null,
+      agreementRate: null,
+      isEnvironmentGated: false,
+      orientation,
+    };
+  });
+}

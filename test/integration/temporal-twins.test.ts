@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildTestApp } from '../helpers/app.js';
+import { waitForJob } from '../helpers/jobs.js';
+import { seededRandom } from '../helpers/simulated.js';
+import { type TrainedTwin, completedRun } from '../helpers/simulations.js';
+
+const API = '/api/v1';
+const DAY = 86_400_000;
+const START = Date.UTC(2023, 0, 1);
+
+/**
+ * A daily series with known lags: ads(t) = 20 + 0.6 ads(t-1) + e; visits(t) = 10 + 0.5 visits(t-1) + 0.8 ads(t-1)
+ * + 6 sin(2 pi t / 7) + e; sales(t) = 5 + 0.3 sales(t-1) + 0.4 visits(t) + e (unit noise). Rows come shuffled,
+ * with some days missing, some days twice (the duplicate averages to the day's value) and a few missing cells.
+ */
+const COEFFICIENTS = { ads: { c: 20, ar: 0.6 }, visits: { c: 10, ar: 0.5, ads: 0.8, wave: 6 }, sales: { c: 5, ar: 0.3, visits: 0.4 } };
+
+function series(days: number) {
+  const random = seededRandom(41);
+  const truth: Array<{ ads: number; visits: number; sales: number }> = [];
+  let prev = { ads: 50, visits: 120, sales: 75 };
+  for (let t = 0; t < days + 100; t++) {
+    const ads = COEFFICIENTS.ads.c + COEFFICIENTS.ads.ar * prev.ads + random.normal();
+    const visits = COEFFICIENTS.visits.c + COEFFICIENTS.visits.ar * prev.visits + COEFFICIENTS.visits.ads * prev.ads + COEFFICIENTS.visits.wave * Math.sin((2 * Math.PI * (t - 100)) / 7) + random.normal();
+    const sales = COEFFICIENTS.sales.c + COEFFICIENTS.sales.ar * prev.sales + COEFFICIENTS.sales.visits * visits + random.normal();
+    prev = { ads, visits, sales };
+    if (t >= 100) truth.push(prev);
+  }
+  const round = (x: number) => Math.round(x * 1e4) / 1e4;
+  const rows: Array<Record<string, string | number | null>> = [];
+  truth.forEach((v, t) => {
+    if (t % 97 === 50) return; // a gap
+    const day = new Date(START + t * DAY).toISOString().slice(0, 10);
+    rows.push({ day, ads: round(v.ads), visits: t % 131 === 7 ? null : round(v.visits), sales: round(v.sales) });
+    if (t % 113 === 3) rows.push({ day, ads: round(v.ads), visits: round(v.visits), sales: round(v.sales) }); // the same day twice
+  });
+  for (let k = rows.length - 1; k > 0; k--) {
+    const j = Math.floor(random.uniform() * (k + 1));
+    [rows[k], rows[j]] = [rows[j]!, rows[k]!];
+  }
+  return { rows, truth };
+}
+
+test('a temporal twin learns lags, seasonality and gaps from a daily series, forecasts, and answers a what-if over time', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const days = 700;
+  const { rows, truth } = series(days);
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'daily', rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'daily', type: 'temporal', selectedTimeColumnName: 'day', sourceId: source.body.data.id } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const twinId = created.body.data.id;
+  const versionId = created.body.data.versionId;
+  const version = `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}`;
+  const learn = async () => {
+    const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: {} });
+    assert.equal(job.status, 202, JSON.stringify(job.body));
+    const done = await waitForJob(app, ws, job.body.data.jobId);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    return (await app.call({ method: 'GET', url: version })).body.data;
+  };
+  const learned = await learn();
+
+  // The series: daily, its gaps and duplicate days reported, the weekly wave of visits found.
+  assert.equal(learned.granularity, 'day');
+  const profile = learned.timeSeriesMetadata;
+  assert.equal(profile.steps, days);
+  assert.equal(profile.gaps.missingSteps, 7);
+  assert.ok(profile.duplicateTimestampRows >= 6, JSON.stringify(profile));
+  assert.ok(profile.missingShare.visits > 0);
+  assert.ok(profile.seasonalPeriods.some((s: { variable: string; period: number }) => s.variable === 'visits' && Math.abs(s.period - 7) < 0.01), JSON.stringify(profile.seasonalPeriods));
+
+  // The graph: ads acts on visits a day later, visits on sales the same day (compelled by ads' lag), nothing else.
+  const edge = (s: string, target: string) => learned.causalGraph.find((e: { source: string; target: string }) => e.source === s && e.target === target);
+  assert.deepEqual(edge('ads', 'visits').timeLagEffects.map((l: { lag: number }) => l.lag), [1]);
+  assert.equal(edge('ads', 'visits').orientation, 'compelled');
+  assert.ok(edge('ads', 'visits').timeLagEffects[0].granularity === 'day');
+  assert.ok(edge('ads', 'visits').cyclicalEffects.some((c: { frequency: number }) => Math.abs(c.frequency - 1 / 7) < 1e-3));
+  assert.deepEqual(edge('visits', 'sales').timeLagEffects.map((l: { lag: number }) => l.lag), [0]);
+  assert.equal(edge('visits', 'sales').orientation, 'compelled');
+  assert.equal(learned.causalGraph.length, 2, JSON.stringify(learned.causalGraph.map((e: { source: string; target: string }) => `${e.source}->${e.target}`)));
+  const links = learned.temporalDependencies.links as Array<{ source: string; target: string; lag: number }>;
+  for (const own of ['ads', 'visits', 'sales']) assert.ok(links.some((l) => l.source === own && l.target === own && l.lag === 1), `${own} depends on its own past`);
+  assert.equal(learned.evaluation.modelType, 'temporal-cbn');
+  assert.ok(learned.evaluation.nodeMetrics.sales.r2 > 0.5, JSON.stringify(learned.evaluation.nodeMetrics.sales));
+  assert.ok(learned.evaluation.nodeMetrics.sales.mseHorizon > 0);
+  assert.ok(learned.evaluation.globalMetrics.horizonSteps >= 1);
+  assert.equal(learned.changelog.temporalDependenciesDiffs.length, links.length);
+
+  const twin: TrainedTwin = { app, ws, twinId, versionId, simulations: `${API}/workspaces/${ws}/simulations`, version };
+  // forecast from the end of the data: daily timestamps after the last day, history before it.
+  const forecast = await completedRun(twin, { type: 'forecast', forecastH: 14, targetVars: ['visits', 'sales'] });
+  const out = forecast.outputs['1.0.0'];
+  assert.equal(out.results.visits.length, 14);
+  assert.deepEqual(out.results.visits.slice(0, 2).map((r: { timestamp: number }) => r.timestamp), [START + days * DAY, START + (days + 1) * DAY]);
+  assert.ok(out.results.sales.every((r: { lowerBound: number; prediction: number; upperBound: number }) => r.lowerBound < r.prediction && r.prediction < r.upperBound));
+  assert.equal(out.history.sales.timestamps.at(-1), START + (days - 1) * DAY);
+  assert.ok(Array.isArray(out.changepoints.visits));
+  // The weekly wave shows in the forecast: its turning points are driven by the season or visits' own past.
+  assert.ok(out.changepoints.visits.length >= 2, JSON.stringify(out.changepoints.visits));
+  assert.match(forecast.resultsSummary.summary, /Forecast of 2 variables over 14 steps/);
+
+  // From an origin inside the data: a backtest whose 90% intervals cover what happened about 90% of the time.
+  const origin = START + 500 * DAY;
+  const backtest = (await completedRun(twin, { type: 'forecast', forecastH: 1, originTimestamp: origin, confidenceLevel: 0.9 })).outputs['1.0.0'];
+  assert.equal(backtest.results.sales[0].timestamp, origin);
+  assert.equal(backtest.details.actuals.sales[0], Math.round(truth[500]!.sales * 1e4) / 1e4);
+
+  // What if ads were held 10 above their level from the first forecast step on: visits and sales follow with the lags.
+  const adsLevel = COEFFICIENTS.ads.c / (1 - COEFFICIENTS.ads.ar);
+  const whatIf = await completedRun(twin, {
+    type: 'temporal_intervention',
+    interventions: [{ variable: 'ads', valueSpec: { type: 'set_value', value: adsLevel + 10 } }],
+    forecastH: 12,
+    metrics: [{ name: 'mean sales', sqlQuery: 'SELECT avg(sales) AS value FROM df WHERE step >= 6' }],
+  });
+  const details = whatIf.outputs['1.0.0'].details;
+  // The truth, on mean paths: ads moves by (level + 10 - its baseline mean path), visits and sales follow.
+  const last = truth.at(-1)!;
+  let ads = last.ads;
+  let visits = { base: last.visits, diff: 0 };
+  let sales = 0;
+  let adsDiffBefore = 0;
+  const truthSales: number[] = [];
+  for (let h = 0; h < 12; h++) {
+    ads = COEFFICIENTS.ads.c + COEFFICIENTS.ads.ar * ads;
+    const visitsDiff = COEFFICIENTS.visits.ar * visits.diff + COEFFICIENTS.visits.ads * adsDiffBefore;
+    visits = { base: visits.base, diff: visitsDiff };
+    sales = COEFFICIENTS.sales.ar * sales + COEFFICIENTS.sales.visits * visitsDiff;
+    truthSales.push(sales);
+    adsDiffBefore = adsLevel + 10 - ads;
+  }
+  const effect = details.effects.sales as Array<{ mean: number; lowerBound: number; upperBound: number }>;
+  assert.ok(Math.abs(effect[0]!.mean) < 0.5, 'no effect on sales the same day ads change (the link is lagged)');
+  for (const h of [5, 11]) {
+    assert.ok(Math.abs(effect[h]!.mean - truthSales[h]!) < 0.1 * Math.abs(truthSales[h]!), `step ${h}: effect ${effect[h]!.mean}, truth ${truthSales[h]}`);
+    assert.ok(effect[h]!.lowerBound <= truthSales[h]! && truthSales[h]! <= effect[h]!.upperBound, `step ${h}: interval ${effect[h]!.lowerBound}..${effect[h]!.upperBound}, truth ${truthSales[h]}`);
+  }
+  assert.equal(details.identification.sales.identified, true);
+  assert.ok(details.metrics[0].difference > 0);
+  assert.match(whatIf.resultsSummary.summary, /Changing ads over the 12-step horizon/);
+
+  // Pins name a lag: sales two days back on ads, pinned, is fitted at that lag and marked fixed.
+  assert.equal((await app.call({ method: 'PATCH', url: `${version}/graph/fixed`, body: { addEdges: [{ source: 'sales', target: 'ads', lag: 2 }] } })).status, 200);
+  const pinned = await learn();
+  const pin = pinned.causalGraph.find((e: { source: string; target: string }) => e.source === 'sales' && e.target === 'ads');
+  assert.equal(pin.orientation, 'fixed');
+  assert.deepEqual(pin.timeLagEffects.map((l: { lag: number }) => l.lag), [2]);
+});
+
+test('temporal questions are checked at submit: the family, the variables and the times', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const { rows } = series(300);
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'daily', rows } });
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'daily', type: 'temporal', selectedTimeColumnName: 'day', sourceId: source.body.data.id } });
+  const twinId = created.body.data.id;
+  const versionId = created.body.data.versionId;
+  const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: {} });
+  assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
+  const submit = (scenario: Record<string, unknown>) => app.call({ method: 'POST', url: `${API}/workspaces/${ws}/simulations`, body: { digitalTwinId: twinId, digitalTwinVersionId: versionId, scenario } });
+  const refusal = async (scenario: Record<string, unknown>, location: string, message: RegExp) => {
+    const response = await submit(scenario);
+    assert.equal(response.status, 422, JSON.stringify(response.body));
+    const error = response.body.errors.find((e: { location: string }) => e.location === location);
+    assert.ok(error !== undefined && message.test(error.message), JSON.stringify(response.body.errors));
+  };
+  await refusal({ type: 'temporal_optimisation', objectives: [] }, 'body/scenario/type', /not built yet/);
+  await refusal({ type: 'intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'set_value', value: 1 } }] }, 'body/scenario/type', /does not match this temporal twin; it answers forecast, temporal_intervention/);
+  await refusal({ type: 'forecast', forecastH: 5, targetVars: ['revenue'] }, 'body/scenario/targetVars/0', /unknown variable 'revenue'/);
+  await refusal({ type: 'forecast', forecastH: 5, originTimestamp: START }, 'body/scenario/originTimestamp', /before the history this version keeps/);
+  await refusal({ type: 'forecast' }, 'body/scenario', /forecastH/);
+  await refusal({ type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'range', from: 1, to: 2, steps: 3 } }] }, 'body/scenario/interventions/0/valueSpec/type', /range sweep applies to static twins/);
+  await refusal(
+    { type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'set_value', value: 1 }, persistent: true, durationSteps: 3 }] },
+    'body/scenario/interventions/0/durationSteps',
+    /not both/,
+  );
+  const fromQuery = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}/scenario-from-query`, body: { query: 'forecast sales' } });
+  assert.equal(fromQuery.status, 422);
+});
