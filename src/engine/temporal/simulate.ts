@@ -3,7 +3,8 @@
  * intercept, a weighted sum of its parents (lagged, and same-step ones earlier in a causal order), a seasonal
  * wave, and Gaussian noise; a categorical variable thresholds that sum into 2 or 3 ordered classes (as a parent it
  * enters by its class index). Lagged weights are scaled so each variable's lagged weights sum to at most 0.9 in
- * absolute value, which keeps the process stationary.
+ * absolute value, and then, with the same-step links, until the reduced form's companion matrix has a spectral
+ * radius of at most 0.95: the process is stationary.
  */
 import { categoricalColumn, continuousColumn, frameOf } from '../frame.js';
 import { Rng } from '../random.js';
@@ -65,6 +66,7 @@ export function randomLaggedScm(n: number, seed: number, options: LaggedScmOptio
   }
   const p = options.contemporaneous ?? 0;
   for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) if (rng.uniform() < p) links.push({ source: names[order[a]!]!, target: names[order[b]!]!, lag: 0, weight: signed(0.5, 1) });
+  stabilise(names, links, L);
   const seasonal = options.seasonalPeriod === undefined ? [] : names.filter(() => rng.uniform() < (options.seasonalShare ?? 0.5)).map((variable) => ({ variable, period: options.seasonalPeriod!, amplitude: 1 + rng.uniform() }));
   return { names, kinds, levels, order, links, intercepts: names.map(() => signed(0, 2)), noiseStd: names.map(() => 0.5 + 0.5 * rng.uniform()), seasonal };
 }
@@ -115,4 +117,56 @@ export function simulateLagged(model: LaggedScm, steps: number, seed: number, bu
         : categoricalColumn(name, kept.map((row) => `c${row[j]!}`), Array.from({ length: model.levels[j]! }, (_, k) => `c${k}`)),
     ),
   );
+}
+
+/** Shrinks the lagged weights until the reduced form X(t) = (I - B0)^-1 (sum of B_l X(t-l) + ...) is stable. */
+function stabilise(names: string[], links: LaggedLink[], L: number): void {
+  const n = names.length;
+  const index = new Map(names.map((name, i) => [name, i]));
+  for (let round = 0; round < 50; round++) {
+    // (I - B0)^-1 by fixed-point iteration: B0 is nilpotent (a DAG), so n terms are exact.
+    const b0 = new Float64Array(n * n);
+    for (const l of links) if (l.lag === 0) b0[index.get(l.target)! * n + index.get(l.source)!] = l.weight;
+    let inverse = identity(n);
+    for (let k = 0; k < n; k++) inverse = add(identity(n), multiply(b0, inverse, n));
+    const size = n * L;
+    const companion = new Float64Array(size * size);
+    for (let lag = 1; lag <= L; lag++) {
+      const b = new Float64Array(n * n);
+      for (const l of links) if (l.lag === lag) b[index.get(l.target)! * n + index.get(l.source)!]! += l.weight;
+      const a = multiply(inverse, b, n);
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) companion[i * size + (lag - 1) * n + j] = a[i * n + j]!;
+    }
+    for (let i = n; i < size; i++) companion[i * size + i - n] = 1;
+    if (spectralRadius(companion, size) <= 0.95) return;
+    for (const l of links) if (l.lag > 0) l.weight *= 0.9;
+  }
+}
+
+const identity = (n: number) => {
+  const m = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) m[i * n + i] = 1;
+  return m;
+};
+const add = (a: Float64Array, b: Float64Array) => a.map((v, k) => v + b[k]!);
+function multiply(a: Float64Array, b: Float64Array, n: number): Float64Array {
+  const out = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) for (let j = 0; j < n; j++) out[i * n + j]! += a[i * n + k]! * b[k * n + j]!;
+  return out;
+}
+
+/** The growth rate of ||M^k v||^(1/k) for a generic start: the spectral radius (Gelfand). */
+function spectralRadius(m: Float64Array, size: number): number {
+  let v = Float64Array.from({ length: size }, (_, i) => 1 + ((i * 7919) % 13) / 13);
+  let log = 0;
+  const steps = 400;
+  for (let k = 0; k < steps; k++) {
+    const next = new Float64Array(size);
+    for (let i = 0; i < size; i++) for (let j = 0; j < size; j++) next[i]! += m[i * size + j]! * v[j]!;
+    const norm = Math.hypot(...next);
+    if (norm === 0) return 0;
+    log += Math.log(norm);
+    v = next.map((x) => x / norm);
+  }
+  return Math.exp(log / steps);
 }
