@@ -196,7 +196,7 @@ export type TwinVersion = Static<typeof TwinVersionSchema>;
 
 export const CreateTwinBody = Body({
   name: Name,
-  type: Type.Optional(literals(TWIN_TYPES, 'Default `static`. Only `static` twins can be discovered and trained so far.')),
+  type: Type.Optional(literals(TWIN_TYPES, 'Default `static`. `static` and `temporal` twins can be discovered and trained; multi-environment twins are recorded but not learned yet (422).')),
   tags: Type.Optional(Tags),
   datasetId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
   sourceId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'Models a tabular source directly' }))),

@@ -3,7 +3,7 @@
  * imports chdb (DESIGN.md: chDB in a worker crashes the process) nor anything that touches stores or HTTP.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { EngineResults, EngineTask, MetricReply, SimulationResult, WorkerMessage } from '../src/compute/protocol.js';
+import type { EngineResults, EngineTask, MetricReply, TaskReply, WorkerMessage } from '../src/compute/protocol.js';
 import { discoverTemporal } from '../src/engine/temporal/discover.js';
 import { evaluateTemporal } from '../src/engine/temporal/evaluate.js';
 import { fitTemporal } from '../src/engine/temporal/model.js';
@@ -25,18 +25,24 @@ const wasm = (): Kernels => (kernels ??= loadWasmKernels());
 /** Progress is posted at most this often: a discovery may report thousands of times. */
 const PROGRESS_INTERVAL_MS = 200;
 
-export default function run(task: EngineTask): EngineResults[EngineTask['kind']] | Promise<SimulationResult> {
+/** Every task answers its value, or the user-facing failure (an AppError) as {code, message} (TaskReply). */
+export default async function run(task: EngineTask): Promise<TaskReply<EngineResults[EngineTask['kind']]>> {
+  try {
+    return { value: await dispatch(task) };
+  } catch (error) {
+    if (error instanceof AppError) return { failure: { code: error.code, message: error.message } };
+    throw error;
+  } finally {
+    if ('port' in task) task.port?.close();
+  }
+}
+
+function dispatch(task: EngineTask): EngineResults[EngineTask['kind']] | Promise<EngineResults[EngineTask['kind']]> {
   switch (task.kind) {
-    case 'discover': {
-      const result = withAssumedOrientations(task.frame, discoverStatic(task.frame, task.options, wasm(), { progress: throttledProgress(task.port) }), task.options, wasm());
-      task.port?.close();
-      return result;
-    }
-    case 'discover_temporal': {
-      const result = discoverTemporal(task.series, task.options, wasm(), { progress: throttledProgress(task.port) });
-      task.port?.close();
-      return result;
-    }
+    case 'discover':
+      return withAssumedOrientations(task.frame, discoverStatic(task.frame, task.options, wasm(), { progress: throttledProgress(task.port) }), task.options, wasm());
+    case 'discover_temporal':
+      return discoverTemporal(task.series, task.options, wasm(), { progress: throttledProgress(task.port) });
     case 'fit_temporal':
       return {
         model: fitTemporal(task.series, task.stepTimes, task.timeline, task.structure, { seed: task.options.seed }, wasm()),
@@ -67,8 +73,8 @@ function familyEngine(href: string): Promise<FamilyEngine> {
   return engine;
 }
 
-/** Runs a question with a context whose metrics are evaluated on the main thread; user-facing failures are returned. */
-async function answer(port: MessagePort | undefined, seed: number, question: (context: InferenceContext) => Promise<FamilyOutcome>): Promise<SimulationResult> {
+/** Runs a question with a context whose metrics are evaluated on the main thread (over the task's port). */
+function answer(port: MessagePort | undefined, seed: number, question: (context: InferenceContext) => Promise<FamilyOutcome>): Promise<FamilyOutcome> {
   const pending = new Map<number, { resolve(value: number): void; reject(error: Error): void }>();
   let next = 0;
   port?.on('message', (reply: MetricReply) => {
@@ -77,7 +83,7 @@ async function answer(port: MessagePort | undefined, seed: number, question: (co
     if ('error' in reply) waiter?.reject(new AppError(reply.error.code, reply.error.message));
     else waiter?.resolve(reply.value);
   });
-  const context: InferenceContext = {
+  return question({
     seed,
     hooks: { progress: throttledProgress(port) },
     evaluateMetric(frame: Frame, sql: string) {
@@ -88,15 +94,7 @@ async function answer(port: MessagePort | undefined, seed: number, question: (co
         port.postMessage({ type: 'metric', id, frame, sql } satisfies WorkerMessage);
       });
     },
-  };
-  try {
-    return { outcome: await question(context) };
-  } catch (error) {
-    if (error instanceof AppError) return { failure: { code: error.code, message: error.message } };
-    throw error;
-  } finally {
-    port?.close();
-  }
+  });
 }
 
 function throttledProgress(port: MessagePort | undefined): (fraction: number, state: string) => void {

@@ -2,7 +2,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Frame } from '../engine/types.js';
 import { AppError } from '../errors.js';
-import type { EngineResults, EngineTask, MetricReply, ProgressMessage, WorkerMessage } from './protocol.js';
+import type { EngineResults, EngineTask, MetricReply, ProgressMessage, TaskReply, WorkerMessage } from './protocol.js';
 
 /** Workers idle this long are stopped; the next task starts one again (~30 ms). */
 const IDLE_TIMEOUT_MS = 60_000;
@@ -35,14 +35,14 @@ export class ComputePool {
 
   async run<K extends EngineTask['kind']>(task: Extract<EngineTask, { kind: K }>, options: RunOptions = {}): Promise<EngineResults[K]> {
     const talks = task.kind === 'question' || task.kind === 'score' || ((task.kind === 'discover' || task.kind === 'discover_temporal') && options.onProgress !== undefined);
-    if (!talks) return (await this.pool.run(task, { signal: options.signal ?? null })) as EngineResults[K];
+    if (!talks) return unwrap((await this.pool.run(task, { signal: options.signal ?? null })) as TaskReply<EngineResults[K]>);
     const channel = new MessageChannel();
     channel.port1.on('message', (message: WorkerMessage) => {
       if (message.type === 'progress') options.onProgress?.(message);
       else void answerMetric(channel.port1, message, options.evaluateMetric);
     });
     try {
-      return (await this.pool.run({ ...task, port: channel.port2 }, { signal: options.signal ?? null, transferList: [channel.port2] })) as EngineResults[K];
+      return unwrap((await this.pool.run({ ...task, port: channel.port2 }, { signal: options.signal ?? null, transferList: [channel.port2] })) as TaskReply<EngineResults[K]>);
     } finally {
       channel.port1.close();
     }
@@ -56,6 +56,12 @@ export class ComputePool {
   async close(): Promise<void> {
     await this.pool.close({ force: true });
   }
+}
+
+/** A worker's reply as a value, or its failure thrown again as the AppError it was. */
+function unwrap<T>(reply: TaskReply<T>): T {
+  if ('failure' in reply) throw new AppError(reply.failure.code, reply.failure.message);
+  return reply.value;
 }
 
 async function answerMetric(

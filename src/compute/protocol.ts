@@ -4,7 +4,7 @@ import type { FamilyOutcome } from '../engine/inference/outcome.js';
 import type { ScoreRequest } from '../engine/inference/scenario.js';
 import type { ProblemCode } from '../errors.js';
 import type { TemporalDiscoveryOptions, TemporalDiscoveryResult } from '../engine/temporal/discover.js';
-import type { TemporalEdge, TemporalModel } from '../engine/temporal/model.js';
+import type { TemporalModel, TemporalStructure } from '../engine/temporal/model.js';
 import type { Timeline } from '../engine/temporal/timeline.js';
 import type { CbnModel, DiscoveryOptions, DiscoveryResult, EdgeRef, Evaluation, FitOptions, Frame } from '../engine/types.js';
 
@@ -39,12 +39,6 @@ export interface FitOutcome {
   nTest: number;
 }
 
-/** The links and seasonal terms a temporal model is fitted on. */
-export interface TemporalStructure {
-  edges: TemporalEdge[];
-  seasonal: Array<{ variable: string; period: number }>;
-}
-
 export interface TemporalFitOutcome {
   model: TemporalModel;
   evaluation: Evaluation;
@@ -56,8 +50,8 @@ export interface EngineResults {
   discover: DiscoveryResult;
   bootstrap: DiscoveryResult;
   fit: FitOutcome;
-  question: SimulationResult;
-  score: SimulationResult;
+  question: FamilyOutcome;
+  score: FamilyOutcome;
 }
 
 /** A failure meant for the user, as it crosses a thread: a code of the one catalogue (src/errors.ts) and its message
@@ -67,8 +61,9 @@ export interface EngineFailure {
   message: string;
 }
 
-/** A question's answer, or the reason it cannot be answered (an AppError or a failed metric inside the worker). */
-export type SimulationResult = { outcome: FamilyOutcome } | { failure: EngineFailure };
+/** What a worker answers for any task: its value, or the reason meant for the user (an AppError inside the worker,
+ * a failed metric) that the pool throws again as an AppError of the same code on the main thread. */
+export type TaskReply<T> = { value: T } | { failure: EngineFailure };
 
 /** A progress message a worker posts on the task's port. */
 export interface ProgressMessage {

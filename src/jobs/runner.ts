@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Progress } from '../../schemas/jobs.js';
-import { AppError, type ProblemCode } from '../errors.js';
+import { AppError } from '../errors.js';
 import { nowIso } from '../lib/ids.js';
 import type { WebhookSender } from '../webhooks/deliver.js';
 import { webhookEvent } from '../webhooks/deliver.js';
@@ -25,10 +25,6 @@ export interface JobContext<P = unknown> {
 /** A failure whose message is meant for the job's owner (it is stored and sent in the webhook as it is). */
 export class JobError extends Error {
   override readonly name = 'JobError';
-  /** The catalogue code of the failure when it came from one (e.g. an engine refusal across the worker boundary). */
-  constructor(message: string, readonly code: ProblemCode = 'validation_failed') {
-    super(message);
-  }
 }
 
 /**

@@ -79,15 +79,15 @@ export class SimulationExecution {
       onProgress: (message: { fraction: number; state: string }) => context.progress(0.05 + 0.9 * message.fraction, message.state),
       evaluateMetric: (frame: Parameters<MetricSql['evaluate']>[1], sql: string) => this.metrics.evaluate(job.organisation_id, frame, sql, signal),
     };
-    const answer =
+    // A refusal inside the engine (an AppError, a failed metric) fails the run with its message.
+    const outcome =
       family === undefined
         ? await this.compute().run({ kind: 'score', model: model as CbnModel, request: input as unknown as ScoreRequest, seed: params.seed }, options)
         : await this.compute().run({ kind: 'question', engine: family.engine, model, scenario: input, seed: params.seed, identification }, options);
-    if ('failure' in answer) throw new JobError(answer.failure.message, answer.failure.code);
     context.progress(0.97, 'saving results');
     await context.ensureActive();
-    await this.save(job.id, job.organisation_id, params, answer.outcome);
-    return { resultsSummary: answer.outcome.summary, hasSweep: answer.outcome.sweep !== undefined };
+    await this.save(job.id, job.organisation_id, params, outcome);
+    return { resultsSummary: outcome.summary, hasSweep: outcome.sweep !== undefined };
   }
 
   /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */

@@ -260,24 +260,33 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
       } else if (forbidden(i, j, 0) && isUndirected(g, col(i, 0), col(j, 0))) setDirected(g, col(j, 0), col(i, 0));
     }
   }
-  const separated = (x: number, y: number, k: number): boolean => {
-    // x is a lag-0 or lagged node, y a lag-0 variable, k the lag-0 middle variable.
-    const key = lagOf(x) === 0 ? pairKey(varOf(x), y) : `${x}>${y}`;
-    return (sepset.get(key) ?? []).includes(k);
-  };
+  const sepsetOf = (x: number, y: number) => sepset.get(lagOf(x) === 0 ? pairKey(varOf(x), y) : `${x}>${y}`) ?? [];
+  // Unshielded triples x - k - y (y and k same-step, x same-step or lagged) whose separating set lacks k.
+  const triples: Array<{ x: number; y: number; k: number }> = [];
   for (let k = 0; k < N; k++) {
     const around = [...adjacent0[k]!];
     const laggedIn = [...lagged[k]!.keys()].filter((c) => !isSeason(c));
     for (const y of around) {
       for (const x of [...around.filter((v) => v !== y).map((v) => col(v, 0)), ...laggedIn]) {
         const xAdjacentY = lagOf(x) === 0 ? adjacent0[varOf(x)]!.has(y) : lagged[y]!.has(x);
-        if (xAdjacentY || separated(x, y, k)) continue;
-        // x -> k <- y: a collider, unless an earlier orientation (or a pin) says otherwise.
-        if (isUndirected(g, col(y, 0), col(k, 0))) setDirected(g, col(y, 0), col(k, 0));
-        if (lagOf(x) === 0 && isUndirected(g, x, col(k, 0))) setDirected(g, x, col(k, 0));
+        if (!xAdjacentY && !sepsetOf(x, y).includes(k)) triples.push({ x, y, k });
       }
     }
   }
+  // A collider is confirmed when conditioning on k makes x and y dependent (a separating set found without k by a
+  // weak test would otherwise orient a chain as a collider; PCMCI+'s collider rules guard the same way).
+  const confirm = run(
+    triples.map(({ x, y, k }) => {
+      const base = lagOf(x) === 0 ? [...parentsOf(varOf(x)), ...parentsOf(y)] : [...parentsOf(y, x), ...shiftedParents(varOf(x), lagOf(x))];
+      return { x, y: col(y, 0), s: [...new Set([...base, ...sepsetOf(x, y).map((v) => col(v, 0)), col(k, 0)])].filter((d) => d !== x && d !== col(y, 0)) };
+    }),
+  );
+  triples.forEach(({ x, y, k }, i) => {
+    if (confirm.pValue[i]! > options.alpha) return;
+    // x -> k <- y: a collider, unless an earlier orientation (or a pin) says otherwise.
+    if (isUndirected(g, col(y, 0), col(k, 0))) setDirected(g, col(y, 0), col(k, 0));
+    if (lagOf(x) === 0 && isUndirected(g, x, col(k, 0))) setDirected(g, x, col(k, 0));
+  });
   applyMeekRules(g);
   // What stays undirected is reversible: one acyclic choice among the same-step variables.
   const same = emptyPdag(N);

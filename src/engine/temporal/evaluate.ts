@@ -9,7 +9,7 @@ import { evaluateCbn } from '../cbn/evaluate.js';
 import type { Evaluation, Frame } from '../types.js';
 import { simulateFuture } from './future.js';
 import { laggedDesign } from './lagged.js';
-import { type TemporalModel, fitTemporal } from './model.js';
+import { type TemporalStructure, fitTemporal } from './model.js';
 import type { Timeline } from './timeline.js';
 
 const HORIZON = 10;
@@ -20,7 +20,7 @@ export function evaluateTemporal(
   series: Frame,
   stepTimes: readonly number[],
   timeline: Timeline,
-  structure: Parameters<typeof fitTemporal>[3],
+  structure: TemporalStructure,
   options: { testFraction: number; seed: number },
   kernels: Kernels,
 ): Evaluation {

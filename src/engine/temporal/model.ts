@@ -23,6 +23,12 @@ export interface TemporalEdge {
   lag: number;
 }
 
+/** The links and seasonal terms a temporal model is fitted on. */
+export interface TemporalStructure {
+  edges: TemporalEdge[];
+  seasonal: Array<{ variable: string; period: number }>;
+}
+
 export interface TemporalModel {
   kind: 'temporal';
   variables: TemporalVariable[];
@@ -67,7 +73,7 @@ export function fitTemporal(
   series: Frame,
   stepTimes: readonly number[],
   timeline: Timeline,
-  structure: { edges: TemporalEdge[]; seasonal: Array<{ variable: string; period: number }> },
+  structure: TemporalStructure,
   options: { seed?: number; to?: number },
   kernels: Kernels,
 ): TemporalModel {

@@ -79,6 +79,9 @@ export function stepValues(model: LaggedScm, history: number[][], t: number, noi
   const n = model.names.length;
   const index = new Map(model.names.map((name, i) => [name, i]));
   const values = new Array<number>(n).fill(0);
+  // Every variable's noise is drawn, set or not, in one order: two arms of a comparison share it exactly.
+  const e = model.names.map((_, j) => noise(j));
+  const z = model.names.map((_, j) => (model.kinds[j] === 'categorical' ? noise(j) : 0));
   for (const j of model.order) {
     const fixed = set?.get(j);
     if (fixed !== undefined) {
@@ -93,12 +96,11 @@ export function stepValues(model: LaggedScm, history: number[][], t: number, noi
       sum += link.weight * value;
     }
     for (const wave of model.seasonal) if (index.get(wave.variable) === j) sum += wave.amplitude * Math.sin((2 * Math.PI * t) / wave.period);
-    const e = model.noiseStd[j]! * noise(j);
-    if (model.kinds[j] === 'continuous') values[j] = sum + e;
+    if (model.kinds[j] === 'continuous') values[j] = sum + model.noiseStd[j]! * e[j]!;
     else {
-      // The class of the standardized latent: thresholds on (sum - intercept) / scale + noise.
-      const z = (sum - model.intercepts[j]!) * 0.5 + noise(j);
-      values[j] = (THRESHOLDS[model.levels[j]!] ?? [0]).filter((cut) => z > cut).length;
+      // The class of the standardized latent: thresholds on (sum - intercept) / 2 + noise.
+      const latent = (sum - model.intercepts[j]!) * 0.5 + z[j]!;
+      values[j] = (THRESHOLDS[model.levels[j]!] ?? [0]).filter((cut) => latent > cut).length;
     }
   }
   return values;

@@ -40,3 +40,22 @@ test('training keeps pins, drops forbidden edges and discovered edges that would
   const edges = edgesForTraining(discovered, { relationships: [e('d', 'a')], antiRelationships: [e('x', 'y')] });
   assert.deepEqual(edges, [e('d', 'a'), e('a', 'b'), e('b', 'c')]);
 });
+
+test('pins name a lag on temporal twins: a variable may depend on its own past, lagged pins form no cycle, static twins refuse lags', () => {
+  const temporal = applyFixedGraphPatch(empty, { addEdges: [{ source: 'a', target: 'a', lag: 1 }, { source: 'a', target: 'b', lag: 0 }, { source: 'b', target: 'a', lag: 2 }], removeEdges: [{ source: 'c', target: 'a' }] }, ['a', 'b', 'c'], true);
+  assert.deepEqual(temporal.relationships, [{ source: 'a', target: 'a', lag: 1 }, { source: 'a', target: 'b', lag: 0 }, { source: 'b', target: 'a', lag: 2 }]);
+  // The same pair at two lags are two pins; clearing names the lag.
+  const cleared = applyFixedGraphPatch(temporal, { clearEdges: [{ source: 'b', target: 'a', lag: 2 }] }, null, true);
+  assert.equal(cleared.relationships.length, 2);
+  const refused = (patch: Parameters<typeof applyFixedGraphPatch>[1], temporalTwin: boolean) => {
+    try {
+      applyFixedGraphPatch(empty, patch, null, temporalTwin);
+    } catch (error) {
+      return (error as AppError).extras.errors?.map((e) => `${e.location}: ${e.message}`).join('; ') ?? '';
+    }
+    return 'accepted';
+  };
+  assert.match(refused({ addEdges: [{ source: 'a', target: 'a', lag: 0 }] }, true), /itself needs a lag of at least 1/);
+  assert.match(refused({ addEdges: [{ source: 'a', target: 'b', lag: 0 }, { source: 'b', target: 'a', lag: 0 }] }, true), /cycle/);
+  assert.match(refused({ addEdges: [{ source: 'a', target: 'b', lag: 1 }] }, false), /body\/addEdges\/0\/lag: a lag applies to temporal twins/);
+});

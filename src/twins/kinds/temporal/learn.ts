@@ -5,9 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
-import type { TemporalStructure } from '../../../compute/protocol.js';
 import { type LaggedEdgeRef, type TemporalLink } from '../../../engine/temporal/discover.js';
 import { linkKey, linkStrengths } from '../../../engine/temporal/effects.js';
+import type { TemporalStructure } from '../../../engine/temporal/model.js';
 import { findSeasonality, type SeasonalFinding } from '../../../engine/temporal/seasonality.js';
 import { type TemporalSeries, buildSeries } from '../../../engine/temporal/series.js';
 import { calendarPeriods } from '../../../engine/temporal/timeline.js';
