@@ -352,8 +352,21 @@ export const EffectIdentificationSchema = Type.Object(
 
 export const VersionOutputsSchema = Type.Object({
   results: Type.Record(Type.String(), Type.Array(ResultRecordSchema), { description: 'Per variable; prediction records align with the input rows' }),
-  changepoints: Type.Record(Type.String(), Type.Array(Type.Unknown()), { description: 'Temporal families only; empty on static twins' }),
-  history: Type.Record(Type.String(), Type.Unknown(), { description: 'Temporal families only; empty on static twins' }),
+  changepoints: Type.Record(
+    Type.String(),
+    Type.Array(Type.Object({
+      stepIndex: Type.Integer({ description: 'Forecast step (0 = the first)' }),
+      timestamp: Type.Number(),
+      direction: literals(['up', 'down'] as const),
+      magnitude: Type.Number({ description: 'The mean path\'s change at that step' }),
+      primaryDriver: Type.String({ description: 'The model input whose change moved the variable most at that step: a variable (at any lag, the variable\'s own past included) or `season (period P)`' }),
+      driverContribution: Type.Number({ description: 'That input\'s share of the change: coefficient x its change on the mean paths' }),
+    })),
+    { description: 'Forecasts: per variable, where the mean path turns (the change flips sign) or jumps. Empty on other families and static twins' },
+  ),
+  history: Type.Record(Type.String(), Type.Object({ timestamps: Type.Array(Type.Number()), values: Type.Array(Nullable(Type.Union([Type.Number(), Type.String()]))) }), {
+    description: 'Forecasts: per variable, the observed trailing window before the first forecast step (up to 50 steps). Empty on other families and static twins',
+  }),
   details: Type.Record(Type.String(), Type.Unknown(), {
     description:
       'The family’s own answer: intervention {variables (baseline, intervened, effect with interval), metrics, and with segmentDefinitions ' +
@@ -361,7 +374,8 @@ export const VersionOutputsSchema = Type.Object({
       'objectives (with target: targetValue, targetMet), constraints, feasible, segments?}; with `conditions`, conditionedShare (the share of ' +
       'simulated units that met them); counterfactual {samples with changes and re-simulated targets}; ' +
       'explanation {drivers/effects/paths, segments}; root cause {samples with ranked root causes}; anomaly {samples with scores}; ' +
-      'prediction {method}. Every family records its `seed`. Each effect of an intervention (variables, metrics), an explanation in ' +
+      'prediction {method}; forecast {origin, horizon, granularity, samples, actuals (when it starts inside the data)}; temporal_intervention {baseline (records per step), ' +
+      'effects (per numeric outcome and step: mean, lowerBound, upperBound), metrics (baseline, intervened, difference), identification (per outcome: identified, decidingEdges), horizon, origin}. Every family records its `seed`. Each effect of an intervention (variables, metrics), an explanation in ' +
       'impact or directional mode (effects, totalEffect) and an optimisation (objectives) carries the members of EffectIdentification.',
   }),
 });

@@ -117,9 +117,12 @@ export const ChangelogSchema = Type.Object({
 export type Changelog = Static<typeof ChangelogSchema>;
 
 export const EvaluationSchema = Type.Object({
-  modelType: Type.String(),
-  nodeMetrics: Type.Record(Type.String(), Type.Record(Type.String(), Type.Number())),
-  globalMetrics: Type.Record(Type.String(), Type.Number()),
+  modelType: Type.String({ description: '`cbn` (static twins) or `temporal-cbn`' }),
+  nodeMetrics: Type.Record(Type.String(), Type.Record(Type.String(), Type.Number()), {
+    description: 'Per variable on held-out data: mse, mae, mape, r2 (numeric) or accuracy, precision, recall, f1Score, auc, brierScore (categorical). Temporal twins: one step ahead '
+      + 'on the time-ordered tail, plus `mseHorizon` (numeric: the mean squared error of the mean forecast over 1..horizonSteps steps, from several origins in the tail) or `accuracyHorizon` (categorical)',
+  }),
+  globalMetrics: Type.Record(Type.String(), Type.Number(), { description: 'Means over the variables; temporal twins add horizonSteps, forecastOrigins and testSteps' }),
   skippedReason: Nullable(Type.String()),
   skipReasons: Type.Array(Type.String()),
   nEvalPoints: Type.Integer(),

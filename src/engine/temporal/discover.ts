@@ -273,16 +273,16 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
       }
     }
   }
-  // A collider is confirmed when conditioning on k makes x and y dependent (a separating set found without k by a
-  // weak test would otherwise orient a chain as a collider; PCMCI+'s collider rules guard the same way).
-  const confirm = run(
-    triples.map(({ x, y, k }) => {
-      const base = lagOf(x) === 0 ? [...parentsOf(varOf(x)), ...parentsOf(y)] : [...parentsOf(y, x), ...shiftedParents(varOf(x), lagOf(x))];
-      return { x, y: col(y, 0), s: [...new Set([...base, ...sepsetOf(x, y).map((v) => col(v, 0)), col(k, 0)])].filter((d) => d !== x && d !== col(y, 0)) };
-    }),
-  );
+  // A collider is confirmed when conditioning on k strengthens the dependence of x and y (explaining away), where a
+  // chain or a fork through k weakens it: a separating set found without k by a weak test would otherwise orient a
+  // chain as a collider (PCMCI+'s collider rules guard the same way).
+  const conditioning = ({ x, y, k }: { x: number; y: number; k: number }, withK: boolean) => {
+    const base = lagOf(x) === 0 ? [...parentsOf(varOf(x)), ...parentsOf(y)] : [...parentsOf(y, x), ...shiftedParents(varOf(x), lagOf(x))];
+    return { x, y: col(y, 0), s: [...new Set([...base, ...sepsetOf(x, y).map((v) => col(v, 0)), ...(withK ? [col(k, 0)] : [])])].filter((d) => d !== x && d !== col(y, 0)) };
+  };
+  const confirm = run(triples.flatMap((triple) => [conditioning(triple, false), conditioning(triple, true)]));
   triples.forEach(({ x, y, k }, i) => {
-    if (confirm.pValue[i]! > options.alpha) return;
+    if (confirm.dependence[2 * i + 1]! <= confirm.dependence[2 * i]!) return;
     // x -> k <- y: a collider, unless an earlier orientation (or a pin) says otherwise.
     if (isUndirected(g, col(y, 0), col(k, 0))) setDirected(g, col(y, 0), col(k, 0));
     if (lagOf(x) === 0 && isUndirected(g, x, col(k, 0))) setDirected(g, x, col(k, 0));

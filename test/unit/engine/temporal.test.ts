@@ -169,3 +169,22 @@ test('forecasts of a fitted lagged model: close to the true conditional mean, 90
   const coverage = covered / intervals;
   assert.ok(coverage > 0.82 && coverage < 0.97, `coverage ${coverage}`);
 });
+
+test('a categorical series is forecast as class probabilities per step, with the history it starts from', async () => {
+  const truth = randomLaggedScm(4, 12, { maxLag: 1, categoricalShare: 0.5 });
+  const name = truth.names[truth.kinds.indexOf('categorical')]!;
+  const frame = simulateLagged(truth, 1500, 13);
+  const stepTimes = Array.from({ length: frame.nRows }, (_, k) => k);
+  const found = discoverTemporal(frame, { maxLag: 1, alpha: 0.05, periods: [] }, kernels);
+  const model = fitTemporal(frame, stepTimes, inferTimeline(stepTimes, 'index'), { edges: found.links, seasonal: found.seasonal }, { seed: 1 }, kernels);
+  const answer = await runForecast(model, { type: 'forecast', forecastH: 4, targetVars: [name] }, { seed: 2, hooks: {}, evaluateMetric: () => Promise.reject(new Error('none')) });
+  const records = answer.results[name]!;
+  assert.equal(records.length, 4);
+  assert.deepEqual(records.map((r) => r.timestamp), [1500, 1501, 1502, 1503]);
+  for (const record of records) {
+    assert.ok(Math.abs(record.probabilities!.reduce((a, b) => a + b, 0) - 1) < 1e-9);
+    assert.ok(record.categories!.includes(record.prediction as string));
+  }
+  assert.equal(answer.history![name]!.values.length, 50);
+  assert.equal(answer.history![name]!.timestamps.at(-1), 1499);
+});
