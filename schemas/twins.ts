@@ -230,7 +230,7 @@ const DiscoveryMembers = {
   alpha: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 0.5, description: 'Significance level of the independence tests (default 0.05)' })),
   maxDepth: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description: 'Largest conditioning set (default: no cap)' })),
   timeBudgetSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: 'Wall-clock budget of the search (default 300)' })),
-  bootstrapSamples: Type.Optional(Type.Integer({ minimum: 0, maximum: 200, description: 'Half-samples of the rows (drawn without replacement) rediscovered in parallel; an edge\'s confidence is its share of them (default 16; 0 = no confidence)' })),
+  bootstrapSamples: Type.Optional(Type.Integer({ minimum: 0, maximum: 200, description: 'Half-samples of the rows (drawn without replacement) rediscovered in parallel; an edge\'s confidence is its share of them (default 16; 0 = no confidence). Temporal twins rediscover contiguous half-length windows of the series instead (rows of a series are not exchangeable), at most 8' })),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })),
   orientationAssumptions: Type.Optional(Type.Array(literals(ORIENTATION_ASSUMPTIONS), {
     uniqueItems: true, maxItems: ORIENTATION_ASSUMPTIONS.length,

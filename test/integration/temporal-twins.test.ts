@@ -80,6 +80,9 @@ test('a temporal twin learns lags, seasonality and gaps from a daily series, for
   assert.ok(edge('ads', 'visits').cyclicalEffects.some((c: { frequency: number }) => Math.abs(c.frequency - 1 / 7) < 1e-3));
   assert.deepEqual(edge('visits', 'sales').timeLagEffects.map((l: { lag: number }) => l.lag), [0]);
   assert.equal(edge('visits', 'sales').orientation, 'compelled');
+  // Confidence from rediscovery on half-length windows of the series: both links hold in most windows.
+  for (const [s, target] of [['ads', 'visits'], ['visits', 'sales']] as const) assert.ok(edge(s, target).confidence >= 0.75, `${s} -> ${target}: ${edge(s, target).confidence}`);
+  assert.equal(learned.discovery.bootstrapSamples, 8);
   assert.equal(learned.causalGraph.length, 2, JSON.stringify(learned.causalGraph.map((e: { source: string; target: string }) => `${e.source}->${e.target}`)));
   const links = learned.temporalDependencies.links as Array<{ source: string; target: string; lag: number }>;
   for (const own of ['ads', 'visits', 'sales']) assert.ok(links.some((l) => l.source === own && l.target === own && l.lag === 1), `${own} depends on its own past`);

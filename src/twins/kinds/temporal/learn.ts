@@ -8,6 +8,7 @@ import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
 import { type LaggedEdgeRef, type TemporalLink } from '../../../engine/temporal/discover.js';
 import { linkKey, linkStrengths } from '../../../engine/temporal/effects.js';
 import type { TemporalStructure } from '../../../engine/temporal/model.js';
+import { linkConfidence, subsampleWindow } from '../../../engine/temporal/confidence.js';
 import { findSeasonality, type SeasonalFinding } from '../../../engine/temporal/seasonality.js';
 import { type TemporalSeries, buildSeries } from '../../../engine/temporal/series.js';
 import { calendarPeriods } from '../../../engine/temporal/timeline.js';
@@ -31,6 +32,9 @@ interface Dependencies {
   links: TemporalLink[];
   seasonal: Array<{ variable: string; period: number; strength: number }>;
 }
+
+/** Half-length windows rediscovered for confidence, at most (the discovery body's bootstrapSamples, capped). */
+const MAX_WINDOWS = 8;
 
 const TIME_TYPES: Record<string, 'time' | 'index'> = { date: 'time', datetime: 'time', integer: 'index' };
 
@@ -80,27 +84,42 @@ async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, s
   const inSeries = (e: LaggedEdgeRef) => names.has(e.source) && names.has(e.target);
   const periods = [...new Set(data.seasonality.map((s) => s.period))];
   const started = Date.now();
-  const result = await io.compute().run(
-    {
-      kind: 'discover_temporal',
-      series: data.series.frame,
-      options: {
-        maxLag,
-        alpha,
-        periods,
-        required: version.fixedSubGraph.relationships.filter(inSeries),
-        forbidden: version.fixedSubGraph.antiRelationships.filter(inSeries),
-        timeBudgetMs: timeBudgetSeconds * 1000,
-      },
+  const options = {
+    maxLag,
+    alpha,
+    periods,
+    required: version.fixedSubGraph.relationships.filter(inSeries),
+    forbidden: version.fixedSubGraph.antiRelationships.filter(inSeries),
+    timeBudgetMs: timeBudgetSeconds * 1000,
+  };
+  const windows = Math.min(params.bootstrapSamples ?? LEARN_DEFAULTS.bootstrapSamples, MAX_WINDOWS);
+  let windowsDone = 0;
+  let mainFraction = 0;
+  const report = (state: string) => io.context.progress(0.05 + share * (0.7 * mainFraction + (windows === 0 ? 0.3 : (0.3 * windowsDone) / windows)), state);
+  const main = io.compute().run({ kind: 'discover_temporal', series: data.series.frame, options }, {
+    signal,
+    onProgress: (message) => {
+      mainFraction = message.fraction;
+      report(`discovering lagged links: ${message.state}`);
     },
-    { signal, onProgress: (message) => io.context.progress(0.05 + share * message.fraction, `discovering lagged links: ${message.state}`) },
+  });
+  // Half-length windows of the series rediscovered in parallel: an edge's confidence is its share of them.
+  const subsamples = Array.from({ length: windows }, (_, k) =>
+    io.compute().run({ kind: 'discover_temporal', series: subsampleWindow(data.series.frame, k, windows), options }, { signal }).then((result) => {
+      windowsDone++;
+      report(`window ${windowsDone} of ${windows}`);
+      return result;
+    }),
   );
+  const [result, ...rediscovered] = await Promise.all([main, ...subsamples]);
   const dependencies: Dependencies = {
     maxLag,
     links: result.links,
     seasonal: result.seasonal.map(({ variable, period }) => ({ variable, period, strength: data.seasonality.find((s) => s.variable === variable && s.period === period)?.strength ?? 0 })),
   };
-  const causalGraph = graphOf(dependencies, data.series.timeline.granularity, null);
+  const graph = graphOf(dependencies, data.series.timeline.granularity, null);
+  const confidence = windows === 0 ? null : linkConfidence(rediscovered, graph);
+  const causalGraph = graph.map((edge, i) => ({ ...edge, confidence: confidence === null ? null : Number(confidence[i]!.toFixed(4)) }));
   return {
     status: 'discovered',
     causalGraph,
@@ -113,7 +132,7 @@ async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, s
       maxDepth: null,
       maxLag,
       timeBudgetSeconds,
-      bootstrapSamples: 0,
+      bootstrapSamples: windows,
       orientationAssumptions: [],
       testsRun: result.stats.tests,
       depthReached: maxLag,
@@ -145,7 +164,8 @@ async function train(io: LearnIo, data: TemporalData, version: TwinVersion): Pro
       return found ?? { ...edge, pValue: 0, dependence: 0, orientation: edge.lag > 0 ? 'time' : 'fixed' };
     }),
   };
-  const causalGraph = graphOf(trainedDependencies, series.timeline.granularity, fitted);
+  const discovered = new Map(version.causalGraph.map((edge) => [`${edge.source}\u0000${edge.target}`, edge.confidence]));
+  const causalGraph = graphOf(trainedDependencies, series.timeline.granularity, fitted).map((edge) => ({ ...edge, confidence: discovered.get(`${edge.source}\u0000${edge.target}`) ?? null }));
   const nodes = describeNodes({ nodes: outcome.model.cbn.nodes.filter((node) => outcome.model.variables.some((v) => v.name === node.name)) });
   const evaluation = { ...outcome.evaluation, nodeMetrics: outcome.evaluation.nodeMetrics as Record<string, Record<string, number>> };
   const temporalDependencies = trainedDependencies as unknown as Record<string, unknown>;
