@@ -26,6 +26,8 @@ export interface QuestionTime {
   first: number;
   last: number;
   earliestOrigin: number;
+  /** The length of one step in milliseconds (months and years by their mean length); absent on an integer axis. */
+  stepMs?: number;
 }
 
 /** What questions see of a trained version: its variables, and its time axis when it has one. */

@@ -67,20 +67,20 @@ export class SimulationService {
     await this.access.require(principal, workspaceId, 'read');
     const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, twinId, versionId);
     const readers = queryReaders(twinType);
-    if (readers.length === 0) throw new AppError('validation_failed', `scenario-from-query reads questions about static twins; write the scenario of this ${twinType} twin directly`);
-    const trained = requireTrained(version.version, model) as CbnModel;
-    const variables = trained.nodes.map((node) => ({
-      name: node.name,
-      type: node.kind,
-      ...(node.kind === 'categorical' ? { categories: node.categories } : {}),
-      role: version.variableRoles.sources.includes(node.name) ? ('source' as const) : version.variableRoles.targets.includes(node.name) ? ('target' as const) : null,
+    if (readers.length === 0) throw new AppError('validation_failed', `scenario-from-query does not read questions about ${twinType} twins yet; write the scenario directly`);
+    const context = { twinType, ...twinKind(twinType).questionContext(requireTrained(version.version, model)) };
+    const variables = [...context.variables].map(([name, variable]) => ({
+      name,
+      type: variable.kind,
+      ...(variable.kind === 'categorical' ? { categories: variable.categories } : {}),
+      role: version.variableRoles.sources.includes(name) ? ('source' as const) : version.variableRoles.targets.includes(name) ? ('target' as const) : null,
     }));
-    const edges = trained.nodes.flatMap((node) => node.parents.map((parent) => ({ source: parent, target: node.name })));
-    const answer = scenarioFromQuery(query, { variables, edges }, readers);
+    const edges = version.causalGraph.map(({ source, target }) => ({ source, target }));
+    const answer = scenarioFromQuery(query, { variables, edges, ...(context.time?.stepMs === undefined ? {} : { stepMs: context.time.stepMs }) }, readers);
     // What the parser builds must pass the same validation a submit applies.
-    const scenario = answer.scenario as unknown as Record<string, unknown>;
-    validateScenario(scenarioFamily(scenario, twinType), scenario, { twinType, ...twinKind(twinType).questionContext(trained) });
-    return { ...answer, scenario: answer.scenario as unknown as Record<string, unknown>, digitalTwinId: twinId, digitalTwinVersionId: version.id };
+    const scenario = answer.scenario as Record<string, unknown>;
+    validateScenario(scenarioFamily(scenario, twinType), scenario, context);
+    return { ...answer, scenario, digitalTwinId: twinId, digitalTwinVersionId: version.id };
   }
 
   async list(principal: Principal, workspaceId: string, query: { limit?: number; cursor?: string } & RunFilters): Promise<Page<SimulationRunSummary>> {

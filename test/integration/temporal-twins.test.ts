@@ -181,6 +181,12 @@ test('temporal questions are checked at submit: the family, the variables and th
     'body/scenario/interventions/0/durationSteps',
     /not both/,
   );
-  const fromQuery = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}/scenario-from-query`, body: { query: 'forecast sales' } });
-  assert.equal(fromQuery.status, 422);
+  // Plain English: a horizon in days or weeks becomes the twin's steps; a what-if over time is not read yet.
+  const fromQuery = (query: string) => app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}/scenario-from-query`, body: { query } });
+  const read = await fromQuery('forecast sales for the next 2 weeks');
+  assert.equal(read.status, 200, JSON.stringify(read.body));
+  assert.deepEqual(read.body.data.scenario, { type: 'forecast', forecastH: 14, targetVars: ['sales'] });
+  assert.match(read.body.data.interpretation, /over the next 14 steps \(2 weeks\)/);
+  assert.deepEqual((await fromQuery('what will visits and ads be')).body.data.scenario, { type: 'forecast', forecastH: 10, targetVars: ['visits', 'ads'] });
+  assert.equal((await fromQuery('what if ads rise 10%')).status, 422);
 });

@@ -120,3 +120,10 @@ export function calendarPeriods(timeline: Timeline): number[] {
   };
   return (per[timeline.granularity] ?? []).map((p) => p / timeline.every).filter((p) => p >= 2);
 }
+
+/** The mean length of one step in milliseconds (null on an integer axis). */
+export function stepLength(timeline: Timeline): number | null {
+  if (timeline.axis === 'index') return null;
+  const calendar = CALENDAR.find(([g]) => g === timeline.granularity);
+  return calendar === undefined ? unitMs(timeline) : calendar[1] * timeline.every * 30.436875 * DAY;
+}

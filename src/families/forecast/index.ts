@@ -1,5 +1,6 @@
 import { ForecastScenarioSchema } from '../../../schemas/simulations.js';
 import type { ForecastScenario } from '../../engine/temporal/scenario.js';
+import { parseForecast } from '../../simulations/from-query/families/forecast.js';
 import { defineFamily } from '../family.js';
 import { timeRule } from '../shared/time.js';
 
@@ -13,5 +14,6 @@ export default defineFamily<ForecastScenario>({
     ...(s.targetVars !== undefined && new Set(s.targetVars).size !== s.targetVars.length ? [{ location: '/targetVars', message: 'a variable is named twice' }] : []),
     ...timeRule(s.originTimestamp, time, '/originTimestamp'),
   ],
+  fromQuery: [{ order: 10, parse: parseForecast }],
   engine: new URL('./engine.js', import.meta.url).href,
 });

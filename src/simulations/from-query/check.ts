@@ -25,7 +25,9 @@ function distinct(names: string[], what: string): void {
   if (twice !== undefined) throw unmappable(`${twice} is named twice as ${what}`);
 }
 
-export function assertFitsTwin(scenario: StaticScenario, context: QueryContext): void {
+/** A static family's scenario checked here; the other families' (forecast) are checked by the service's validation. */
+export function assertFitsTwin(built: StaticScenario | { type: string }, context: QueryContext): void {
+  const scenario = built as StaticScenario;
   const byName = new Map(context.variables.map((v) => [v.name, v]));
   const known = (name: string | undefined): QueryVariable => {
     const variable = name === undefined ? undefined : byName.get(name);

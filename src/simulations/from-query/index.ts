@@ -4,7 +4,6 @@
  * specific wording to the most general; the first that recognises the query answers, and a query none recognises
  * (or that names what the twin does not have) is a 422 that says what could not be mapped.
  */
-import type { StaticScenario } from '../../engine/inference/scenario.js';
 import { assertFitsTwin } from './check.js';
 import type { Parsed } from './families/parsed.js';
 import { exampleVariables, listOf, unmappable } from './problems.js';
@@ -13,7 +12,7 @@ import { QueryReader, type QueryContext } from './reader.js';
 export type { QueryContext, QueryVariable } from './reader.js';
 
 export interface ScenarioFromQuery {
-  scenario: StaticScenario;
+  scenario: { type: string };
   /** How the query was read, in one sentence, for the user to confirm before submitting. */
   interpretation: string;
   /** The query's phrases that named variables, in query order. */
@@ -22,7 +21,6 @@ export interface ScenarioFromQuery {
 
 /** Longer than any question; parsing is linear but the 422 quotes stay readable. */
 const QUERY_MAX = 2000;
-
 
 /**
  * `readers`: the twin kind's family readers (each family's `fromQuery` in the registry), most specific wording

@@ -21,6 +21,8 @@ export interface QueryContext {
   variables: QueryVariable[];
   /** Edges of the twin's causal graph. */
   edges: { source: string; target: string }[];
+  /** Temporal twins: the length of one step in milliseconds (absent on an integer time axis), for horizons in days. */
+  stepMs?: number;
 }
 
 export interface NumberRead {

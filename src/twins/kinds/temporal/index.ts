@@ -1,5 +1,6 @@
 /** Temporal twins: lagged and same-step mechanisms over a time-ordered series (learn.ts). */
 import type { TemporalModel } from '../../../engine/temporal/model.js';
+import { stepLength } from '../../../engine/temporal/timeline.js';
 import { defineKind } from '../kind.js';
 import { temporalLearner } from './learn.js';
 
@@ -17,6 +18,7 @@ export default defineKind({
       last: model.stepTimes.last,
       // A forecast needs maxLag observed steps before its origin, within the history the model keeps.
       earliestOrigin: model.tail.times[Math.min(model.maxLag, model.tail.times.length - 1)] ?? model.stepTimes.last,
+      ...(stepLength(model.timeline) === null ? {} : { stepMs: stepLength(model.timeline)! }),
     },
   }),
 });
