@@ -48,9 +48,9 @@ module.exports = {
     },
     {
       name: 'family-engines-are-lean',
-      comment: 'a family engine (src/families/<family>/engine.ts) is loaded by pool workers: the pure engine only.',
+      comment: 'a family or twin kind engine (src/families/<family>/engine.ts, src/twins/kinds/<kind>/engine.ts) is loaded by pool workers: the pure engine only.',
       severity: 'error',
-      from: { path: '^src/families/[^/]+/engine\\.ts$' },
+      from: { path: '^src/(families|twins/kinds)/[^/]+/engine\\.ts$' },
       to: { path: '^src/(?!compute/|engine/|lib/|errors\\.ts)' },
     },
   ],

@@ -1,22 +1,15 @@
 /**
- * Piscina entry of the compute pool: runs engine tasks (src/compute/protocol.ts) over the WASM kernels. Never
- * imports chdb (DESIGN.md: chDB in a worker crashes the process) nor anything that touches stores or HTTP.
+ * Piscina entry of the compute pool: runs engine tasks (src/compute/protocol.ts) over the WASM kernels: a twin
+ * kind's learning steps and a family's questions from their engine modules, and scoring. Never imports chdb (DESIGN.md: chDB in a worker crashes the process) nor anything that touches stores or HTTP.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { EngineResults, EngineTask, MetricReply, TaskReply, WorkerMessage } from '../src/compute/protocol.js';
-import { discoverTemporal } from '../src/engine/temporal/discover.js';
-import { evaluateTemporal } from '../src/engine/temporal/evaluate.js';
-import { fitTemporal } from '../src/engine/temporal/model.js';
+import type { KindEngine } from '../src/compute/kind-engine.js';
 import type { Kernels } from '../src/compute/kernels.js';
+import type { EngineResults, EngineTask, MetricReply, TaskReply, WorkerMessage } from '../src/compute/protocol.js';
 import { loadWasmKernels } from '../src/compute/wasm.js';
-import { discoverStatic } from '../src/engine/discovery/discover-static.js';
-import { resampleFrame } from '../src/engine/discovery/bootstrap.js';
-import { fitCbn } from '../src/engine/cbn/fit.js';
-import { withAssumedOrientations } from '../src/engine/identification/assume.js';
-import { evaluateCbn, splitHoldout } from '../src/engine/cbn/evaluate.js';
 import type { FamilyEngine, FamilyOutcome, InferenceContext } from '../src/engine/inference/outcome.js';
 import { runScore } from '../src/engine/inference/score.js';
-import type { DiscoveryResult, Frame } from '../src/engine/types.js';
+import type { Frame } from '../src/engine/types.js';
 import { AppError } from '../src/errors.js';
 
 let kernels: Kernels | null = null;
@@ -37,27 +30,17 @@ export default async function run(task: EngineTask): Promise<TaskReply<EngineRes
   }
 }
 
-function dispatch(task: EngineTask): EngineResults[EngineTask['kind']] | Promise<EngineResults[EngineTask['kind']]> {
+async function dispatch(task: EngineTask): Promise<EngineResults[EngineTask['kind']]> {
   switch (task.kind) {
-    case 'discover':
-      return withAssumedOrientations(task.frame, discoverStatic(task.frame, task.options, wasm(), { progress: throttledProgress(task.port) }), task.options, wasm());
-    case 'discover_temporal':
-      return discoverTemporal(task.series, task.options, wasm(), { progress: throttledProgress(task.port) });
-    case 'fit_temporal':
-      return {
-        model: fitTemporal(task.series, task.stepTimes, task.timeline, task.structure, { seed: task.options.seed }, wasm()),
-        evaluation: evaluateTemporal(task.series, task.stepTimes, task.timeline, task.structure, task.options, wasm()),
-      };
-    case 'bootstrap':
-      return discoverStatic(resampleFrame(task.frame, task.seed), { ...task.options, seed: task.seed }, wasm());
-    case 'fit': {
-      const { train, test } = splitHoldout(task.frame, task.options.testFraction, task.options.seed ?? 1);
-      const evaluation = evaluateCbn(fitCbn(train, task.edges, task.options, wasm()), test);
-      return { model: fitCbn(task.frame, task.edges, task.options, wasm()), evaluation, nTrain: train.nRows, nTest: test.nRows };
+    case 'step': {
+      const engine = await load<KindEngine>(task.engine);
+      const step = engine[task.step];
+      if (step === undefined) throw new Error(`${task.engine} has no step ${task.step}`);
+      return step(task.input, wasm(), { progress: throttledProgress(task.port) });
     }
     case 'question':
       return answer(task.port, task.seed, async (context) => {
-        const family = await familyEngine(task.engine);
+        const family = await load<FamilyEngine>(task.engine);
         return family.run(task.model, task.scenario, task.identification === undefined ? context : { ...context, identification: { ...task.identification, kernels: wasm() } });
       });
     case 'score':
@@ -65,12 +48,16 @@ function dispatch(task: EngineTask): EngineResults[EngineTask['kind']] | Promise
   }
 }
 
-/** A family's engine module (its path comes from the service's family registry, never from a request), loaded once. */
-const engines = new Map<string, Promise<FamilyEngine>>();
-function familyEngine(href: string): Promise<FamilyEngine> {
-  let engine = engines.get(href);
-  if (engine === undefined) engines.set(href, (engine = import(href).then((module: { default: FamilyEngine }) => module.default)));
-  return engine;
+/**
+ * An engine module's default export: a family's (src/families/<family>/engine.ts) or a twin kind's
+ * (src/twins/kinds/<kind>/engine.ts). Addresses come from the service's registries, never from a request; each
+ * module is loaded once per worker.
+ */
+const modules = new Map<string, Promise<unknown>>();
+function load<T>(href: string): Promise<T> {
+  let module = modules.get(href);
+  if (module === undefined) modules.set(href, (module = import(href).then((loaded: { default: unknown }) => loaded.default)));
+  return module as Promise<T>;
 }
 
 /** Runs a question with a context whose metrics are evaluated on the main thread (over the task's port). */

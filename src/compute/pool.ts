@@ -2,6 +2,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Frame } from '../engine/types.js';
 import { AppError } from '../errors.js';
+import type { KindEngine, KindEngineRef } from './kind-engine.js';
 import type { EngineResults, EngineTask, MetricReply, ProgressMessage, TaskReply, WorkerMessage } from './protocol.js';
 
 /** Workers idle this long are stopped; the next task starts one again (~30 ms). */
@@ -34,7 +35,7 @@ export class ComputePool {
   }
 
   async run<K extends EngineTask['kind']>(task: Extract<EngineTask, { kind: K }>, options: RunOptions = {}): Promise<EngineResults[K]> {
-    const talks = task.kind === 'question' || task.kind === 'score' || ((task.kind === 'discover' || task.kind === 'discover_temporal') && options.onProgress !== undefined);
+    const talks = task.kind === 'question' || task.kind === 'score' || options.onProgress !== undefined;
     if (!talks) return unwrap((await this.pool.run(task, { signal: options.signal ?? null })) as TaskReply<EngineResults[K]>);
     const channel = new MessageChannel();
     channel.port1.on('message', (message: WorkerMessage) => {
@@ -46,6 +47,11 @@ export class ComputePool {
     } finally {
       channel.port1.close();
     }
+  }
+
+  /** A twin kind's learning step, typed by its engine module (src/compute/kind-engine.ts). */
+  async step<E extends KindEngine, S extends keyof E & string>(ref: KindEngineRef<E>, step: S, input: Parameters<E[S]>[0], options: RunOptions = {}): Promise<Awaited<ReturnType<E[S]>>> {
+    return (await this.run({ kind: 'step', engine: ref.href, step, input }, options)) as Awaited<ReturnType<E[S]>>;
   }
 
   /** Tasks waiting for a free worker. */

@@ -3,23 +3,15 @@ import type { ClassInput } from '../engine/identification/plan.js';
 import type { FamilyOutcome } from '../engine/inference/outcome.js';
 import type { ScoreRequest } from '../engine/inference/scenario.js';
 import type { ProblemCode } from '../errors.js';
-import type { TemporalDiscoveryOptions, TemporalDiscoveryResult } from '../engine/temporal/discover.js';
-import type { TemporalModel, TemporalStructure } from '../engine/temporal/model.js';
-import type { Timeline } from '../engine/temporal/timeline.js';
-import type { CbnModel, DiscoveryOptions, DiscoveryResult, EdgeRef, Evaluation, FitOptions, Frame } from '../engine/types.js';
+import type { CbnModel, Frame } from '../engine/types.js';
 
 /**
  * The typed task protocol between the main thread and pool workers (workers/engine.ts). Frames travel on
  * SharedArrayBuffer-backed typed arrays, so a task costs a structured clone of its small members only.
  */
 export type EngineTask =
-  | { kind: 'discover'; frame: Frame; options: DiscoveryOptions; port?: MessagePort }
-  | { kind: 'bootstrap'; frame: Frame; options: DiscoveryOptions; seed: number }
-  | { kind: 'fit'; frame: Frame; edges: EdgeRef[]; options: FitOptions & { testFraction: number } }
-  /** Temporal twins: PCMCI+-class discovery over a regular series (src/engine/temporal/discover.ts). */
-  | { kind: 'discover_temporal'; series: Frame; options: TemporalDiscoveryOptions; port?: MessagePort }
-  /** Temporal twins: the lagged model on the whole series, and its evaluation on the time-ordered tail. */
-  | { kind: 'fit_temporal'; series: Frame; stepTimes: number[]; timeline: Timeline; structure: TemporalStructure; options: { testFraction: number; seed: number } }
+  /** A twin kind's learning step (src/compute/kind-engine.ts): `step` of the module `engine`. */
+  | { kind: 'step'; engine: string; step: string; input: unknown; port?: MessagePort }
   /**
    * A simulation run's question, answered by the family engine module `engine` (src/families/<family>/engine.ts)
    * with the version's model of its twin kind; metric SQL goes back to the main thread over `port` (WorkerMessage).
@@ -30,26 +22,8 @@ export type EngineTask =
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
 export type ClassOfModel = Omit<ClassInput, 'kernels'>;
 
-export interface FitOutcome {
-  /** Fitted on every row: the model versions keep. */
-  model: CbnModel;
-  /** Of a model fitted on the training split, on the held-out rows. */
-  evaluation: Evaluation;
-  nTrain: number;
-  nTest: number;
-}
-
-export interface TemporalFitOutcome {
-  model: TemporalModel;
-  evaluation: Evaluation;
-}
-
 export interface EngineResults {
-  discover_temporal: TemporalDiscoveryResult;
-  fit_temporal: TemporalFitOutcome;
-  discover: DiscoveryResult;
-  bootstrap: DiscoveryResult;
-  fit: FitOutcome;
+  step: unknown;
   question: FamilyOutcome;
   score: FamilyOutcome;
 }

@@ -3,7 +3,6 @@ import type { ScoreRequestBody, SimulationAccepted, SimulationRunSummary, Submit
 import type { Principal } from '../auth/principal.js';
 import type { ScoreRequest } from '../engine/inference/scenario.js';
 import type { ScoreResult, SweepResult } from '../engine/inference/outcome.js';
-import type { CbnModel } from '../engine/types.js';
 import { AppError, notFound } from '../errors.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import type { JobService } from '../jobs/service.js';

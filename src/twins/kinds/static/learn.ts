@@ -4,8 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
+import { kindEngineRef } from '../../../compute/kind-engine.js';
 import { edgeConfidence } from '../../../engine/discovery/bootstrap.js';
-import type { DiscoveryOptions, DiscoveryResult, Frame } from '../../../engine/types.js';
+import type { DiscoveryOptions, Frame } from '../../../engine/types.js';
 import { nowIso } from '../../../lib/ids.js';
 import { buildChangelog } from '../../changelog.js';
 import { edgesForTraining } from '../../fixed-graph.js';
@@ -13,7 +14,10 @@ import { buildFrame, modelledColumns } from '../../frame.js';
 import { describeNodes, variableRoles, withFittedStrengths } from '../../model-summary.js';
 import { reversibleEdgeCount, withOrientations } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
+import type staticEngine from './engine.js';
 import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
+
+const ENGINE = kindEngineRef<typeof staticEngine>(new URL('./engine.js', import.meta.url).href);
 
 export const staticLearner: KindLearner<Frame> = {
   async read(twin, schema, rows) {
@@ -49,7 +53,7 @@ async function discover(io: LearnIo, frame: Frame, version: TwinVersion, share: 
   let mainFraction = 0;
   let resamplesDone = 0;
   const report = (state: string) => io.context.progress(0.05 + share * (0.7 * mainFraction + (bootstrapSamples === 0 ? 0.3 : (0.3 * resamplesDone) / bootstrapSamples)), state);
-  const main = io.compute().run({ kind: 'discover', frame, options }, {
+  const main = io.compute().step(ENGINE, 'discover', { frame, options }, {
     signal,
     onProgress: (message) => {
       mainFraction = message.fraction;
@@ -57,13 +61,13 @@ async function discover(io: LearnIo, frame: Frame, version: TwinVersion, share: 
     },
   });
   const resamples = Array.from({ length: bootstrapSamples }, (_, i) =>
-    io.compute().run({ kind: 'bootstrap', frame, options, seed: seed * 1000 + i + 1 }, { signal }).then((result) => {
+    io.compute().step(ENGINE, 'bootstrap', { frame, options, seed: seed * 1000 + i + 1 }, { signal }).then((result) => {
       resamplesDone++;
       report(`bootstrap resample ${resamplesDone} of ${bootstrapSamples}`);
       return result;
     }),
   );
-  const [result, ...boots] = (await Promise.all([main, ...resamples])) as [DiscoveryResult, ...DiscoveryResult[]];
+  const [result, ...boots] = await Promise.all([main, ...resamples]);
   const confidence = bootstrapSamples === 0 ? null : edgeConfidence(boots, result.edges);
   const causalGraph: Relationship[] = withOrientations(
     result.edges.map((edge, i) => ({
@@ -111,7 +115,7 @@ async function train(io: LearnIo, frame: Frame, version: TwinVersion): Promise<L
   const testFraction = params.testFraction ?? LEARN_DEFAULTS.testFraction;
   const seed = params.seed ?? LEARN_DEFAULTS.seed;
   io.context.progress(0.7, 'fitting the model');
-  const outcome = await io.compute().run({ kind: 'fit', frame, edges, options: { nonlinear, testFraction, seed } }, { signal });
+  const outcome = await io.compute().step(ENGINE, 'fit', { frame, edges, options: { nonlinear, testFraction, seed } }, { signal });
   const known = new Map(version.causalGraph.map((edge) => [`${edge.source}\u0000${edge.target}`, edge]));
   const graph = edges.map(
     (edge): Omit<Relationship, 'orientation'> =>

@@ -8,6 +8,7 @@ import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
 import { type LaggedEdgeRef, type TemporalLink } from '../../../engine/temporal/discover.js';
 import { linkKey, linkStrengths } from '../../../engine/temporal/effects.js';
 import type { TemporalStructure } from '../../../engine/temporal/model.js';
+import { kindEngineRef } from '../../../compute/kind-engine.js';
 import { linkConfidence, subsampleWindow } from '../../../engine/temporal/confidence.js';
 import { findSeasonality, type SeasonalFinding } from '../../../engine/temporal/seasonality.js';
 import { type TemporalSeries, buildSeries } from '../../../engine/temporal/series.js';
@@ -19,6 +20,7 @@ import { buildFrame, modelledColumns } from '../../frame.js';
 import { describeNodes, variableRoles } from '../../model-summary.js';
 import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
+import type temporalEngine from './engine.js';
 import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
 
 export interface TemporalData {
@@ -35,6 +37,8 @@ interface Dependencies {
 
 /** Half-length windows rediscovered for confidence, at most (the discovery body's bootstrapSamples, capped). */
 const MAX_WINDOWS = 8;
+
+const ENGINE = kindEngineRef<typeof temporalEngine>(new URL('./engine.js', import.meta.url).href);
 
 const TIME_TYPES: Record<string, 'time' | 'index'> = { date: 'time', datetime: 'time', integer: 'index' };
 
@@ -96,7 +100,7 @@ async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, s
   let windowsDone = 0;
   let mainFraction = 0;
   const report = (state: string) => io.context.progress(0.05 + share * (0.7 * mainFraction + (windows === 0 ? 0.3 : (0.3 * windowsDone) / windows)), state);
-  const main = io.compute().run({ kind: 'discover_temporal', series: data.series.frame, options }, {
+  const main = io.compute().step(ENGINE, 'discover', { series: data.series.frame, options }, {
     signal,
     onProgress: (message) => {
       mainFraction = message.fraction;
@@ -105,7 +109,7 @@ async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, s
   });
   // Half-length windows of the series rediscovered in parallel: an edge's confidence is its share of them.
   const subsamples = Array.from({ length: windows }, (_, k) =>
-    io.compute().run({ kind: 'discover_temporal', series: subsampleWindow(data.series.frame, k, windows), options }, { signal }).then((result) => {
+    io.compute().step(ENGINE, 'discover', { series: subsampleWindow(data.series.frame, k, windows), options }, { signal }).then((result) => {
       windowsDone++;
       report(`window ${windowsDone} of ${windows}`);
       return result;
@@ -152,10 +156,7 @@ async function train(io: LearnIo, data: TemporalData, version: TwinVersion): Pro
   const structure = structureFor(dependencies, version);
   io.context.progress(0.7, 'fitting the lagged model');
   const { series } = data;
-  const outcome = await io.compute().run(
-    { kind: 'fit_temporal', series: series.frame, stepTimes: series.stepTimes, timeline: series.timeline, structure, options: { testFraction, seed } },
-    { signal },
-  );
+  const outcome = await io.compute().step(ENGINE, 'fit', { series: series.frame, stepTimes: series.stepTimes, timeline: series.timeline, structure, options: { testFraction, seed } }, { signal });
   const fitted = linkStrengths(outcome.model);
   const trainedDependencies: Dependencies = {
     ...dependencies,
