@@ -190,3 +190,51 @@ test('temporal questions are checked at submit: the family, the variables and th
   assert.deepEqual((await fromQuery('what will visits and ads be')).body.data.scenario, { type: 'forecast', forecastH: 10, targetVars: ['visits', 'ads'] });
   assert.equal((await fromQuery('what if ads rise 10%')).status, 422);
 });
+
+test('temporal twins on an integer time axis and on hourly datetimes, with a categorical series; a text time column fails the job saying why', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const random = seededRandom(5);
+  const learn = async (name: string, rows: Array<Record<string, unknown>>, timeColumn: string) => {
+    const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name, rows } });
+    assert.equal(source.status, 201, JSON.stringify(source.body));
+    const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name, type: 'temporal', selectedTimeColumnName: timeColumn, sourceId: source.body.data.id } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}/run-pipeline`, body: { bootstrapSamples: 0 } });
+    const done = await waitForJob(app, ws, job.body.data.jobId);
+    const version = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}/versions/${created.body.data.versionId}`;
+    const twin: TrainedTwin = { app, ws, twinId: created.body.data.id, versionId: created.body.data.versionId, simulations: `${API}/workspaces/${ws}/simulations`, version };
+    return { done, twin, record: (await app.call({ method: 'GET', url: version })).body.data };
+  };
+
+  // Periods 1..400: load drives the shift's class a period later.
+  let load = 0;
+  const periods = Array.from({ length: 400 }, (_, k) => {
+    const shift = load > 0.3 ? 'busy' : 'calm';
+    load = 0.7 * load + random.normal();
+    return { period: k + 1, load: Math.round(load * 1e4) / 1e4, shift };
+  });
+  const integer = await learn('periods', periods, 'period');
+  assert.equal(integer.done.status, 'completed', JSON.stringify(integer.done));
+  assert.equal(integer.record.granularity, 'step');
+  const link = integer.record.causalGraph.find((e: { source: string; target: string }) => e.source === 'load' && e.target === 'shift');
+  assert.deepEqual(link?.timeLagEffects.map((l: { lag: number }) => l.lag), [1]);
+  const forecast = (await completedRun(integer.twin, { type: 'forecast', forecastH: 3 })).outputs['1.0.0'];
+  assert.deepEqual(forecast.results.shift.map((r: { timestamp: number }) => r.timestamp), [401, 402, 403]);
+  assert.deepEqual(forecast.results.shift[0].categories.slice().sort(), ['busy', 'calm']);
+  assert.ok(['busy', 'calm'].includes(forecast.results.shift[0].prediction));
+
+  // Hourly datetimes.
+  const hourly = Array.from({ length: 300 }, (_, k) => ({ at: new Date(Date.UTC(2024, 5, 1, k)).toISOString().slice(0, 19).replace('T', ' '), a: random.normal(), b: random.normal() }));
+  hourly.forEach((row, k) => k > 0 && (row.b += 0.9 * hourly[k - 1]!.a));
+  const hours = await learn('hourly', hourly, 'at');
+  assert.equal(hours.done.status, 'completed', JSON.stringify(hours.done));
+  assert.equal(hours.record.granularity, 'hour');
+  const next = (await completedRun(hours.twin, { type: 'forecast', forecastH: 2, targetVars: ['b'] })).outputs['1.0.0'];
+  assert.deepEqual(next.results.b.map((r: { timestamp: number }) => new Date(r.timestamp).toISOString()), ['2024-06-13T12:00:00.000Z', '2024-06-13T13:00:00.000Z']);
+
+  // A text column cannot order the rows.
+  const text = await learn('labels', periods.map((row) => ({ ...row, label: `p-${row.period}` })), 'label');
+  assert.equal(text.done.status, 'failed');
+  assert.match(text.done.error, /time column label must hold dates, datetimes or integers; it holds/);
+});
