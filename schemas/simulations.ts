@@ -287,7 +287,8 @@ export const TemporalInterventionScenarioSchema = Type.Object(
     additionalProperties: false, $id: 'TemporalInterventionScenario', title: 'TemporalInterventionScenario',
     description: 'Temporal twins: what if a variable is set or shifted from a time on, for some steps or for good. Baseline and intervened futures share their noise (common random numbers); '
       + 'per step the effect on each outcome with its interval, `identified` and `decidingEdges` (same-step links whose direction the data left open); metrics over the simulated future. '
-      + 'Default horizon: 10 steps past the last intervention start.',
+      + 'Default horizon: 10 steps past the last intervention start. One `range` valueSpec (numeric variable) sweeps it: GET .../sweep has a curve per numeric outcome (its mean over the horizon) '
+      + 'and per metric; the effects reported are at the range\'s last value.',
   },
 );
 

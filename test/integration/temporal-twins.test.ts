@@ -145,6 +145,15 @@ test('a temporal twin learns lags, seasonality and gaps from a daily series, for
   assert.ok(details.metrics[0].difference > 0);
   assert.match(whatIf.resultsSummary.summary, /Changing ads over the 12-step horizon/);
 
+  // A range sweeps ads: mean sales over the horizon rise with them, read back from the sweep endpoint.
+  const swept = await completedRun(twin, { type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'range', from: adsLevel, to: adsLevel + 20, steps: 3 } }], forecastH: 8 });
+  const curve = await app.call({ method: 'GET', url: `${twin.simulations}/${swept.id}/sweep?metric=sales` });
+  assert.equal(curve.status, 200, JSON.stringify(curve.body));
+  const means = curve.body.data.points.map((p: { mean: number }) => p.mean);
+  assert.equal(means.length, 3);
+  assert.ok(means[0] < means[1] && means[1] < means[2], `sales over the sweep: ${means.join(', ')}`);
+  assert.equal(curve.body.data.identified, true);
+
   // Pins name a lag: sales two days back on ads, pinned, is fitted at that lag and marked fixed.
   assert.equal((await app.call({ method: 'PATCH', url: `${version}/graph/fixed`, body: { addEdges: [{ source: 'sales', target: 'ads', lag: 2 }] } })).status, 200);
   const pinned = await learn();
@@ -175,7 +184,11 @@ test('temporal questions are checked at submit: the family, the variables and th
   await refusal({ type: 'forecast', forecastH: 5, targetVars: ['revenue'] }, 'body/scenario/targetVars/0', /unknown variable 'revenue'/);
   await refusal({ type: 'forecast', forecastH: 5, originTimestamp: START }, 'body/scenario/originTimestamp', /before the history this version keeps/);
   await refusal({ type: 'forecast' }, 'body/scenario', /forecastH/);
-  await refusal({ type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'range', from: 1, to: 2, steps: 3 } }] }, 'body/scenario/interventions/0/valueSpec/type', /range sweep applies to static twins/);
+  await refusal(
+    { type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'range', from: 1, to: 2, steps: 3 } }, { variable: 'visits', valueSpec: { type: 'range', from: 1, to: 2, steps: 3 } }] },
+    'body/scenario/interventions',
+    /at most one range/,
+  );
   await refusal(
     { type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'set_value', value: 1 }, persistent: true, durationSteps: 3 }] },
     'body/scenario/interventions/0/durationSteps',

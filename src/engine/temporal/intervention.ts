@@ -8,16 +8,17 @@
  */
 import { AppError } from '../../errors.js';
 import { frameOf, continuousColumn, categoricalColumn } from '../frame.js';
-import type { FamilyOutcome, InferenceContext, ResultRecord } from '../inference/outcome.js';
+import type { FamilyOutcome, InferenceContext, ResultRecord, SweepResult } from '../inference/outcome.js';
 import type { Scm } from '../inference/scm.js';
-import { treatmentFor } from '../inference/treatments.js';
+import type { ValueSpec } from '../inference/scenario.js';
+import { type PointSpec, rangeGrid, treatmentFor } from '../inference/treatments.js';
 import { normalCritical, parameterSampler, sampleVariance } from '../inference/uncertainty.js';
 import { Rng } from '../random.js';
 import type { EdgeRef, Frame } from '../types.js';
 import { DEFAULT_PATHS, futureFrom, originOf, stepRecord } from './forecast.js';
 import type { Paths } from './future.js';
 import { type TemporalModel, stepAtTime, timeOfStep } from './model.js';
-import type { TemporalInterventionScenario } from './scenario.js';
+import type { TemporalIntervention, TemporalInterventionScenario } from './scenario.js';
 
 const TAIL_STEPS_AFTER_LAST_START = 10;
 
@@ -28,8 +29,14 @@ interface Window {
   to: number;
 }
 
-export async function runTemporalIntervention(model: TemporalModel, scenario: TemporalInterventionScenario, context: InferenceContext): Promise<FamilyOutcome> {
-  const origin = originOf(model, scenario.originTimestamp);
+export async function runTemporalIntervention(model: TemporalModel, asked: TemporalInterventionScenario, context: InferenceContext): Promise<FamilyOutcome> {
+  const origin = originOf(model, asked.originTimestamp);
+  // A range sweeps its variable over a grid; the effects reported are at the last point (as on static twins).
+  const rangeIndex = asked.interventions.findIndex((item) => item.valueSpec.type === 'range');
+  const range = rangeIndex < 0 ? null : asked.interventions[rangeIndex]!;
+  const grid = range === null ? [] : rangeGrid(range.variable, range.valueSpec as Extract<ValueSpec, { type: 'range' }>);
+  const at = (value: number): PointScenario => ({ ...asked, interventions: asked.interventions.map((item, k) => (k === rangeIndex ? { ...item, valueSpec: { type: 'set_value', value } } : item)) as PointScenario['interventions'] });
+  const scenario: PointScenario = range === null ? (asked as PointScenario) : at(grid.at(-1)!);
   const level = scenario.confidenceLevel ?? 0.95;
   const windows = scenario.interventions.map((item, index): Window => {
     const start = item.timestamp === undefined ? origin.report : stepAtTime(model, item.timestamp);
@@ -77,14 +84,68 @@ export async function runTemporalIntervention(model: TemporalModel, scenario: Te
     return `${name}: ${signed(end.mean)} by the last step (${signed(end.lowerBound)} to ${signed(end.upperBound)}); largest ${signed(peak.mean)} at step ${peak.stepIndex + 1}${identification[name]?.identified === false ? ` (not identified: depends on ${identification[name]!.decidingEdges.map((e) => `${e.source} - ${e.target}`).join(', ')})` : ''}`;
   });
   const changed = scenario.interventions.map((i) => i.variable).join(', ');
+  let sweep: SweepResult | undefined;
+  if (range !== null) {
+    context.hooks.progress?.(0.8, `sweeping ${range.variable} over ${grid.length} values`);
+    sweep = await sweepOf(model, { origin, horizon, samples: Math.min(samples, SWEEP_PATHS), seed: context.seed, level, windows, times }, range.variable, grid.map(at), targets, identification, context);
+    keyPoints.unshift(`${range.variable} from ${grid[0]} to ${grid.at(-1)}: ${grid.length} points (GET .../sweep); the effects above are at the last point (${grid.at(-1)}).`);
+  }
   return {
     results,
+    ...(sweep === undefined ? {} : { sweep }),
     details: { baseline: baselineRecords, effects, metrics, identification, horizon, samples, origin: { timestamp: times[0]!, step: origin.report } },
     summary: {
       summary: `Changing ${changed} over the ${horizon}-step horizon from ${fmtTime(model, times[0]!)}: ${keyPoints[0] ?? 'no numeric outcome is downstream of the change'}.`,
       keyPoints,
     },
   };
+}
+
+/** Paths per grid point of a sweep. */
+const SWEEP_PATHS = 500;
+
+/** A scenario without a range: every intervention at one value. */
+type PointScenario = Omit<TemporalInterventionScenario, 'interventions'> & { interventions: Array<TemporalIntervention & { valueSpec: PointSpec }> };
+
+/**
+ * One curve per numeric outcome (its mean over the horizon's steps and paths under each grid value, with the Monte
+ * Carlo interval of that mean) and per metric, flagged with the outcome's identification.
+ */
+async function sweepOf(
+  model: TemporalModel,
+  run: { origin: { report: number; simulate: number }; horizon: number; samples: number; seed: number; level: number; windows: Window[]; times: number[] },
+  variable: string,
+  points: PointScenario[],
+  targets: readonly string[],
+  identification: Record<string, { identified: boolean; decidingEdges: EdgeRef[] }>,
+  context: InferenceContext,
+): Promise<SweepResult> {
+  const numeric = targets.filter((name) => model.variables.find((v) => v.name === name)?.kind === 'continuous');
+  const curves = new Map<string, SweepResult['curves'][number]>();
+  const curve = (name: string, extra: Partial<SweepResult['curves'][number]> = {}) => {
+    let found = curves.get(name);
+    if (found === undefined) curves.set(name, (found = { metric: name, ...extra, points: [] }));
+    return found;
+  };
+  const z = normalCritical(run.level);
+  for (const point of points) {
+    const value = (point.interventions.find((item) => item.variable === variable)!.valueSpec as { value: number }).value;
+    const paths = futureFrom(model, run.origin, run.horizon, { samples: run.samples, seed: run.seed, treatmentsAt: activeTreatments(point, run.windows) });
+    for (const name of numeric) {
+      const perPath = new Float64Array(run.samples);
+      for (const step of paths[name]!) step.forEach((v, r) => (perPath[r]! += v / run.horizon));
+      const mean = perPath.reduce((a, b) => a + b, 0) / run.samples;
+      const std = Math.sqrt(sampleVariance(perPath));
+      const half = (z * std) / Math.sqrt(run.samples);
+      const flags = identification[name];
+      curve(name, flags === undefined ? {} : { identified: flags.identified, ...(flags.identified ? {} : { decidingEdges: flags.decidingEdges }) }).points.push({ value, mean, std, lowerBound: mean - half, upperBound: mean + half });
+    }
+    for (const metric of point.metrics ?? []) {
+      const measured = await context.evaluateMetric(futureFrame(model, paths, run.times), metric.sqlQuery);
+      curve(metric.name, metric.unit === undefined ? {} : { unit: metric.unit }).points.push({ value, mean: measured, std: 0, lowerBound: measured, upperBound: measured });
+    }
+  }
+  return { variable, steps: points.length, confidenceLevel: run.level, curves: [...curves.values()] };
 }
 
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${Number(x.toPrecision(3))}`;
@@ -100,7 +161,7 @@ function effectAt(treated: Float64Array, baseline: Float64Array, h: number, time
 }
 
 /** The treatments of the interventions whose window covers forecast step h. */
-const activeTreatments = (scenario: TemporalInterventionScenario, windows: Window[]) => (h: number, scm: Scm) =>
+const activeTreatments = (scenario: PointScenario, windows: Window[]) => (h: number, scm: Scm) =>
   scenario.interventions.flatMap((item, k) => (h >= windows[k]!.from && h < windows[k]!.to ? [treatmentFor(scm, item.variable, item.valueSpec)] : []));
 
 const PARAMETER_DRAWS = 20;
@@ -111,7 +172,7 @@ function parameterSpread(
   model: TemporalModel,
   origin: { report: number; simulate: number },
   horizon: number,
-  scenario: TemporalInterventionScenario,
+  scenario: PointScenario,
   windows: Window[],
   seed: number,
 ): Record<string, number[]> | null {

@@ -12,7 +12,8 @@ export interface ForecastScenario {
 
 export interface TemporalIntervention {
   variable: string;
-  valueSpec: Exclude<ValueSpec, { type: 'range' }>;
+  /** A `range` (at most one per scenario, numeric variable) sweeps the variable over its grid. */
+  valueSpec: ValueSpec;
   timestamp?: number;
   persistent?: boolean;
   durationSteps?: number;

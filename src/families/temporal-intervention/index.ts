@@ -14,11 +14,11 @@ export default defineFamily<TemporalInterventionScenario>({
     ...(s.targetVars ?? []).map((v, i): [string, string] => [v, `/targetVars/${i}`]),
   ],
   rules: (s, { variables, time }) => [
+    ...(s.interventions.filter((item) => item.valueSpec.type === 'range').length > 1 ? [{ location: '/interventions', message: 'at most one range per scenario' }] : []),
     ...s.interventions.flatMap((item, i): ScenarioError[] => {
       const variable = variables.get(item.variable);
       return [
-        ...((item.valueSpec.type as string) === 'range' ? [{ location: `/interventions/${i}/valueSpec/type`, message: 'a range sweep applies to static twins; give one value per intervention' }] : []),
-        ...(variable === undefined || (item.valueSpec.type as string) === 'range' ? [] : valueSpecRules(item.valueSpec, item.variable, variable, `/interventions/${i}/valueSpec`)),
+        ...(variable === undefined ? [] : valueSpecRules(item.valueSpec, item.variable, variable, `/interventions/${i}/valueSpec`)),
         ...(item.persistent === true && item.durationSteps !== undefined ? [{ location: `/interventions/${i}/durationSteps`, message: 'persistent holds to the end of the horizon: give durationSteps or persistent, not both' }] : []),
         ...timeRule(item.timestamp, time, `/interventions/${i}/timestamp`),
       ];
