@@ -376,7 +376,7 @@ export const VersionOutputsSchema = Type.Object({
       'simulated units that met them); counterfactual {samples with changes and re-simulated targets}; ' +
       'explanation {drivers/effects/paths, segments}; root cause {samples with ranked root causes}; anomaly {samples with scores}; ' +
       'prediction {method}; forecast {origin, horizon, granularity, samples, actuals (when it starts inside the data)}; temporal_intervention {baseline (records per step), ' +
-      'effects (per numeric outcome and step: mean, lowerBound, upperBound), metrics (baseline, intervened, difference), identification (per outcome: identified, decidingEdges), horizon, origin}. Every family records its `seed`. Each effect of an intervention (variables, metrics), an explanation in ' +
+      'effects (per numeric outcome and step: mean, lowerBound, upperBound), metrics (baseline, intervened, difference), identification (per outcome: identified, decidingEdges and, when not identified, possibleDifferences: the effect by the last step under each direction of the deciding same-step links, refitted on the kept history), horizon, origin}. Every family records its `seed`. Each effect of an intervention (variables, metrics), an explanation in ' +
       'impact or directional mode (effects, totalEffect) and an optimisation (objectives) carries the members of EffectIdentification.',
   }),
 });

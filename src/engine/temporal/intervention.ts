@@ -14,6 +14,8 @@ import type { ValueSpec } from '../inference/scenario.js';
 import { type PointSpec, rangeGrid, treatmentFor } from '../inference/treatments.js';
 import { normalCritical, parameterSampler, sampleVariance } from '../inference/uncertainty.js';
 import { Rng } from '../random.js';
+import type { Kernels } from '../../compute/kernels.js';
+import { alternativeModels } from './alternatives.js';
 import type { EdgeRef, Frame } from '../types.js';
 import { DEFAULT_PATHS, futureFrom, originOf, stepRecord } from './forecast.js';
 import type { Paths } from './future.js';
@@ -78,10 +80,15 @@ export async function runTemporalIntervention(model: TemporalModel, asked: Tempo
     metrics.push({ name: metric.name, ...(metric.unit === undefined ? {} : { unit: metric.unit }), baseline: before, intervened: after, difference: after - before });
   }
   const identification = identificationOf(model, scenario, targets, context);
+  const kernels = context.identification?.kernels;
+  if (kernels !== undefined && Object.values(identification).some((i) => !i.identified)) {
+    context.hooks.progress?.(0.75, 'the effects under the other directions of the deciding links');
+    possibleDifferences(model, { origin, horizon, samples: Math.min(samples, ALTERNATIVE_PATHS), seed: context.seed, level, windows }, scenario, identification, kernels);
+  }
   const keyPoints = Object.entries(effects).slice(0, 5).map(([name, steps]) => {
     const end = steps.at(-1)!;
     const peak = steps.reduce((a, b) => (Math.abs(b.mean) > Math.abs(a.mean) ? b : a));
-    return `${name}: ${signed(end.mean)} by the last step (${signed(end.lowerBound)} to ${signed(end.upperBound)}); largest ${signed(peak.mean)} at step ${peak.stepIndex + 1}${identification[name]?.identified === false ? ` (not identified: depends on ${identification[name]!.decidingEdges.map((e) => `${e.source} - ${e.target}`).join(', ')})` : ''}`;
+    return `${name}: ${signed(end.mean)} by the last step (${signed(end.lowerBound)} to ${signed(end.upperBound)}); largest ${signed(peak.mean)} at step ${peak.stepIndex + 1}${identification[name]?.identified === false ? ` (not identified: the data cannot tell the direction of ${identification[name]!.decidingEdges.map((e) => `${e.source} - ${e.target}`).join(', ')}${possibleText(identification[name]!)}; pin it to decide)` : ''}`;
   });
   const changed = scenario.interventions.map((i) => i.variable).join(', ');
   let sweep: SweepResult | undefined;
@@ -101,6 +108,40 @@ export async function runTemporalIntervention(model: TemporalModel, asked: Tempo
   };
 }
 
+/** Paths per alternative model when an effect is not identified. */
+const ALTERNATIVE_PATHS = 500;
+
+/**
+ * For each unidentified outcome, its effect at the last step under every acyclic direction of the deciding links
+ * (alternatives.ts), distinct values kept, each with its Monte Carlo interval; written onto `identification`.
+ */
+function possibleDifferences(
+  model: TemporalModel,
+  run: { origin: { report: number; simulate: number }; horizon: number; samples: number; seed: number; level: number; windows: Window[] },
+  scenario: PointScenario,
+  identification: Record<string, Identification>,
+  kernels: Kernels,
+): void {
+  const deciding = Object.values(identification).flatMap((i) => i.decidingEdges).filter((e, k, all) => all.findIndex((f) => f.source === e.source && f.target === e.target) === k);
+  const z = normalCritical(run.level);
+  for (const alternative of alternativeModels(model, deciding, kernels)) {
+    const request = { samples: run.samples, seed: run.seed };
+    const before = futureFrom(alternative.model, run.origin, run.horizon, request);
+    const after = futureFrom(alternative.model, run.origin, run.horizon, { ...request, treatmentsAt: activeTreatments(scenario, run.windows) });
+    for (const [name, flags] of Object.entries(identification)) {
+      if (flags.identified || model.variables.find((v) => v.name === name)?.kind !== 'continuous') continue;
+      const diffs = Float64Array.from(after[name]!.at(-1)!, (v, r) => v - before[name]!.at(-1)![r]!);
+      const difference = diffs.reduce((a, b) => a + b, 0) / diffs.length;
+      const half = z * Math.sqrt(sampleVariance(diffs) / diffs.length);
+      const orientation = flags.decidingEdges.map((e) => (alternative.flipped.some((f) => f.source === e.source && f.target === e.target) ? { source: e.target, target: e.source } : e));
+      const list = (flags.possibleDifferences ??= []);
+      const same = list.find((p) => Math.abs(p.difference - difference) <= Math.max(half, 1e-9 * Math.abs(difference)));
+      if (same === undefined) list.push({ difference, lowerBound: difference - half, upperBound: difference + half, chosen: alternative.chosen, orientation });
+      else if (alternative.chosen) Object.assign(same, { difference, lowerBound: difference - half, upperBound: difference + half, chosen: true, orientation });
+    }
+  }
+}
+
 /** Paths per grid point of a sweep. */
 const SWEEP_PATHS = 500;
 
@@ -117,7 +158,7 @@ async function sweepOf(
   variable: string,
   points: PointScenario[],
   targets: readonly string[],
-  identification: Record<string, { identified: boolean; decidingEdges: EdgeRef[] }>,
+  identification: Record<string, Identification>,
   context: InferenceContext,
 ): Promise<SweepResult> {
   const numeric = targets.filter((name) => model.variables.find((v) => v.name === name)?.kind === 'continuous');
@@ -147,6 +188,9 @@ async function sweepOf(
   }
   return { variable, steps: points.length, confidenceLevel: run.level, curves: [...curves.values()] };
 }
+
+const possibleText = (flags: Identification) =>
+  flags.possibleDifferences === undefined || flags.possibleDifferences.length < 2 ? '' : `; the effect by the last step is ${flags.possibleDifferences.map((p) => signed(p.difference)).join(' or ')}`;
 
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${Number(x.toPrecision(3))}`;
 const fmtTime = (model: TemporalModel, t: number) => (model.timeline.axis === 'time' ? new Date(t).toISOString().slice(0, 16).replace('T00:00', '') : String(t));
@@ -234,12 +278,19 @@ function reachable(model: TemporalModel, sources: readonly string[]): Set<string
  * outcome -- one end reachable from the change, the outcome reachable from the other, either way round -- decide
  * the effect; with none, the effect is identified (every other link's direction is decided by time or the data).
  */
-function identificationOf(model: TemporalModel, scenario: TemporalInterventionScenario, targets: readonly string[], context: InferenceContext): Record<string, { identified: boolean; decidingEdges: EdgeRef[] }> {
+interface Identification {
+  identified: boolean;
+  decidingEdges: EdgeRef[];
+  /** Unidentified numeric outcomes: the effect at the last step under each direction of the deciding links. */
+  possibleDifferences?: Array<{ difference: number; lowerBound: number; upperBound: number; chosen: boolean; orientation: EdgeRef[] }>;
+}
+
+function identificationOf(model: TemporalModel, scenario: PointScenario, targets: readonly string[], context: InferenceContext): Record<string, Identification> {
   const reversible = context.identification?.reversible ?? [];
   const both = (e: EdgeRef) => [e, { source: e.target, target: e.source }];
   const undirected = { ...model, edges: [...model.edges.filter((e) => !reversible.some((r) => (r.source === e.source && r.target === e.target) || (r.source === e.target && r.target === e.source))), ...reversible.flatMap(both).map((e) => ({ ...e, lag: 0 }))] };
   const fromChange = reachable(undirected, scenario.interventions.map((i) => i.variable));
-  const out: Record<string, { identified: boolean; decidingEdges: EdgeRef[] }> = {};
+  const out: Record<string, Identification> = {};
   for (const target of targets) {
     const deciding = reversible.filter((e) => [e.source, e.target].some((end) => fromChange.has(end)) && [e.source, e.target].some((end) => reachable(undirected, [end]).has(target)));
     out[target] = { identified: deciding.length === 0, decidingEdges: deciding };

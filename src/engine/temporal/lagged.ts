@@ -23,13 +23,14 @@ export interface LaggedDesign {
 
 /**
  * Design rows for steps `from`..`to - 1` (each needs maxLag earlier steps), keeping only rows where every listed
- * column is observed when `complete` is set. `columns` names which (variable, lag) pairs to build (default all).
+ * column is observed when `complete` is set. `only` names which columns to build (default all); `stepOffset` is the
+ * series step of row 0 when the frame is a window of a longer series.
  */
 export function laggedDesign(
   series: Frame,
   maxLag: number,
   periods: readonly number[],
-  options: { from?: number; to?: number; complete?: boolean; only?: ReadonlySet<string> } = {},
+  options: { from?: number; to?: number; complete?: boolean; only?: ReadonlySet<string>; stepOffset?: number } = {},
 ): LaggedDesign {
   const from = Math.max(maxLag, options.from ?? maxLag);
   const to = Math.min(series.nRows, options.to ?? series.nRows);
@@ -47,8 +48,10 @@ export function laggedDesign(
   }
   for (const period of periods) {
     const [sin, cos] = seasonNames(period);
-    if (wanted(sin)) columns.push(continuousColumn(sin, stepList.map((t) => seasonValue(period, t)[0])));
-    if (wanted(cos)) columns.push(continuousColumn(cos, stepList.map((t) => seasonValue(period, t)[1])));
+    // The season's phase follows the series' own step numbers (a window of it starts at stepOffset).
+    const offset = options.stepOffset ?? 0;
+    if (wanted(sin)) columns.push(continuousColumn(sin, stepList.map((t) => seasonValue(period, t + offset)[0])));
+    if (wanted(cos)) columns.push(continuousColumn(cos, stepList.map((t) => seasonValue(period, t + offset)[1])));
   }
   let frame = frameOf(columns);
   let steps = Int32Array.from(stepList);

@@ -5,6 +5,7 @@ import { categoricalColumn, continuousColumn, frameOf } from '../../../src/engin
 import { Rng } from '../../../src/engine/random.js';
 import { benjaminiHochberg, discoverTemporal } from '../../../src/engine/temporal/discover.js';
 import { runForecast } from '../../../src/engine/temporal/forecast.js';
+import { runTemporalIntervention } from '../../../src/engine/temporal/intervention.js';
 import { fitTemporal } from '../../../src/engine/temporal/model.js';
 import { findSeasonality } from '../../../src/engine/temporal/seasonality.js';
 import { buildSeries } from '../../../src/engine/temporal/series.js';
@@ -187,4 +188,33 @@ test('a categorical series is forecast as class probabilities per step, with the
   }
   assert.equal(answer.history![name]!.values.length, 50);
   assert.equal(answer.history![name]!.timestamps.at(-1), 1499);
+});
+
+test('a what-if that rests on a same-step link the data cannot orient says so, with the effect under each direction', async () => {
+  // x and y without memory: y = 1.5 x + e at the same step, nothing in time tells x -> y from y -> x.
+  const rng = new Rng(21);
+  const n = 2000;
+  const x = Array.from({ length: n }, () => rng.normal());
+  const y = x.map((v) => 1.5 * v + rng.normal());
+  const z: number[] = [];
+  for (let t = 0; t < n; t++) z.push(0.6 * (z[t - 1] ?? 0) + rng.normal());
+  const series = frameOf([continuousColumn('x', x), continuousColumn('y', y), continuousColumn('z', z)]);
+  const stepTimes = Array.from({ length: n }, (_, k) => k);
+  const found = discoverTemporal(series, { maxLag: 1, alpha: 0.05, periods: [] }, kernels);
+  const link = found.links.find((l) => l.lag === 0 && [l.source, l.target].sort().join() === 'x,y')!;
+  assert.equal(link.orientation, 'reversible');
+  const model = fitTemporal(series, stepTimes, inferTimeline(stepTimes, 'index'), { edges: found.links, seasonal: [] }, { seed: 1 }, kernels);
+  const context = { seed: 3, hooks: {}, evaluateMetric: () => Promise.reject(new Error('none')), identification: { reversible: [{ source: link.source, target: link.target }], trainingRows: n, kernels } };
+  const answer = await runTemporalIntervention(model, { type: 'temporal_intervention', interventions: [{ variable: 'x', valueSpec: { type: 'set_value', value: 2 } }], targetVars: ['y'], forecastH: 3 }, context);
+  const flags = (answer.details.identification as Record<string, { identified: boolean; decidingEdges: unknown[]; possibleDifferences: Array<{ difference: number; chosen: boolean }> }>).y!;
+  assert.equal(flags.identified, false);
+  assert.deepEqual(flags.decidingEdges, [{ source: link.source, target: link.target }]);
+  const values = flags.possibleDifferences.map((p) => p.difference).sort((a, b) => a - b);
+  assert.equal(values.length, 2, JSON.stringify(flags.possibleDifferences));
+  // 1.5 x (2 - the mean of x), up to the Monte Carlo error of the 500 paths each alternative runs (sd 0.07).
+  assert.ok(Math.abs(values[0]!) < 0.1 && Math.abs(values[1]! - 3) < 0.35, `possible effects ${values.join(', ')}; truth 0 or 1.5 x 2`);
+  assert.equal(flags.possibleDifferences.filter((p) => p.chosen).length, 1);
+  assert.match(answer.summary.keyPoints[0]!, /cannot tell the direction of/);
+  // z is not downstream of x: it is not reported.
+  assert.equal((answer.details.effects as Record<string, unknown>).z, undefined);
 });
