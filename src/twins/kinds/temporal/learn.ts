@@ -83,7 +83,8 @@ async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, s
   const { params, signal } = io.context;
   const alpha = params.alpha ?? LEARN_DEFAULTS.alpha;
   const timeBudgetSeconds = params.timeBudgetSeconds ?? LEARN_DEFAULTS.timeBudgetSeconds;
-  const maxLag = params.maxLag ?? defaultMaxLag(data);
+  // The window covers every lag a pin names.
+  const maxLag = Math.max(params.maxLag ?? defaultMaxLag(data), ...version.fixedSubGraph.relationships.map((e) => e.lag ?? 0));
   const names = new Set(data.series.frame.columns.map((c) => c.name));
   const inSeries = (e: LaggedEdgeRef) => names.has(e.source) && names.has(e.target);
   const periods = [...new Set(data.seasonality.map((s) => s.period))];
