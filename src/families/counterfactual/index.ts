@@ -2,7 +2,7 @@ import { CounterfactualScenarioSchema } from '../../../schemas/simulations.js';
 import type { CounterfactualScenario } from '../../engine/inference/scenario.js';
 import { parseCounterfactual } from '../../simulations/from-query/families/counterfactual.js';
 import { type ScenarioError, type Variables, defineFamily } from '../family.js';
-import { rowReferences } from '../shared/rows.js';
+import { distinctNames, rowReferences } from '../shared/rows.js';
 import { sampleScopeRules, scopeReferences } from '../shared/scope.js';
 
 /** Best action: the fewest changes to observed rows that would have reached the targets (spec: counterfactual). */
@@ -30,7 +30,5 @@ export function targetRules(s: Pick<CounterfactualScenario, 'targets'>, variable
     if (variable?.kind === 'continuous' && typeof t.value !== 'number') errors.push({ location: `/targets/${i}/value`, message: `${t.variable} is numeric: the target value must be a number` });
     if (variable?.kind === 'categorical' && t.matchMode !== undefined) errors.push({ location: `/targets/${i}/matchMode`, message: 'matchMode applies to numeric targets only' });
   });
-  const names = s.targets.map((t) => t.variable);
-  if (new Set(names).size !== names.length) errors.push({ location: '/targets', message: 'a variable is named twice' });
-  return errors;
+  return [...errors, ...distinctNames(s.targets.map((t) => t.variable), '/targets')];
 }

@@ -2,7 +2,7 @@ import { InterventionScenarioSchema } from '../../../schemas/simulations.js';
 import type { InterventionScenario } from '../../engine/inference/scenario.js';
 import { parseIntervention } from '../../simulations/from-query/families/intervention.js';
 import { type ScenarioError, defineFamily } from '../family.js';
-import { conditionReferences } from '../shared/rows.js';
+import { conditionReferences, listReferences } from '../shared/rows.js';
 import { scopeReferences, segmentRules } from '../shared/scope.js';
 import { interventionRules } from '../shared/value-spec.js';
 
@@ -14,7 +14,7 @@ export default defineFamily<InterventionScenario>({
   references: (s) => [
     ...scopeReferences(s),
     ...s.interventions.flatMap((item, i): Array<[string, string]> => [[item.variable, `/interventions/${i}/variable`], ...conditionReferences(item.conditions, `/interventions/${i}/conditions`)]),
-    ...(s.targetVars ?? []).map((v, i): [string, string] => [v, `/targetVars/${i}`]),
+    ...listReferences(s.targetVars, '/targetVars'),
   ],
   rules: (s, { variables }) => [...interventionRules(s.interventions, variables), ...segmentRules(s), ...interventionTypeRules(s)],
   metricQueries: (s) => (s.metrics ?? []).map((m, i) => ({ sql: m.sqlQuery, location: `/metrics/${i}/sqlQuery` })),

@@ -2,6 +2,7 @@ import { OptimisationScenarioSchema } from '../../../schemas/simulations.js';
 import type { OptimisationScenario } from '../../engine/inference/scenario.js';
 import { parseOptimisation } from '../../simulations/from-query/families/optimisation.js';
 import { type ScenarioError, type Variables, defineFamily } from '../family.js';
+import { listReferences } from '../shared/rows.js';
 import { scopeReferences, segmentRules } from '../shared/scope.js';
 
 /** The best values of the decision variables for the objectives, within the constraints (spec: optimisation). */
@@ -15,7 +16,7 @@ export default defineFamily<OptimisationScenario>({
       ...(o.variable === undefined ? [] : [[o.variable, `/objectives/${i}/variable`] as [string, string]]),
       ...(o.variablesRelevantToMetric ?? []).map((v, j): [string, string] => [v, `/objectives/${i}/variablesRelevantToMetric/${j}`]),
     ]),
-    ...s.decisionVars.map((v, i): [string, string] => [v, `/decisionVars/${i}`]),
+    ...listReferences(s.decisionVars, '/decisionVars'),
     ...(s.variableConstraints ?? []).flatMap((c, i): Array<[string, string]> => [
       [c.variable, `/variableConstraints/${i}/variable`],
       ...(c.conditionalAllowedValues ?? []).map((rule, j): [string, string] => [rule.condition.variable, `/variableConstraints/${i}/conditionalAllowedValues/${j}/condition/variable`]),

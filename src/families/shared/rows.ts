@@ -13,3 +13,11 @@ export function rowReferences(records: Record<string, unknown>[], at: string): R
 export function conditionReferences(list: readonly Pick<Condition, 'variable'>[] | undefined, at: string): Refs {
   return (list ?? []).map((c, i) => [c.variable, `${at}/${i}/variable`]);
 }
+
+/** A list of variables that names one twice is refused at its member. */
+export function distinctNames(names: readonly string[] | undefined, location: string): Array<{ location: string; message: string }> {
+  return names === undefined || new Set(names).size === names.length ? [] : [{ location, message: 'a variable is named twice' }];
+}
+
+/** Each listed variable, located by its index. */
+export const listReferences = (names: readonly string[] | undefined, at: string): Array<[string, string]> => (names ?? []).map((v, i) => [v, `${at}/${i}`]);

@@ -1,6 +1,7 @@
 import { TemporalInterventionScenarioSchema } from '../../../schemas/simulations.js';
 import type { TemporalInterventionScenario } from '../../engine/temporal/scenario.js';
 import { type ScenarioError, defineFamily } from '../family.js';
+import { distinctNames, listReferences } from '../shared/rows.js';
 import { timeRule } from '../shared/time.js';
 import { valueSpecRules } from '../shared/value-spec.js';
 
@@ -11,7 +12,7 @@ export default defineFamily<TemporalInterventionScenario>({
   schema: TemporalInterventionScenarioSchema,
   references: (s) => [
     ...s.interventions.map((item, i): [string, string] => [item.variable, `/interventions/${i}/variable`]),
-    ...(s.targetVars ?? []).map((v, i): [string, string] => [v, `/targetVars/${i}`]),
+    ...listReferences(s.targetVars, '/targetVars'),
   ],
   rules: (s, { variables, time }) => [
     ...(s.interventions.filter((item) => item.valueSpec.type === 'range').length > 1 ? [{ location: '/interventions', message: 'at most one range per scenario' }] : []),
@@ -24,7 +25,7 @@ export default defineFamily<TemporalInterventionScenario>({
       ];
     }),
     ...timeRule(s.originTimestamp, time, '/originTimestamp'),
-    ...(s.targetVars !== undefined && new Set(s.targetVars).size !== s.targetVars.length ? [{ location: '/targetVars', message: 'a variable is named twice' }] : []),
+    ...distinctNames(s.targetVars, '/targetVars'),
   ],
   metricQueries: (s) => (s.metrics ?? []).map((m, i) => ({ sql: m.sqlQuery, location: `/metrics/${i}/sqlQuery` })),
   engine: new URL('./engine.js', import.meta.url).href,
