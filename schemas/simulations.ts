@@ -243,7 +243,7 @@ const OriginTimestamp = Type.Number({
   description: 'Where the forecast starts (ms since the epoch; the integer time value on an integer time axis): the first forecast step is the first step at or after it. '
     + 'Default: the step after the end of the data. Inside the data it forecasts from the history before it (a backtest); past the end it simulates the gap first.',
 });
-const Paths = Type.Integer({ minimum: 100, maximum: 20_000, description: 'Monte Carlo paths (default 1,000)' });
+const Paths = Type.Integer({ minimum: 100, maximum: 20_000, description: 'Monte Carlo paths (default 1,000); paths x steps x variables may not exceed 20 million (422)' });
 
 export const ForecastScenarioSchema = Type.Object(
   {

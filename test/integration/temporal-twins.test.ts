@@ -184,6 +184,8 @@ test('temporal questions are checked at submit: the family, the variables and th
   await refusal({ type: 'forecast', forecastH: 5, targetVars: ['revenue'] }, 'body/scenario/targetVars/0', /unknown variable 'revenue'/);
   await refusal({ type: 'forecast', forecastH: 5, originTimestamp: START }, 'body/scenario/originTimestamp', /before the history this version keeps/);
   await refusal({ type: 'forecast' }, 'body/scenario', /forecastH/);
+  // What a run may simulate at once is bounded: paths x steps x variables.
+  await refusal({ type: 'forecast', forecastH: 1000, samples: 20_000 }, 'body/scenario/samples', /simulated values; at most 20000000: lower samples or forecastH/);
   await refusal(
     { type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'range', from: 1, to: 2, steps: 3 } }, { variable: 'visits', valueSpec: { type: 'range', from: 1, to: 2, steps: 3 } }] },
     'body/scenario/interventions',

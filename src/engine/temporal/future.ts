@@ -4,9 +4,13 @@
  * residuals. A treatment at a step (temporal_intervention) changes that step's values on every path; paths of
  * two arms that share a seed share their noise (common random numbers), so an effect is a paired difference.
  */
+import { AppError } from '../../errors.js';
 import { compileScm, drawNoise, propagate, type Scm, type Treatment } from '../inference/scm.js';
 import { lagName, seasonNames, seasonValue } from './lagged.js';
 import type { TemporalModel } from './model.js';
+
+/** Simulated values a temporal question may hold at once (paths x steps x variables): about 160 MB per arm. */
+export const MAX_SIMULATED_VALUES = 20_000_000;
 
 export interface FutureRequest {
   /** Series step of the first simulated step (steps before it are history, observed where the model keeps them). */
@@ -29,6 +33,10 @@ export const scmOf = (model: TemporalModel): Scm => {
 };
 
 export function simulateFuture(model: TemporalModel, request: FutureRequest): Paths {
+  const values = request.samples * request.horizon * model.variables.length;
+  if (values > MAX_SIMULATED_VALUES) {
+    throw new AppError('validation_failed', `${request.samples} paths x ${request.horizon} steps x ${model.variables.length} variables is ${values} simulated values; at most ${MAX_SIMULATED_VALUES}: lower samples or forecastH`);
+  }
   const scm = scmOf(model);
   const S = request.samples;
   const L = model.maxLag;

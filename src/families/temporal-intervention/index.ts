@@ -1,8 +1,9 @@
 import { TemporalInterventionScenarioSchema } from '../../../schemas/simulations.js';
+import { DEFAULT_PATHS } from '../../engine/temporal/forecast.js';
 import type { TemporalInterventionScenario } from '../../engine/temporal/scenario.js';
 import { type ScenarioError, defineFamily } from '../family.js';
 import { distinctNames, listReferences } from '../shared/rows.js';
-import { timeRule } from '../shared/time.js';
+import { simulationBudget, timeRule } from '../shared/time.js';
 import { valueSpecRules } from '../shared/value-spec.js';
 
 /** What if, over time: changes from a time on, for some steps or for good (spec: intervention family on temporal twins). */
@@ -15,6 +16,8 @@ export default defineFamily<TemporalInterventionScenario>({
     ...listReferences(s.targetVars, '/targetVars'),
   ],
   rules: (s, { variables, time }) => [
+    // Without forecastH the horizon depends on the intervention times; it is checked again when the run starts.
+    ...simulationBudget(s.samples, s.forecastH ?? 1, variables.size, DEFAULT_PATHS),
     ...(s.interventions.filter((item) => item.valueSpec.type === 'range').length > 1 ? [{ location: '/interventions', message: 'at most one range per scenario' }] : []),
     ...s.interventions.flatMap((item, i): ScenarioError[] => {
       const variable = variables.get(item.variable);
