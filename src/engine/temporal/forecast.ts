@@ -5,6 +5,7 @@
  */
 import { AppError } from '../../errors.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from '../inference/outcome.js';
+import { sampleVariance } from '../inference/uncertainty.js';
 import { type Paths, simulateFuture, type FutureRequest } from './future.js';
 import { lagName, seasonNames, seasonValue } from './lagged.js';
 import { type TemporalModel, stepAtTime, timeOfStep } from './model.js';
@@ -86,7 +87,7 @@ export function stepRecord(model: TemporalModel, name: string, values: Float64Ar
   if (variable.kind === 'continuous') {
     const n = values.length;
     const mean = values.reduce((a, b) => a + b, 0) / n;
-    const std = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, n - 1));
+    const std = Math.sqrt(sampleVariance(values));
     const sorted = Float64Array.from(values).sort();
     const at = (p: number) => sorted[Math.min(n - 1, Math.max(0, Math.round(p * (n - 1))))]!;
     return { timestamp, prediction: mean, std, lowerBound: at((1 - level) / 2), upperBound: at(1 - (1 - level) / 2), confidenceLevel: level };
