@@ -292,14 +292,71 @@ export const TemporalInterventionScenarioSchema = Type.Object(
   },
 );
 
+const WindowRecords = Type.Array(Record_, {
+  minItems: 1,
+  maxItems: 100_000,
+  description: 'Observations in time order, one record per step of the twin\'s granularity, keyed by variable. Each record may carry its time under the twin\'s time column or `timestamp` '
+    + '(ms since the epoch, an ISO date, or the integer time value; on every record or on none): steps the records skip are treated as missing. Without times the records are '
+    + 'consecutive steps ending at the last step of the data.',
+});
+
+export const TemporalRootCauseScenarioSchema = Type.Object(
+  {
+    type: Type.Literal('temporal_root_cause_analysis'),
+    targetVariable: Name,
+    samples: WindowRecords,
+    anomalyTimestep: Type.Optional(Type.Integer({ minimum: 0, description: 'The record (index into samples) whose target value is diagnosed; default the last' })),
+    targetFpr: Type.Optional(TargetFpr),
+  },
+  {
+    additionalProperties: false, $id: 'TemporalRootCauseScenario', title: 'TemporalRootCauseScenario',
+    description: 'Temporal twins: why targetVariable was anomalous at one step of a window. The model is unrolled over the steps before it, so each variable at each earlier step is a '
+      + 'separate suspect: `details.rootCauses[]` {variable, stepsBefore, timestamp, contribution, noiseScore}, most likely first (a fault upstream in time is blamed where it happened, '
+      + 'not at the target\'s echo of it); `targetAnomalous`, `targetScore` (tail probability), `depth` (steps looked back).',
+  },
+);
+
+export const TemporalAnomalyScenarioSchema = Type.Object(
+  {
+    type: Type.Literal('temporal_anomaly_detection'),
+    samples: WindowRecords,
+    targetFpr: Type.Optional(TargetFpr),
+    startStep: Type.Optional(Type.Integer({ minimum: 0, description: 'First record scanned (index into samples; default 0); earlier records still serve as lags' })),
+    endStep: Type.Optional(Type.Integer({ minimum: 0, description: 'Last record scanned, included (default the last)' })),
+    autoRcaTopK: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Diagnose the K least probable flagged steps (temporal root cause analysis)' })),
+  },
+  {
+    additionalProperties: false, $id: 'TemporalAnomalyScenario', title: 'TemporalAnomalyScenario',
+    description: 'Temporal twins: which steps of a window are improbable given the steps before them. A step is scored by its variables\' innovations (what each did beyond what its '
+      + 'inputs predict), so a step of normal operation is flagged with probability targetFpr and an echo of an earlier shock raises no second alarm. `details.steps[]` '
+      + '{index, timestamp, score, isAnomaly, variables[] (flagged steps), rootCause (autoRcaTopK)}; `anomalyCount`, `diagnosed` (indices). A stable shape for monitoring loops.',
+  },
+);
+
+export const HealthMonitorScenarioSchema = Type.Object(
+  {
+    type: Type.Literal('causal_health_monitor'),
+    samples: Type.Optional(WindowRecords),
+    windowSteps: Type.Optional(Type.Integer({ minimum: 20, maximum: 2000, description: 'Without samples: watch the last windowSteps steps of the data the version keeps (default 200)' })),
+    targetFpr: Type.Optional(Type.Number({ minimum: 0.0001, maximum: 0.1, default: 0.01, description: 'The chance that an unchanged link or variable raises an alert in one run (default 0.01)' })),
+    minSegmentSteps: Type.Optional(Type.Integer({ minimum: 3, maximum: 500, description: 'The shortest lasting departure scanned for, in steps (default 10); single-step spikes are tested apart' })),
+    confidenceLevel: Type.Optional(Confidence),
+  },
+  {
+    additionalProperties: false, $id: 'HealthMonitorScenario', title: 'HealthMonitorScenario',
+    description: 'Temporal twins: do the mechanisms the version learned still hold? Each link (its coefficient) and each numeric variable (its level, its noise, single-step outliers) gets '
+      + 'an AlertType: `spike` (one step departs), `sustained` (a departure since some step that holds steady), `worsening` (a departure that grows), `improving` (a departure that has '
+      + 'faded), `normal`. `details.links[]` {source, target, lag, alertType, pValue, evidence}, `details.variables[]` {variable, ...}; evidence {measure, then, now (values with '
+      + 'intervals), since {index, timestamp}, steps}; `counts` per type; `unmonitored` (categorical mechanisms, too few observed steps).',
+  },
+);
+
 export const SubmitSimulationBody = Body({
   digitalTwinId: Name,
   digitalTwinVersionId: Name,
   scenario: Type.Record(Type.String(), Type.Unknown(), {
     description:
-      'The question: an object discriminated by `type` (spec "Scenario type values"); on a temporal twin ForecastScenario or TemporalInterventionScenario; on a static twin one of the schemas ' +
-      'PredictionScenario, InterventionScenario, OptimisationScenario, CounterfactualScenario, ExplanationScenario, ' +
-      'RootCauseScenario, AnomalyScenario. `scenarioType`, an unknown family, a family of another twin kind, unknown variables, ' +
+      'The question: an object discriminated by `type` (spec "Scenario type values"), one of the *Scenario components of this document for the twin\'s kind. `scenarioType`, an unknown family, a family of another twin kind, unknown variables, ' +
       'a bare {variable, value} without valueSpec, more than one range or a range on a non-numeric variable answer 422.',
   }),
   environmentGroupIds: Type.Optional(Type.Array(Name, { maxItems: 100, description: 'Panel runs only; ignored on single-environment twins' })),

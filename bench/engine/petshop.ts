@@ -78,6 +78,25 @@ export function readIssues(dir: string): Issue[] {
   return issues;
 }
 
+/** Edges among `kept` nodes after removing the others, each removed node's parents joined to its children. */
+export function marginalise(edges: EdgeRef[], kept: Set<string>): EdgeRef[] {
+  let current = edges.map((e) => ({ ...e }));
+  const removed = [...new Set(edges.flatMap((e) => [e.source, e.target]))].filter((n) => !kept.has(n));
+  for (const node of removed) {
+    const parents = current.filter((e) => e.target === node).map((e) => e.source);
+    const children = current.filter((e) => e.source === node).map((e) => e.target);
+    current = current.filter((e) => e.source !== node && e.target !== node);
+    for (const p of parents) for (const c of children) if (p !== c) current.push({ source: p, target: c });
+  }
+  const seen = new Set<string>();
+  return current.filter((e) => {
+    const key = `${e.source}\u0000${e.target}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** Node -> values of one metric and statistic. */
 export function metricColumns(table: MetricTable, metric: string, statistic: string): Map<string, Float64Array> {
   const out = new Map<string, Float64Array>();

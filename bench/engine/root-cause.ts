@@ -32,7 +32,7 @@ import { type DiagnosedSample, runRootCauseAnalysis } from '../../src/engine/inf
 import type { CbnModel, EdgeRef } from '../../src/engine/types.js';
 import { machineLine, writeSection } from '../lib/report.js';
 import { REPO_ROOT, benchmarkDataDir } from './benchmark-data.js';
-import { type Issue, causalEdges, metricColumns, readCallGraph, readIssues, readMetrics } from './petshop.js';
+import { type Issue, causalEdges, marginalise, metricColumns, readCallGraph, readIssues, readMetrics } from './petshop.js';
 
 const SECTION = '## Root cause analysis (bench/engine/root-cause.ts)';
 const SCENARIOS = ['low_traffic', 'high_traffic'];
@@ -70,25 +70,6 @@ function fitTwin(normal: Map<string, Float64Array>, calls: EdgeRef[], from: numb
   const edges = marginalise(causalEdges(calls), new Set(kept));
   const frame = frameOf(kept.map((node) => continuousColumn(node, Array.from(normal.get(node)!.subarray(from, to)))));
   return { model: fitCbn(frame, edges, {}, referenceKernels), variables: kept };
-}
-
-/** Edges among `kept` nodes after removing the others, each removed node's parents joined to its children. */
-function marginalise(edges: EdgeRef[], kept: Set<string>): EdgeRef[] {
-  let current = edges.map((e) => ({ ...e }));
-  const removed = [...new Set(edges.flatMap((e) => [e.source, e.target]))].filter((n) => !kept.has(n));
-  for (const node of removed) {
-    const parents = current.filter((e) => e.target === node).map((e) => e.source);
-    const children = current.filter((e) => e.source === node).map((e) => e.target);
-    current = current.filter((e) => e.source !== node && e.target !== node);
-    for (const p of parents) for (const c of children) if (p !== c) current.push({ source: p, target: c });
-  }
-  const seen = new Set<string>();
-  return current.filter((e) => {
-    const key = `${e.source}\u0000${e.target}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 function records(columns: Map<string, Float64Array>, variables: string[], rows: number[]): Record<string, number | null>[] {

@@ -28,6 +28,8 @@ export interface QuestionTime {
   earliestOrigin: number;
   /** The length of one step in milliseconds (months and years by their mean length); absent on an integer axis. */
   stepMs?: number;
+  /** The twin's time column: records given with a question may carry their time under it (or `timestamp`). */
+  column?: string;
 }
 
 /** What questions see of a trained version: its variables, and its time axis when it has one. */
@@ -51,7 +53,7 @@ export interface FamilyDefinition<S extends { type: string } = { type: string }>
   /** The scenario's shape, with `$id` (documented as an OpenAPI component). */
   schema: TSchema;
   /** Every variable the scenario names, with where it names it (relative to the scenario). */
-  references(scenario: S): Array<[variable: string, location: string]>;
+  references(scenario: S, context: QuestionContext): Array<[variable: string, location: string]>;
   /** What a schema cannot state: ranges, kinds of change per variable kind, categories, mode requirements. */
   rules?(scenario: S, context: CheckContext): ScenarioError[];
   /** Every metric SQL text, with where it is (relative): checked by the data engine's parser at submit. */

@@ -4,6 +4,7 @@
  */
 import type { TwinType } from '../../schemas/twins.js';
 import anomalyDetection from './anomaly-detection/index.js';
+import causalHealthMonitor from './causal-health-monitor/index.js';
 import counterfactual from './counterfactual/index.js';
 import explanation from './explanation/index.js';
 import forecast from './forecast/index.js';
@@ -12,7 +13,9 @@ import intervention from './intervention/index.js';
 import optimisation from './optimisation/index.js';
 import prediction from './prediction/index.js';
 import rootCauseAnalysis from './root-cause-analysis/index.js';
+import temporalAnomalyDetection from './temporal-anomaly-detection/index.js';
 import temporalIntervention from './temporal-intervention/index.js';
+import temporalRootCauseAnalysis from './temporal-root-cause-analysis/index.js';
 
 const families = new Map<string, FamilyDefinition>();
 
@@ -28,7 +31,7 @@ export const familiesOf = (twinType: TwinType): FamilyDefinition[] => [...famili
 
 export const registeredFamilies = (): FamilyDefinition[] => [...families.values()];
 
-for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention]) registerFamily(family);
+for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention, temporalRootCauseAnalysis, temporalAnomalyDetection, causalHealthMonitor]) registerFamily(family);
 
 /** The scenario-from-query readers of a twin kind's families, most specific wording first. */
 export const queryReaders = (twinType: TwinType) => familiesOf(twinType).flatMap((family) => family.fromQuery ?? []).sort((a, b) => a.order - b.order).map((reader) => reader.parse);

@@ -50,7 +50,7 @@ export function validateScenario<S extends { type: string }>(family: FamilyDefin
     throw fail([...validator.Errors(scenario)].slice(0, 20).map((e) => ({ location: `${BASE}${e.instancePath}`, message: e.message })));
   }
   const valid = scenario as unknown as { type: string };
-  const errors = [...unknownVariables(family.references(valid), context.variables), ...located(family.rules?.(valid, context) ?? [])];
+  const errors = [...unknownVariables(family.references(valid, context), context.variables), ...located(family.rules?.(valid, context) ?? [])];
   if (errors.length > 0) throw fail(errors);
   return valid as S;
 }

@@ -42,6 +42,8 @@ export interface TemporalModel {
   steps: number;
   stepTimes: { first: number; last: number };
   tail: { from: number; times: number[]; values: Record<string, Array<number | string | null>> };
+  /** The twin's time column: records given with a question may carry their time under it (absent on older models). */
+  timeColumn?: string;
 }
 
 /** The timestamp of a step: the data's own inside the kept tail, the calendar's beyond the end. */

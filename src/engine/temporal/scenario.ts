@@ -29,3 +29,38 @@ export interface TemporalInterventionScenario {
   originTimestamp?: number;
   samples?: number;
 }
+
+/** Observed records of a window, in time order (optionally with their time: the twin's time column or `timestamp`). */
+export type WindowRecord = Record<string, number | string | boolean | null>;
+
+export interface TemporalRootCauseScenario {
+  type: 'temporal_root_cause_analysis';
+  targetVariable: string;
+  samples: WindowRecord[];
+  /** The record (index into samples) whose target value is diagnosed; default the last. */
+  anomalyTimestep?: number;
+  targetFpr?: number;
+}
+
+export interface TemporalAnomalyScenario {
+  type: 'temporal_anomaly_detection';
+  samples: WindowRecord[];
+  targetFpr?: number;
+  /** The records scanned (indices into samples, both included); default all. */
+  startStep?: number;
+  endStep?: number;
+  /** Diagnose the K most anomalous flagged steps. */
+  autoRcaTopK?: number;
+}
+
+export interface HealthMonitorScenario {
+  type: 'causal_health_monitor';
+  /** The recent observations to watch; default the last windowSteps steps of the data the version keeps. */
+  samples?: WindowRecord[];
+  windowSteps?: number;
+  /** The chance that an unchanged link or variable raises an alert in one run. */
+  targetFpr?: number;
+  /** The shortest departure (in steps) scanned for, besides single-step spikes. */
+  minSegmentSteps?: number;
+  confidenceLevel?: number;
+}

@@ -106,11 +106,25 @@ export function stepValues(model: LaggedScm, history: number[][], t: number, noi
   return values;
 }
 
-/** `steps` steps after a burn-in, as a frame (categorical classes labelled c0, c1, ...). */
-export function simulateLagged(model: LaggedScm, steps: number, seed: number, burnIn = 200): Frame {
+/**
+ * A fault injected into a simulation, at a step counted after the burn-in: a shock adds `size` noise standard
+ * deviations to one variable at one step; a mechanism change sets one link's weight from a step on.
+ */
+export type Fault = { kind: 'shock'; variable: number; step: number; size: number } | { kind: 'mechanism'; link: number; from: number; weight: number };
+
+/** `steps` steps after a burn-in, as a frame (categorical classes labelled c0, c1, ...), with any faults injected. */
+export function simulateLagged(model: LaggedScm, steps: number, seed: number, burnIn = 200, faults: readonly Fault[] = []): Frame {
   const rng = new Rng(seed);
   const history: number[][] = [];
-  for (let t = 0; t < burnIn + steps; t++) history.push(stepValues(model, history, t, () => rng.normal()));
+  const changed = (k: number): LaggedScm => {
+    const active = faults.filter((f): f is Extract<Fault, { kind: 'mechanism' }> => f.kind === 'mechanism' && k >= f.from);
+    return active.length === 0 ? model : { ...model, links: model.links.map((l, i) => ({ ...l, weight: active.find((f) => f.link === i)?.weight ?? l.weight })) };
+  };
+  for (let t = 0; t < burnIn + steps; t++) {
+    const k = t - burnIn;
+    const shock = (j: number) => faults.reduce((sum, f) => sum + (f.kind === 'shock' && f.variable === j && f.step === k ? f.size : 0), 0);
+    history.push(stepValues(changed(k), history, t, (j) => rng.normal() + shock(j)));
+  }
   const kept = history.slice(burnIn);
   return frameOf(
     model.names.map((name, j) =>

@@ -19,6 +19,7 @@ export default defineKind({
       // A forecast needs maxLag observed steps before its origin, within the history the model keeps.
       earliestOrigin: model.tail.times[Math.min(model.maxLag, model.tail.times.length - 1)] ?? model.stepTimes.last,
       ...(stepLength(model.timeline) === null ? {} : { stepMs: stepLength(model.timeline)! }),
+      ...(model.timeColumn === undefined ? {} : { column: model.timeColumn }),
     },
   }),
 });

@@ -26,6 +26,7 @@ import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
 export interface TemporalData {
   series: TemporalSeries;
   seasonality: SeasonalFinding[];
+  timeColumn: string;
 }
 
 /** What a temporal version keeps in `temporalDependencies`. */
@@ -55,7 +56,7 @@ export const temporalLearner: KindLearner<TemporalData> = {
     const seasonality = findSeasonality(series.frame, calendarPeriods(series.timeline));
     const kept = new Set(frame.columns.map((c) => c.name));
     return {
-      data: { series, seasonality },
+      data: { series, seasonality, timeColumn },
       nRows: series.profile.observedSteps,
       variables: frame.columns.length,
       dropped,
@@ -183,7 +184,7 @@ async function train(io: LearnIo, data: TemporalData, version: TwinVersion): Pro
     configSignature: `sha256:${createHash('sha256').update(JSON.stringify({ fixed: version.fixedSubGraph, testFraction, seed, structure })).digest('hex')}`,
     changelog: buildChangelog(await io.baseVersion(version), { fixedSubGraph: version.fixedSubGraph, causalGraph, nodes, evaluation, temporalDependencies }),
     trainedAt: nowIso(),
-    model: JSON.stringify(outcome.model),
+    model: JSON.stringify({ ...outcome.model, timeColumn: data.timeColumn }),
   };
 }
 

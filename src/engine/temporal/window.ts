@@ -1,0 +1,118 @@
+/**
+ * A window of observations given with a temporal question (root cause, anomaly scan, health monitor): records in
+ * time order, one per step, each optionally carrying its time (under the twin's time column or `timestamp`), laid
+ * on the twin's grid. Steps the records skip become rows with every value missing, so lags always look back whole
+ * steps; without times the records are consecutive steps ending at the last step of the data.
+ */
+import { AppError } from '../../errors.js';
+import { categoricalColumn, continuousColumn, frameOf } from '../frame.js';
+import type { Frame } from '../types.js';
+import type { TemporalModel } from './model.js';
+import { lagName, seasonNames, seasonValue } from './lagged.js';
+import { readTime, stepOf, timestampAt } from './timeline.js';
+
+type Value = number | string | boolean | null;
+
+/** The key a record's time may be given under besides the twin's time column. */
+export const TIME_KEY = 'timestamp';
+
+/** Steps a window may span (records plus the gaps between them). */
+const MAX_WINDOW_STEPS = 200_000;
+
+export interface SampleWindow {
+  /** One row per step over the model's variables (model order); a skipped step is a row of missing values. */
+  frame: Frame;
+  /** The series step of each row (the season's phase), and its time (null when the records carry none). */
+  steps: number[];
+  times: Array<number | null>;
+  /** The record behind each row (-1 for a skipped step), and the row of each record. */
+  recordOf: number[];
+  rowOf: number[];
+}
+
+/** The key holding a record's time: the twin's time column when the model knows it, else `timestamp`. */
+export const timeKeys = (model: Pick<TemporalModel, 'timeColumn'>): string[] => [...new Set([...(model.timeColumn === undefined ? [] : [model.timeColumn]), TIME_KEY])];
+
+/**
+ * The time of each record (null when none carries one), or where the first problem is (relative to the records):
+ * an unreadable time, some records timed and others not.
+ */
+export function recordTimes(records: readonly Record<string, Value>[], keys: readonly string[]): { times: number[] | null; problem: { location: string; message: string } | null } {
+  const times: number[] = [];
+  let untimed = -1;
+  for (const [i, record] of records.entries()) {
+    const key = keys.find((k) => record[k] !== undefined && record[k] !== null);
+    if (key === undefined) {
+      untimed = i;
+      continue;
+    }
+    const time = readTime(record[key]);
+    if (time === null) return { times: null, problem: { location: `/${i}/${key}`, message: 'not a time: give ms since the epoch, an ISO date, or the integer time value' } };
+    times.push(time);
+  }
+  if (times.length === 0) return { times: null, problem: null };
+  if (untimed >= 0) return { times: null, problem: { location: `/${untimed}`, message: `${times.length} of ${records.length} records carry a time (${keys.join(' or ')}); give it on every record or on none` } };
+  for (let i = 1; i < times.length; i++) if (times[i]! <= times[i - 1]!) return { times: null, problem: { location: `/${i}`, message: 'records must be in time order, one per step: this one is not after the one before it' } };
+  return { times, problem: null };
+}
+
+export function sampleWindow(model: TemporalModel, records: readonly Record<string, Value>[], at = '/samples'): SampleWindow {
+  const { times: read, problem } = recordTimes(records, timeKeys(model));
+  if (problem !== null) throw new AppError('validation_failed', `${at}${problem.location}: ${problem.message}`);
+  const timed = read !== null;
+  let recordSteps: number[];
+  if (read === null) recordSteps = records.map((_, i) => model.steps - records.length + i);
+  else {
+    recordSteps = read.map((t) => Math.round(stepOf(model.timeline, t)));
+    for (let i = 1; i < recordSteps.length; i++) {
+      if (recordSteps[i]! <= recordSteps[i - 1]!) throw new AppError('validation_failed', `${at}/${i}: two records fall on one ${model.timeline.granularity} step; give one record per step`);
+    }
+  }
+  const first = recordSteps[0] ?? 0;
+  const span = (recordSteps.at(-1) ?? first) - first + 1;
+  if (span > MAX_WINDOW_STEPS) throw new AppError('validation_failed', `${at} spans ${span} steps; at most ${MAX_WINDOW_STEPS}`);
+  const rowOf = recordSteps.map((s) => s - first);
+  const recordOf = new Array<number>(span).fill(-1);
+  rowOf.forEach((row, i) => (recordOf[row] = i));
+  const columns = model.variables.map((v) => {
+    const values = recordOf.map((i) => (i < 0 ? null : records[i]![v.name] ?? null));
+    if (v.kind === 'continuous') return continuousColumn(v.name, values.map((x) => (typeof x === 'number' && Number.isFinite(x) ? x : null)));
+    return categoricalColumn(v.name, values.map((x) => (x === null ? null : v.categories.includes(String(x)) ? String(x) : null)), v.categories);
+  });
+  const steps = Array.from({ length: span }, (_, r) => first + r);
+  const times = recordOf.map((i, r) => (!timed ? null : i < 0 ? timestampAt(model.timeline, steps[r]!) : read[i]!));
+  return { frame: frameOf(columns), steps, times, recordOf, rowOf };
+}
+
+/**
+ * The model's inputs at each row of a window, as the lagged design the model was fitted on: every node of
+ * `model.cbn` in its order (a variable at row t, a lag column from row t - lag, the season at the row's step);
+ * missing where a lag reaches before the window.
+ */
+export function designOf(model: TemporalModel, window: SampleWindow): Frame {
+  const n = window.frame.nRows;
+  const byName = new Map(window.frame.columns.map((c) => [c.name, c]));
+  const columns = model.cbn.nodes.map((node) => {
+    const source = sourceOf(model, node.name);
+    if (source.kind === 'season') {
+      return continuousColumn(node.name, window.steps.map((step) => seasonValue(source.period, step)[source.sin ? 0 : 1]));
+    }
+    const column = byName.get(source.variable)!;
+    const rows = Array.from({ length: n }, (_, t) => t - source.lag);
+    if (column.kind === 'continuous') return continuousColumn(node.name, rows.map((r) => (r < 0 ? null : column.values[r]!)));
+    return categoricalColumn(node.name, rows.map((r) => (r < 0 || column.codes[r]! < 0 ? null : column.categories[column.codes[r]!]!)), column.categories);
+  });
+  return frameOf(columns);
+}
+
+/** What a node of a temporal model's CBN stands for: a variable at a lag, or a seasonal term. */
+export type NodeSource = { kind: 'lag'; variable: string; lag: number } | { kind: 'season'; period: number; sin: boolean };
+
+export function sourceOf(model: Pick<TemporalModel, 'variables' | 'maxLag' | 'seasonal'>, name: string): NodeSource {
+  for (const variable of model.variables) for (let lag = 0; lag <= model.maxLag; lag++) if (lagName(variable.name, lag) === name) return { kind: 'lag', variable: variable.name, lag };
+  for (const { period } of model.seasonal) {
+    const [sin, cos] = seasonNames(period);
+    if (name === sin || name === cos) return { kind: 'season', period, sin: name === sin };
+  }
+  throw new Error(`${name} is not an input of the temporal model`);
+}
