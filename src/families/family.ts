@@ -8,7 +8,7 @@ import type { TSchema } from 'typebox';
 import type { TwinType } from '../../schemas/twins.js';
 import type { FieldError } from '../errors.js';
 import type { Parsed } from '../simulations/from-query/families/parsed.js';
-import type { QueryReader } from '../simulations/from-query/reader.js';
+import type { QueryReader, StepHistory } from '../simulations/from-query/reader.js';
 
 export interface VariableInfo {
   kind: 'continuous' | 'categorical';
@@ -30,7 +30,10 @@ export interface QuestionTime {
   stepMs?: number;
   /** The twin's time column: records given with a question may carry their time under it (or `timestamp`). */
   column?: string;
+  /** The last steps of the data the version keeps (questions read from plain English take their windows from it). */
+  history?: StepHistory;
 }
+
 
 /** What questions see of a trained version: its variables, and its time axis when it has one. */
 export interface QuestionContext {

@@ -75,7 +75,9 @@ export class SimulationService {
       role: version.variableRoles.sources.includes(name) ? ('source' as const) : version.variableRoles.targets.includes(name) ? ('target' as const) : null,
     }));
     const edges = version.causalGraph.map(({ source, target }) => ({ source, target }));
-    const answer = scenarioFromQuery(query, { variables, edges, ...(context.time?.stepMs === undefined ? {} : { stepMs: context.time.stepMs }) }, readers);
+    const time = context.time;
+    const history = time?.history === undefined ? {} : { history: { ...time.history, axis: time.axis, ...(time.column === undefined ? {} : { column: time.column }) } };
+    const answer = scenarioFromQuery(query, { variables, edges, ...(time?.stepMs === undefined ? {} : { stepMs: time.stepMs }), ...history }, readers);
     // What the parser builds must pass the same validation a submit applies.
     const scenario = answer.scenario as Record<string, unknown>;
     validateScenario(scenarioFamily(scenario, twinType), scenario, context);

@@ -4,44 +4,9 @@ import { buildTestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { seededRandom } from '../helpers/simulated.js';
 import { type TrainedTwin, completedRun } from '../helpers/simulations.js';
+import { COEFFICIENTS, DAY, START, dailySeries as series } from '../helpers/temporal.js';
 
 const API = '/api/v1';
-const DAY = 86_400_000;
-const START = Date.UTC(2023, 0, 1);
-
-/**
- * A daily series with known lags: ads(t) = 20 + 0.6 ads(t-1) + e; visits(t) = 10 + 0.5 visits(t-1) + 0.8 ads(t-1)
- * + 6 sin(2 pi t / 7) + e; sales(t) = 5 + 0.3 sales(t-1) + 0.4 visits(t) + e (unit noise). Rows come shuffled,
- * with some days missing, some days twice (the duplicate averages to the day's value) and a few missing cells.
- */
-const COEFFICIENTS = { ads: { c: 20, ar: 0.6 }, visits: { c: 10, ar: 0.5, ads: 0.8, wave: 6 }, sales: { c: 5, ar: 0.3, visits: 0.4 } };
-
-function series(days: number) {
-  const random = seededRandom(41);
-  const truth: Array<{ ads: number; visits: number; sales: number }> = [];
-  let prev = { ads: 50, visits: 120, sales: 75 };
-  for (let t = 0; t < days + 100; t++) {
-    const ads = COEFFICIENTS.ads.c + COEFFICIENTS.ads.ar * prev.ads + random.normal();
-    const visits = COEFFICIENTS.visits.c + COEFFICIENTS.visits.ar * prev.visits + COEFFICIENTS.visits.ads * prev.ads + COEFFICIENTS.visits.wave * Math.sin((2 * Math.PI * (t - 100)) / 7) + random.normal();
-    const sales = COEFFICIENTS.sales.c + COEFFICIENTS.sales.ar * prev.sales + COEFFICIENTS.sales.visits * visits + random.normal();
-    prev = { ads, visits, sales };
-    if (t >= 100) truth.push(prev);
-  }
-  const round = (x: number) => Math.round(x * 1e4) / 1e4;
-  const rows: Array<Record<string, string | number | null>> = [];
-  truth.forEach((v, t) => {
-    if (t % 97 === 50) return; // a gap
-    const day = new Date(START + t * DAY).toISOString().slice(0, 10);
-    rows.push({ day, ads: round(v.ads), visits: t % 131 === 7 ? null : round(v.visits), sales: round(v.sales) });
-    if (t % 113 === 3) rows.push({ day, ads: round(v.ads), visits: round(v.visits), sales: round(v.sales) }); // the same day twice
-  });
-  for (let k = rows.length - 1; k > 0; k--) {
-    const j = Math.floor(random.uniform() * (k + 1));
-    [rows[k], rows[j]] = [rows[j]!, rows[k]!];
-  }
-  return { rows, truth };
-}
-
 test('a temporal twin learns lags, seasonality and gaps from a daily series, forecasts, and answers a what-if over time', async (t) => {
   const app = await buildTestApp(t);
   const ws = app.tenant.libraryWorkspaceId;

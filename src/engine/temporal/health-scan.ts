@@ -86,6 +86,30 @@ export function bestInterval(e: Float64Array, direction: Direction, grid: readon
   return best;
 }
 
+/**
+ * Where a departure that lasts to `to` began: the start tau (searched step by step from as far before `from` as
+ * the interval is long) that maximises the likelihood ratio of "the mechanism shifted in level and, for an input,
+ * in slope from tau on" against "it held", (sum e)^2 / m + (sum e z~)^2 / sum z~^2 over [tau, to) with e standard
+ * normal while it held: the maximum-likelihood change point given the learned mechanism before it. The scan's
+ * grid only brackets the start; a level shift that comes with a slope change would otherwise bias both.
+ */
+export function changeStart(e: Float64Array, direction: Direction, from: number, to: number, minSteps: number): number {
+  const p = prefixes(e, direction.z);
+  let best = from;
+  let bestGain = Number.NEGATIVE_INFINITY;
+  for (let tau = Math.max(0, from - (to - from)); tau <= to - minSteps; tau++) {
+    const m = to - tau;
+    const level = p.es[to]! - p.es[tau]!;
+    let gain = (level * level) / m;
+    if (direction.z !== null) {
+      const { numerator, squares } = intervalStatistic(p, tau, to, true);
+      if (squares > 1e-12) gain += (numerator * numerator) / squares;
+    }
+    if (gain > bestGain) (best = tau, (bestGain = gain));
+  }
+  return best;
+}
+
 /** Estimate of the departure (in units of e per unit of z) over rows [from, to) and its standard error. */
 export function departure(e: Float64Array, direction: Direction, from: number, to: number): { estimate: number; se: number } {
   const { numerator, squares } = intervalStatistic(prefixes(e, direction.z), from, to, direction.z !== null);

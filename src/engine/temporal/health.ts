@@ -21,7 +21,7 @@ import { normalCritical, parameterSampler } from '../inference/uncertainty.js';
 import { Rng } from '../random.js';
 import type { NodeModel } from '../types.js';
 import { scmOf } from './future.js';
-import { type Direction, type Interval, bestInterval, departure, gridOf, scanPValue, scanTail } from './health-scan.js';
+import { type Direction, type Interval, bestInterval, changeStart, departure, gridOf, scanPValue, scanTail } from './health-scan.js';
 import type { TemporalModel } from './model.js';
 import { timeText } from './root-cause.js';
 import type { HealthMonitorScenario, WindowRecord } from './scenario.js';
@@ -269,7 +269,11 @@ function watchMechanism(
     const test = tests[best]!;
     const interval = observed[best]!;
     if (pValue > options.targetFpr) return { alertType: 'normal', pValue, evidence: evidenceOf(test, { from: 0, to: n, statistic: 0 }) };
-    return { alertType: classify(scanned(test), test.direction, interval, n, options.minSteps), pValue, evidence: evidenceOf(test, interval) };
+    const alertType = classify(scanned(test), test.direction, interval, n, options.minSteps);
+    // The departure's own extent: to the end unless it has faded, from its maximum-likelihood start.
+    const to = alertType === 'improving' ? interval.to : n;
+    const from = changeStart(scanned(test), test.direction, interval.from, to, Math.min(options.minSteps, to - interval.from));
+    return { alertType, pValue, evidence: evidenceOf(test, { from, to, statistic: interval.statistic }) };
   };
   const byLink = new Map<string, number[]>();
   tests.forEach((t, k) => {

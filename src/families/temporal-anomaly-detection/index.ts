@@ -1,5 +1,6 @@
 import { TemporalAnomalyScenarioSchema } from '../../../schemas/simulations.js';
 import type { TemporalAnomalyScenario } from '../../engine/temporal/scenario.js';
+import { parseTemporalAnomaly } from '../../simulations/from-query/families/monitoring.js';
 import { defineFamily } from '../family.js';
 import { windowReferences, windowRules } from '../shared/window.js';
 
@@ -13,5 +14,6 @@ export default defineFamily<TemporalAnomalyScenario>({
     ...windowRules(s.samples, '/samples', context, [[s.startStep, '/startStep'], [s.endStep, '/endStep']]),
     ...(s.startStep !== undefined && s.endStep !== undefined && s.startStep > s.endStep ? [{ location: '/endStep', message: 'endStep is before startStep' }] : []),
   ],
+  fromQuery: [{ order: 15, parse: parseTemporalAnomaly }],
   engine: new URL('./engine.js', import.meta.url).href,
 });

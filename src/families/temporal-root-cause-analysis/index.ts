@@ -1,5 +1,6 @@
 import { TemporalRootCauseScenarioSchema } from '../../../schemas/simulations.js';
 import type { TemporalRootCauseScenario } from '../../engine/temporal/scenario.js';
+import { parseTemporalRootCause } from '../../simulations/from-query/families/monitoring.js';
 import { defineFamily } from '../family.js';
 import { windowReferences, windowRules } from '../shared/window.js';
 
@@ -10,5 +11,6 @@ export default defineFamily<TemporalRootCauseScenario>({
   schema: TemporalRootCauseScenarioSchema,
   references: (s, context) => [[s.targetVariable, '/targetVariable'], ...windowReferences(s.samples, '/samples', context)],
   rules: (s, context) => windowRules(s.samples, '/samples', context, [[s.anomalyTimestep, '/anomalyTimestep']]),
+  fromQuery: [{ order: 20, parse: parseTemporalRootCause }],
   engine: new URL('./engine.js', import.meta.url).href,
 });

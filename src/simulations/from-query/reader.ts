@@ -17,12 +17,21 @@ export interface QueryVariable {
   description?: string;
 }
 
+/** Steps of a temporal version's data: their times, each variable's values (labels, null where missing), and the model's largest lag. */
+export interface StepHistory {
+  times: readonly number[];
+  values: Readonly<Record<string, ReadonlyArray<number | string | null>>>;
+  maxLag: number;
+}
+
 export interface QueryContext {
   variables: QueryVariable[];
   /** Edges of the twin's causal graph. */
   edges: { source: string; target: string }[];
   /** Temporal twins: the length of one step in milliseconds (absent on an integer time axis), for horizons in days. */
   stepMs?: number;
+  /** Temporal twins: the version's recent data, windows of which the monitoring questions diagnose. */
+  history?: StepHistory & { axis: 'time' | 'index'; column?: string };
 }
 
 export interface NumberRead {

@@ -65,7 +65,7 @@ export function parseAnomaly(r: QueryReader): Parsed<AnomalyScenario> | null {
  * Where the diagnosed variable is named. Strong triggers ("root cause of", "diagnose", "why is X high") make this
  * a root cause question even without rows (answered with a 422); "why did X spike" only when rows are given.
  */
-function findTrigger(r: QueryReader): { start: number; slot: number; strong: boolean; needsState: boolean } | null {
+export function findTrigger(r: QueryReader): { start: number; slot: number; strong: boolean; needsState: boolean } | null {
   for (let i = 0; i < r.length; i++) {
     const rootCause = r.phrase(i, 'root cause') !== -1 ? i + 2 : r.phrase(i, 'root causes') !== -1 ? i + 2 : -1;
     if (rootCause !== -1) return { start: i, slot: r.skip(rootCause, new Set(['of', 'for', 'behind', 'in', 'the'])), strong: true, needsState: false };

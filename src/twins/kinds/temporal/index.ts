@@ -20,6 +20,7 @@ export default defineKind({
       earliestOrigin: model.tail.times[Math.min(model.maxLag, model.tail.times.length - 1)] ?? model.stepTimes.last,
       ...(stepLength(model.timeline) === null ? {} : { stepMs: stepLength(model.timeline)! }),
       ...(model.timeColumn === undefined ? {} : { column: model.timeColumn }),
+      history: { times: model.tail.times, values: model.tail.values, maxLag: model.maxLag },
     },
   }),
 });

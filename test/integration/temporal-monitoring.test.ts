@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildTestApp } from '../helpers/app.js';
+import { waitForJob } from '../helpers/jobs.js';
+import { type TrainedTwin, completedRun } from '../helpers/simulations.js';
+import { DAY, START, dailyRecords, dailySeries, dailyTruth, dayText } from '../helpers/temporal.js';
+
+const API = '/api/v1';
+const DAYS = 500;
+
+/** A temporal twin of the daily ads -> visits -> sales series, learned through the API on DAYS days. */
+async function dailyTwin(t: Parameters<typeof buildTestApp>[0]): Promise<TrainedTwin> {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'daily', rows: dailySeries(DAYS).rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'daily', type: 'temporal', selectedTimeColumnName: 'day', sourceId: source.body.data.id } });
+  const twinId = created.body.data.id;
+  const versionId = created.body.data.versionId;
+  const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: { bootstrapSamples: 0 } });
+  assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
+  return { app, ws, twinId, versionId, simulations: `${API}/workspaces/${ws}/simulations`, version: `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}` };
+}
+
+test('temporal root cause, anomaly scan and health monitor find injected faults through the API, and unchanged data stays quiet', async (t) => {
+  const twin = await dailyTwin(t);
+  const { app } = twin;
+
+  // A shock of 12 noise std to ads on day 520: visits and sales jump the next day, through ads' lag.
+  const shocked = dailyTruth(560, { adsShock: { day: 520, size: 12 } });
+  const window = dailyRecords(shocked, 490, 530); // index k is day 490 + k; the shock at index 30
+  for (const target of ['visits', 'sales']) {
+    const run = await completedRun(twin, { type: 'temporal_root_cause_analysis', targetVariable: target, samples: window, anomalyTimestep: 31 });
+    const details = run.outputs['1.0.0'].details;
+    assert.equal(details.targetAnomalous, true, JSON.stringify(details));
+    assert.equal(details.timestamp, START + 521 * DAY);
+    assert.deepEqual(
+      { variable: details.rootCauses[0].variable, stepsBefore: details.rootCauses[0].stepsBefore, timestamp: details.rootCauses[0].timestamp },
+      { variable: 'ads', stepsBefore: 1, timestamp: START + 520 * DAY },
+      JSON.stringify(details.rootCauses.slice(0, 3)),
+    );
+    assert.match(run.resultsSummary.summary, new RegExp(`Leading root cause: ads 1 step before \\(${dayText(520)}\\)`));
+  }
+
+  // The scan flags the shock's step and not its echo the next day; the worst step is diagnosed.
+  const scan = (await completedRun(twin, { type: 'temporal_anomaly_detection', samples: window, startStep: 2, autoRcaTopK: 1 })).outputs['1.0.0'].details;
+  const steps = scan.steps as Array<{ index: number; isAnomaly: boolean; variables: Array<{ variable: string }>; rootCause?: { targetVariable: string; rootCauses: Array<{ variable: string; stepsBefore: number }> } }>;
+  assert.equal(steps.length, 38);
+  const shockStep = steps.find((s) => s.index === 30)!;
+  assert.equal(shockStep.isAnomaly, true);
+  assert.equal(shockStep.variables[0]!.variable, 'ads');
+  assert.equal(steps.find((s) => s.index === 31)!.isAnomaly, false, 'the echo of the shock is not a second anomaly');
+  assert.ok(scan.anomalyCount <= 3, `${scan.anomalyCount} steps flagged`);
+  assert.deepEqual(scan.diagnosed, [30]);
+  assert.equal(shockStep.rootCause!.targetVariable, 'ads');
+  assert.deepEqual([shockStep.rootCause!.rootCauses[0]!.variable, shockStep.rootCause!.rootCauses[0]!.stepsBefore], ['ads', 0]);
+
+  // Visits stop following ads from day 600 (0.8 -> -0.2): the link is flagged since about then; sales' mechanisms are not.
+  const changed = dailyTruth(700, { adsToVisits: { from: 600, coefficient: -0.2 } });
+  const health = (await completedRun(twin, { type: 'causal_health_monitor', samples: dailyRecords(changed, 500, 650) })).outputs['1.0.0'].details;
+  type Item = { source?: string; target?: string; variable?: string; lag?: number; alertType: string; evidence: { then: { value: number }; now: { value: number }; since: { index: number; timestamp: number } } };
+  const link = (health.links as Item[]).find((l) => l.source === 'ads' && l.target === 'visits' && l.lag === 1)!;
+  assert.ok(['worsening', 'sustained'].includes(link.alertType), JSON.stringify(link));
+  assert.ok(Math.abs(link.evidence.since.index - 100) <= 15, JSON.stringify(link.evidence.since));
+  assert.ok(Math.abs(link.evidence.then.value - 0.8) < 0.15 && Math.abs(link.evidence.now.value + 0.2) < 0.3, JSON.stringify(link.evidence));
+  const intoSales = [...(health.links as Item[]).filter((l) => l.target === 'sales'), ...(health.variables as Item[]).filter((v) => v.variable === 'sales')];
+  assert.ok(intoSales.length >= 3 && intoSales.every((item) => item.alertType === 'normal'), JSON.stringify(intoSales.map((i) => [i.source ?? i.variable, i.alertType])));
+  assert.equal(health.unmonitored.length, 0);
+
+  // The same window without the change, and the version's own recent data: (almost) every mechanism is normal.
+  for (const scenario of [{ type: 'causal_health_monitor', samples: dailyRecords(dailyTruth(700), 500, 650) }, { type: 'causal_health_monitor' }]) {
+    const quiet = await completedRun(twin, scenario);
+    const details = quiet.outputs['1.0.0'].details;
+    const items = [...details.links, ...details.variables] as Item[];
+    assert.ok(items.filter((i) => i.alertType !== 'normal').length <= 1, JSON.stringify(items.filter((i) => i.alertType !== 'normal')));
+    assert.equal(details.window.source, 'samples' in scenario ? 'samples' : 'version history');
+  }
+
+  // Another organisation cannot read these runs, nor submit on this twin.
+  const other = await app.call({ method: 'POST', url: `${API}/workspaces/${app.other.libraryWorkspaceId}/simulations`, key: app.other.key, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario: { type: 'causal_health_monitor' } } });
+  assert.equal(other.status, 404, JSON.stringify(other.body));
+});
+
+test('temporal monitoring questions are checked at submit and read from plain English over the version\'s recent data', async (t) => {
+  const twin = await dailyTwin(t);
+  const { app } = twin;
+  const submit = (scenario: Record<string, unknown>) => app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario } });
+  const refusal = async (scenario: Record<string, unknown>, location: string, message: RegExp) => {
+    const response = await submit(scenario);
+    assert.equal(response.status, 422, JSON.stringify(response.body));
+    const error = response.body.errors.find((e: { location: string }) => e.location === location);
+    assert.ok(error !== undefined && message.test(error.message), JSON.stringify(response.body.errors));
+  };
+  const window = dailyRecords(dailyTruth(DAYS), 400, 440);
+  await refusal({ type: 'temporal_root_cause_analysis', targetVariable: 'revenue', samples: window }, 'body/scenario/targetVariable', /unknown variable 'revenue'/);
+  await refusal({ type: 'temporal_root_cause_analysis', targetVariable: 'sales', samples: [...window, { day: dayText(440), revenue: 3 }] }, 'body/scenario/samples', /unknown variable 'revenue'/);
+  await refusal({ type: 'temporal_root_cause_analysis', targetVariable: 'sales', samples: window, anomalyTimestep: 40 }, 'body/scenario/anomalyTimestep', /past the last record of samples \(39\)/);
+  await refusal({ type: 'temporal_root_cause_analysis', targetVariable: 'sales', samples: [...window.slice(0, 3), { ads: 1, visits: 2, sales: 3 }] }, 'body/scenario/samples/3', /3 of 4 records carry a time \(day or timestamp\)/);
+  await refusal({ type: 'temporal_root_cause_analysis', targetVariable: 'sales', samples: [window[1]!, window[0]!] }, 'body/scenario/samples/1', /time order/);
+  await refusal({ type: 'temporal_root_cause_analysis', targetVariable: 'sales', samples: [{ ...window[0]!, day: 'soon' }] }, 'body/scenario/samples/0/day', /not a time/);
+  await refusal({ type: 'temporal_anomaly_detection', samples: window, startStep: 10, endStep: 5 }, 'body/scenario/endStep', /before startStep/);
+  await refusal({ type: 'temporal_anomaly_detection', samples: window, autoRcaTopK: 0 }, 'body/scenario/autoRcaTopK', /./);
+  await refusal({ type: 'causal_health_monitor', samples: window, windowSteps: 50 }, 'body/scenario/windowSteps', /not both/);
+  await refusal({ type: 'causal_health_monitor', targetFpr: 0.5 }, 'body/scenario/targetFpr', /./);
+  await refusal({ type: 'causal_health_monitor', samples: window.slice(0, 10) }, 'body/scenario/samples', /at least 20 records/);
+  // A timestamp key works as well as the time column; records without times are the last steps of the data.
+  const timed = window.map(({ day, ...values }) => ({ ...values, timestamp: Date.parse(`${day}T00:00:00Z`) }));
+  assert.equal((await submit({ type: 'temporal_anomaly_detection', samples: timed })).status, 202);
+  assert.equal((await submit({ type: 'temporal_anomaly_detection', samples: window.map(({ day: _day, ...values }) => values) })).status, 202);
+
+  const fromQuery = (query: string) => app.call({ method: 'POST', url: `${twin.version}/scenario-from-query`, body: { query } });
+  const health = await fromQuery('is the twin still healthy over the last 60 days?');
+  assert.equal(health.status, 200, JSON.stringify(health.body));
+  assert.deepEqual(health.body.data.scenario, { type: 'causal_health_monitor', windowSteps: 60 });
+  const scan = await fromQuery('any anomalies in the last 2 weeks, and why?');
+  assert.equal(scan.status, 200, JSON.stringify(scan.body));
+  const scanned = scan.body.data.scenario;
+  assert.equal(scanned.type, 'temporal_anomaly_detection');
+  assert.equal(scanned.autoRcaTopK, 3);
+  assert.equal(scanned.samples.length - scanned.startStep, 14);
+  assert.equal(scanned.samples.at(-1).day, `${dayText(DAYS - 1)}T00:00:00.000Z`);
+  const why = await fromQuery(`why did sales spike on ${dayText(450)}`);
+  assert.equal(why.status, 200, JSON.stringify(why.body));
+  const diagnosis = why.body.data.scenario;
+  assert.equal(diagnosis.type, 'temporal_root_cause_analysis');
+  assert.equal(diagnosis.targetVariable, 'sales');
+  assert.equal(diagnosis.samples[diagnosis.anomalyTimestep].day, `${dayText(450)}T00:00:00.000Z`);
+  assert.match(why.body.data.interpretation, new RegExp(`root causes of sales at ${dayText(450)}`));
+  // What the reader builds runs as it is.
+  assert.equal((await submit(diagnosis)).status, 202);
+  assert.equal((await fromQuery('why did sales spike on 1999-01-01')).status, 422);
+});
