@@ -292,6 +292,26 @@ export const TemporalInterventionScenarioSchema = Type.Object(
   },
 );
 
+export const TemporalExplanationScenarioSchema = Type.Object(
+  {
+    type: Type.Literal('temporal_explanation'),
+    explanationMode: literals(['discovery', 'impact', 'directional'] as const, '`discovery` needs effectVariable, `impact` causeVariable, `directional` both'),
+    effectVariable: Type.Optional(Name),
+    causeVariable: Type.Optional(Name),
+    segments: Type.Optional(Type.Array(SegmentSchema, { maxItems: 20, description: 'Repeats the analysis over the simulated paths whose values at the step of the change meet the conditions' })),
+    horizonSteps: Type.Optional(Type.Integer({ minimum: 2, maximum: 200, description: 'Lags reported, and the steps a held change runs before its total effect is read (default max(12, 6 x maxLag))' })),
+    samples: Type.Optional(Type.Integer({ minimum: 100, maximum: 20_000, description: 'Monte Carlo paths (default 2,000)' })),
+  },
+  {
+    additionalProperties: false, $id: 'TemporalExplanationScenario', title: 'TemporalExplanationScenario',
+    description: 'Temporal twins: which past changes of which variables drive a variable. Per cause and outcome: `lagEffects[]` {lag, effect, bounds} (the impulse response: the effect k steps '
+      + 'after the cause is raised by 1 std for one step, or moved from its least to its most frequent class), `totalEffect` (the change held, read at the end of the horizon), `peakLag`, '
+      + '`direct` (the outcome mechanism\'s coefficients on the cause per lag), `share`. `discovery` ranks the causes of effectVariable (`details.causes`), `impact` the outcomes of '
+      + 'causeVariable in their own std (`details.effects`), `directional` adds `directEffect` (every variable in between held on its path), `indirectEffect`, `mediators` and the '
+      + '`paths` with their lags. A categorical outcome\'s effect is the change in the probability of its most frequent class. `segments[]` repeat it per segment.',
+  },
+);
+
 const WindowRecords = Type.Array(Record_, {
   minItems: 1,
   maxItems: 100_000,

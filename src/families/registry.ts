@@ -14,6 +14,7 @@ import optimisation from './optimisation/index.js';
 import prediction from './prediction/index.js';
 import rootCauseAnalysis from './root-cause-analysis/index.js';
 import temporalAnomalyDetection from './temporal-anomaly-detection/index.js';
+import temporalExplanation from './temporal-explanation/index.js';
 import temporalIntervention from './temporal-intervention/index.js';
 import temporalRootCauseAnalysis from './temporal-root-cause-analysis/index.js';
 
@@ -31,7 +32,7 @@ export const familiesOf = (twinType: TwinType): FamilyDefinition[] => [...famili
 
 export const registeredFamilies = (): FamilyDefinition[] => [...families.values()];
 
-for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention, temporalRootCauseAnalysis, temporalAnomalyDetection, causalHealthMonitor]) registerFamily(family);
+for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention, temporalExplanation, temporalRootCauseAnalysis, temporalAnomalyDetection, causalHealthMonitor]) registerFamily(family);
 
 /** The scenario-from-query readers of a twin kind's families, most specific wording first. */
 export const queryReaders = (twinType: TwinType) => familiesOf(twinType).flatMap((family) => family.fromQuery ?? []).sort((a, b) => a.order - b.order).map((reader) => reader.parse);

@@ -1,5 +1,5 @@
 /** The questions a temporal twin answers, as the engine receives them (schemas/simulations.ts mirrors them). */
-import type { Metric, ValueSpec } from '../inference/scenario.js';
+import type { Metric, Segment, ValueSpec } from '../inference/scenario.js';
 
 export interface ForecastScenario {
   type: 'forecast';
@@ -63,4 +63,15 @@ export interface HealthMonitorScenario {
   /** The shortest departure (in steps) scanned for, besides single-step spikes. */
   minSegmentSteps?: number;
   confidenceLevel?: number;
+}
+
+export interface TemporalExplanationScenario {
+  type: 'temporal_explanation';
+  explanationMode: 'discovery' | 'impact' | 'directional';
+  effectVariable?: string;
+  causeVariable?: string;
+  segments?: Segment[];
+  /** Lags reported (and the steps a held change runs before its total effect is read). */
+  horizonSteps?: number;
+  samples?: number;
 }

@@ -3,6 +3,7 @@ import type { ExplanationScenario } from '../../engine/inference/scenario.js';
 import { parseExplanation } from '../../simulations/from-query/families/explanation.js';
 import { type ScenarioError, defineFamily } from '../family.js';
 import { conditionReferences } from '../shared/rows.js';
+import { explanationModeRules as modeRules } from '../shared/explanation.js';
 import { scopeReferences, segmentRules } from '../shared/scope.js';
 
 /** What drives a variable, or what a cause moves (spec: explanation, modes discovery / impact / directional). */
@@ -20,13 +21,6 @@ export default defineFamily<ExplanationScenario>({
   fromQuery: [{ order: 70, parse: parseExplanation }],
   engine: new URL('./engine.js', import.meta.url).href,
 });
-
-function modeRules(s: ExplanationScenario): ScenarioError[] {
-  const errors: ScenarioError[] = [];
-  if (s.explanationMode !== 'impact' && s.effectVariable === undefined) errors.push({ location: '/effectVariable', message: `explanationMode '${s.explanationMode}' needs effectVariable` });
-  if (s.explanationMode !== 'discovery' && s.causeVariable === undefined) errors.push({ location: '/causeVariable', message: `explanationMode '${s.explanationMode}' needs causeVariable` });
-  return errors;
-}
 
 function noDecisions(s: ExplanationScenario): ScenarioError[] {
   const errors: ScenarioError[] = [];

@@ -81,7 +81,7 @@ test('temporal root cause, anomaly scan and health monitor find injected faults 
   assert.equal(other.status, 404, JSON.stringify(other.body));
 });
 
-test('temporal monitoring questions are checked at submit and read from plain English over the version\'s recent data', async (t) => {
+test('temporal monitoring and explanation questions are checked at submit and read from plain English over the version\'s recent data', async (t) => {
   const twin = await dailyTwin(t);
   const { app } = twin;
   const submit = (scenario: Record<string, unknown>) => app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario } });
@@ -129,4 +129,15 @@ test('temporal monitoring questions are checked at submit and read from plain En
   // What the reader builds runs as it is.
   assert.equal((await submit(diagnosis)).status, 202);
   assert.equal((await fromQuery('why did sales spike on 1999-01-01')).status, 422);
+
+  // Explanation over lags: ads act on sales through visits, a day later; nothing on the same day.
+  await refusal({ type: 'temporal_explanation', explanationMode: 'directional', causeVariable: 'ads' }, 'body/scenario/effectVariable', /needs effectVariable/);
+  const explained = (await completedRun(twin, { type: 'temporal_explanation', explanationMode: 'directional', causeVariable: 'ads', effectVariable: 'sales' })).outputs['1.0.0'].details;
+  assert.deepEqual(explained.mediators, ['visits']);
+  assert.ok(Math.abs(explained.lagEffects[0].effect) < 0.05, JSON.stringify(explained.lagEffects[0]));
+  assert.ok(explained.peakLag >= 1 && explained.lagEffects[1].effect > 0.2, JSON.stringify(explained.lagEffects.slice(0, 3)));
+  assert.ok(explained.totalEffect.effect > 0.5 && Math.abs(explained.directEffect.effect) < 0.05, JSON.stringify({ total: explained.totalEffect, direct: explained.directEffect }));
+  const drives = await fromQuery('what drives sales?');
+  assert.equal(drives.status, 200, JSON.stringify(drives.body));
+  assert.deepEqual(drives.body.data.scenario, { type: 'temporal_explanation', explanationMode: 'discovery', effectVariable: 'sales' });
 });
