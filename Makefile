@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-temporal bench-temporal-monitoring bench-connectors lint lock clean
+.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-temporal bench-temporal-questions bench-connectors lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -45,9 +45,9 @@ bench-inference: build
 bench-temporal: build
 	node dist/bench/engine/temporal.js
 
-## Temporal root cause, anomaly scan and health monitor on generated faults and PetShop temporal traffic; writes BENCHMARKS.md.
-bench-temporal-monitoring: build
-	node dist/bench/engine/temporal-monitoring.js
+## Temporal root cause, anomaly scan, health monitor and optimisation on generated models and PetShop temporal traffic; writes BENCHMARKS.md.
+bench-temporal-questions: build
+	node dist/bench/engine/temporal-questions.js
 
 ## Root cause analysis on the PetShop benchmark (../shared/benchmarks/data/petshop); writes BENCHMARKS.md.
 bench-rca: build

@@ -132,9 +132,8 @@ export const InterventionScenarioSchema = Family(
   'What if: baseline vs intervened populations with common random numbers. At most one `range` valueSpec (numeric variable): the run then sweeps it (GET .../sweep).',
 );
 
-export const OptimisationScenarioSchema = Family(
-  'optimisation',
-  {
+/** The members of the optimisation families (static and temporal). */
+const optimisationMembers = {
     objectives: Type.Array(
       Type.Object(
         {
@@ -199,6 +198,12 @@ export const OptimisationScenarioSchema = Family(
     interventionCountConfig: Type.Optional(
       Type.Object({ maxInterventions: Type.Optional(Type.Integer({ minimum: 1 })), optimizeCount: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
     ),
+};
+
+export const OptimisationScenarioSchema = Family(
+  'optimisation',
+  {
+    ...optimisationMembers,
     samples: Type.Optional(Samples),
   },
   'OptimisationScenario',
@@ -289,6 +294,31 @@ export const TemporalInterventionScenarioSchema = Type.Object(
       + 'per step the effect on each outcome with its interval, `identified` and `decidingEdges` (same-step links whose direction the data left open); metrics over the simulated future. '
       + 'Default horizon: 10 steps past the last intervention start. One `range` valueSpec (numeric variable) sweeps it: GET .../sweep has a curve per numeric outcome (its mean over the horizon) '
       + 'and per metric; the effects reported are at the range\'s last value.',
+  },
+);
+
+export const TemporalOptimisationScenarioSchema = Type.Object(
+  {
+    type: Type.Literal('temporal_optimisation'),
+    ...optimisationMembers,
+    forecastHorizon: Type.Integer({ minimum: 1, maximum: 1000, description: 'Steps of the simulated future the plan is judged over (required)' }),
+    interventionTiming: Type.Optional(Type.Object(
+      {
+        start: Type.Optional(Type.Number({ description: 'When changes may begin (ms since the epoch, or the integer time value); default the first forecast step' })),
+        mode: Type.Optional(literals(['hold', 'schedule'] as const, '`hold` (default): one value per lever from the start to the end of the horizon; `schedule`: a value per lever per block of blockSteps steps')),
+        blockSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'schedule: how often a lever may change (default a quarter of the steps from the start)' })),
+      },
+      { additionalProperties: false, description: 'When each lever may change' },
+    )),
+    originTimestamp: Type.Optional(OriginTimestamp),
+  },
+  {
+    additionalProperties: false, $id: 'TemporalOptimisationScenario', title: 'TemporalOptimisationScenario',
+    description: 'Temporal twins: the settings of decisionVars over the horizon that best meet the weighted objectives within the constraints, judged on the simulated future. '
+      + 'An objective on a variable is its mean over the horizon; metricSqlQuery and metric constraints run over the simulated future (table `df`: one row per path and step, the variables plus '
+      + '`step` and `timestamp`); a constraint\'s `temporal` window limits it to those steps, and with intervalSteps it must hold in each block of them. Levers range over their '
+      + 'variableConstraints, else over the values the data took. Answer: `details.plan[]` {stepIndex, timestamp, settings} per step, `forecasts[variable][]` per step (doing nothing, '
+      + 'optimised, their paired difference with its interval), `objectives`, `constraints` per block, `feasible`, all from a re-simulation on fresh paths.',
   },
 );
 

@@ -11,7 +11,6 @@ import { AppError } from '../../errors.js';
 import type { Frame } from '../types.js';
 import type { InferenceContext } from './outcome.js';
 import type { MetricConstraint, Objective, OptimisationScenario } from './scenario.js';
-import type { Scm } from './scm.js';
 import { meanStd } from './optimisation-space.js';
 
 const PENALTY_PER_VIOLATION = 100;
@@ -50,6 +49,11 @@ export interface Assessment {
   outcomeSatisfied: boolean[];
 }
 
+export interface GoalSpace {
+  indexOf(name: string): number;
+  model: { nodes: ReadonlyArray<{ kind: 'continuous' | 'categorical' }> };
+}
+
 export class Goals {
   readonly objectives: ObjectiveGoal[];
   readonly metricConstraints: MetricConstraint[];
@@ -60,7 +64,9 @@ export class Goals {
   private targets: number[] = [];
   private outcomeScales: number[] = [];
 
-  constructor(scm: Scm, scenario: OptimisationScenario) {
+  /** `space` is what the measured frames are laid out over (column i is its variable i): a twin's SCM, or the
+   * variables of a temporal twin's simulated future. */
+  constructor(space: GoalSpace, scenario: Pick<OptimisationScenario, 'objectives' | 'decisionVars' | 'variableConstraints' | 'metricConstraints'>) {
     if (scenario.objectives.length === 0) throw invalid('objectives must hold at least one objective');
     this.objectives = scenario.objectives.map((o) => {
       if (o.direction !== 'maximise' && o.direction !== 'minimise') throw invalid('an objective direction is maximise or minimise');
@@ -68,9 +74,9 @@ export class Goals {
       if (!Number.isFinite(weight)) throw invalid('an objective weight must be a finite number');
       if (o.metricSqlQuery) return { spec: o, sign: o.direction === 'maximise' ? 1 : -1, weight, variable: -1, sql: o.metricSqlQuery };
       if (!o.variable) throw invalid('an objective needs a variable or a metricSqlQuery');
-      const variable = scm.indexOf(o.variable);
+      const variable = space.indexOf(o.variable);
       if (variable < 0) throw invalid(`objective variable ${o.variable} is not a variable of the model`);
-      if (scm.model.nodes[variable]!.kind !== 'continuous') {
+      if (space.model.nodes[variable]!.kind !== 'continuous') {
         throw invalid(`objective variable ${o.variable} is categorical and has no mean: count the wanted class in metricSqlQuery (e.g. avg(CASE WHEN ${o.variable} = '...' THEN 1 ELSE 0 END))`);
       }
       return { spec: o, sign: o.direction === 'maximise' ? 1 : -1, weight, variable, sql: null };
@@ -83,9 +89,9 @@ export class Goals {
     });
     const levers = new Set(scenario.decisionVars);
     this.outcomeConstraints = (scenario.variableConstraints ?? []).filter((c) => !levers.has(c.variable)).flatMap((c): OutcomeGoal[] => {
-      const variable = scm.indexOf(c.variable);
+      const variable = space.indexOf(c.variable);
       if (variable < 0) throw invalid(`constraint on ${c.variable}, which is not a variable of the model`);
-      if (scm.model.nodes[variable]!.kind !== 'continuous' || c.type === 'set' || c.conditionalAllowedValues) {
+      if (space.model.nodes[variable]!.kind !== 'continuous' || c.type === 'set' || c.conditionalAllowedValues) {
         throw invalid(`constraint on ${c.variable}: a variable that is not a decision variable takes only a range or maxChangePercent on its mean`);
       }
       const out: OutcomeGoal[] = [];
@@ -95,13 +101,16 @@ export class Goals {
     });
   }
 
-  /** Every objective, metric constraint and outcome constraint measured on a frame; each distinct SQL runs once, one
-   * at a time (the data engine's session answers queries in turn). */
-  async measure(frame: Frame, context: InferenceContext): Promise<Measurement> {
-    const sqlValues = new Map<string, number>();
-    const metric = async (sql: string) => {
-      let value = sqlValues.get(sql);
-      if (value === undefined) sqlValues.set(sql, (value = await context.evaluateMetric(frame, sql)));
+  /** Every objective, metric constraint and outcome constraint measured on a frame (a constraint on its own frame
+   * when `constraintFrame` gives one); each distinct SQL runs once per frame, one at a time (the data engine's
+   * session answers queries in turn). */
+  async measure(frame: Frame, context: InferenceContext, constraintFrame: (i: number) => Frame = () => frame): Promise<Measurement> {
+    const sqlValues = new Map<Frame, Map<string, number>>();
+    const metric = async (sql: string, on: Frame = frame) => {
+      const values = sqlValues.get(on) ?? new Map<string, number>();
+      sqlValues.set(on, values);
+      let value = values.get(sql);
+      if (value === undefined) values.set(sql, (value = await context.evaluateMetric(on, sql)));
       return value;
     };
     const mean = (variable: number) => {
@@ -111,7 +120,7 @@ export class Goals {
     const objectives: number[] = [];
     for (const o of this.objectives) objectives.push(o.sql ? await metric(o.sql) : mean(o.variable));
     const metrics: number[] = [];
-    for (const c of this.metricConstraints) metrics.push(await metric(c.sqlQuery));
+    for (const [i, c] of this.metricConstraints.entries()) metrics.push(await metric(c.sqlQuery, constraintFrame(i)));
     return { objectives, metrics, outcomes: this.outcomeConstraints.map((c) => mean(c.variable)) };
   }
 

@@ -14,8 +14,8 @@ import { DEFAULT_TARGET_FPR, ModelCalibration, modelColumns, noiseTailProbabilit
 import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
 import { formatPercent, formatProbability } from '../inference/root-cause.js';
 import { scmOf } from './future.js';
-import type { TemporalModel } from './model.js';
-import { type StepDiagnosis, diagnoseStep, timeText, whenText } from './root-cause.js';
+import { type TemporalModel, timeText } from './model.js';
+import { type StepDiagnosis, diagnoseStep, whenText } from './root-cause.js';
 import type { TemporalAnomalyScenario } from './scenario.js';
 import { designOf, sampleWindow } from './window.js';
 

@@ -8,7 +8,7 @@ import type { FamilyOutcome, InferenceContext, ResultRecord } from '../inference
 import { sampleVariance } from '../inference/uncertainty.js';
 import { type Paths, simulateFuture, type FutureRequest } from './future.js';
 import { lagName, seasonNames, seasonValue } from './lagged.js';
-import { type TemporalModel, stepAtTime, timeOfStep } from './model.js';
+import { type TemporalModel, stepAtTime, timeOfStep, timeText } from './model.js';
 import type { ForecastScenario } from './scenario.js';
 
 export const DEFAULT_PATHS = 1000;
@@ -48,7 +48,7 @@ export async function runForecast(model: TemporalModel, scenario: ForecastScenar
   const actuals = actualsOf(model, origin.report, scenario.forecastH, targets);
   const first = targets[0]!;
   const end = results[first]!.at(-1)!;
-  const fmt = (t: number) => (model.timeline.axis === 'time' ? new Date(t).toISOString().slice(0, model.timeline.granularity === 'day' || model.timeline.granularity === 'week' || model.timeline.granularity === 'month' || model.timeline.granularity === 'quarter' || model.timeline.granularity === 'year' ? 10 : 16) : String(t));
+  const fmt = (t: number) => timeText(model, t);
   const keyPoints = targets.slice(0, 5).map((name) => {
     const last = results[name]!.at(-1)!;
     const turns = changepoints[name]?.length ?? 0;

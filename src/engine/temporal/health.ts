@@ -22,8 +22,7 @@ import { Rng } from '../random.js';
 import type { NodeModel } from '../types.js';
 import { scmOf } from './future.js';
 import { type Direction, type Interval, bestInterval, changeStart, departure, gridOf, scanPValue, scanTail } from './health-scan.js';
-import type { TemporalModel } from './model.js';
-import { timeText } from './root-cause.js';
+import { type TemporalModel, timeText } from './model.js';
 import type { HealthMonitorScenario, WindowRecord } from './scenario.js';
 import { type SampleWindow, designOf, sampleWindow, sourceOf } from './window.js';
 

@@ -19,7 +19,7 @@ import { alternativeModels } from './alternatives.js';
 import type { EdgeRef, Frame } from '../types.js';
 import { DEFAULT_PATHS, futureFrom, originOf, stepRecord } from './forecast.js';
 import type { Paths } from './future.js';
-import { type TemporalModel, stepAtTime, timeOfStep } from './model.js';
+import { type TemporalModel, stepAtTime, timeOfStep, timeText } from './model.js';
 import type { TemporalIntervention, TemporalInterventionScenario } from './scenario.js';
 
 const TAIL_STEPS_AFTER_LAST_START = 10;
@@ -102,7 +102,7 @@ export async function runTemporalIntervention(model: TemporalModel, asked: Tempo
     ...(sweep === undefined ? {} : { sweep }),
     details: { baseline: baselineRecords, effects, metrics, identification, horizon, samples, origin: { timestamp: times[0]!, step: origin.report } },
     summary: {
-      summary: `Changing ${changed} over the ${horizon}-step horizon from ${fmtTime(model, times[0]!)}: ${keyPoints[0] ?? 'no numeric outcome is downstream of the change'}.`,
+      summary: `Changing ${changed} over the ${horizon}-step horizon from ${timeText(model, times[0]!)}: ${keyPoints[0] ?? 'no numeric outcome is downstream of the change'}.`,
       keyPoints,
     },
   };
@@ -193,7 +193,6 @@ const possibleText = (flags: Identification) =>
   flags.possibleDifferences === undefined || flags.possibleDifferences.length < 2 ? '' : `; the effect by the last step is ${flags.possibleDifferences.map((p) => signed(p.difference)).join(' or ')}`;
 
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${Number(x.toPrecision(3))}`;
-const fmtTime = (model: TemporalModel, t: number) => (model.timeline.axis === 'time' ? new Date(t).toISOString().slice(0, 16).replace('T00:00', '') : String(t));
 
 function effectAt(treated: Float64Array, baseline: Float64Array, h: number, timestamp: number, level: number, parameterVariance: number) {
   const n = treated.length;
@@ -242,7 +241,7 @@ function parameterSpread(
 }
 
 /** The simulated future as a table: one row per path and step, the variables plus `step` and `timestamp`. */
-function futureFrame(model: TemporalModel, paths: Paths, times: readonly number[]): Frame {
+export function futureFrame(model: TemporalModel, paths: Paths, times: readonly number[]): Frame {
   const horizon = times.length;
   const S = paths[model.variables[0]!.name]![0]!.length;
   const rows = horizon * S;

@@ -53,6 +53,14 @@ export function timeOfStep(model: TemporalModel, step: number): number {
   return timestampAt(model.timeline, step);
 }
 
+/** A time as people read it: the date for daily and coarser steps, minutes (seconds) for finer ones; the integer on an index axis. */
+export function timeText(model: Pick<TemporalModel, 'timeline'>, t: number): string {
+  if (model.timeline.axis === 'index') return String(t);
+  const iso = new Date(t).toISOString();
+  const g = model.timeline.granularity;
+  return iso.slice(0, g === 'second' ? 19 : g === 'minute' || g === 'hour' ? 16 : 10);
+}
+
 /** The first step at or after a time (within the kept tail or beyond the end); null before the kept history. */
 export function stepAtTime(model: TemporalModel, time: number): number | null {
   if (time > model.stepTimes.last) return model.steps - 1 + Math.max(1, Math.ceil(stepOf({ ...model.timeline, origin: model.stepTimes.last }, time) - 1e-9));

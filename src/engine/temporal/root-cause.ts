@@ -13,7 +13,7 @@ import { TargetDiagnostician, formatPercent, formatProbability } from '../infere
 import { ancestorsOf, compileScm, frameFromRecords } from '../inference/scm.js';
 import type { WorkHooks } from '../types.js';
 import { valueAt } from '../inference/scm.js';
-import type { TemporalModel } from './model.js';
+import { type TemporalModel, timeText } from './model.js';
 import type { TemporalRootCauseScenario } from './scenario.js';
 import { type Unrolled, unroll } from './unroll.js';
 import { type SampleWindow, sampleWindow } from './window.js';
@@ -109,9 +109,6 @@ export async function runTemporalRootCause(model: TemporalModel, scenario: Tempo
     summary: rootCauseSummary(model, diagnosis, targetFpr),
   };
 }
-
-/** A time as people read it: the ISO date (and time when it has one), or the integer on an index axis. */
-export const timeText = (model: TemporalModel, t: number) => (model.timeline.axis === 'index' ? String(t) : new Date(t).toISOString().replace('T00:00:00.000Z', '').replace(':00.000Z', 'Z'));
 
 /** "2 steps before (2024-03-04)" or "at the same step". */
 export function whenText(cause: Pick<TemporalRootCause, 'stepsBefore' | 'timestamp'>, model: TemporalModel): string {

@@ -1,5 +1,5 @@
 /** The questions a temporal twin answers, as the engine receives them (schemas/simulations.ts mirrors them). */
-import type { Metric, Segment, ValueSpec } from '../inference/scenario.js';
+import type { Metric, OptimisationScenario, Segment, ValueSpec } from '../inference/scenario.js';
 
 export interface ForecastScenario {
   type: 'forecast';
@@ -74,4 +74,20 @@ export interface TemporalExplanationScenario {
   /** Lags reported (and the steps a held change runs before its total effect is read). */
   horizonSteps?: number;
   samples?: number;
+}
+
+/** When the levers of a temporal optimisation may change (the spec's interventionTiming, designed here). */
+export interface InterventionTiming {
+  /** The first step changes may apply (ms since the epoch, or the integer time value); default the first forecast step. */
+  start?: number;
+  /** `hold`: one value per lever from the start to the end of the horizon; `schedule`: a value per block of blockSteps steps. */
+  mode?: 'hold' | 'schedule';
+  blockSteps?: number;
+}
+
+export interface TemporalOptimisationScenario extends Pick<OptimisationScenario, 'objectives' | 'decisionVars' | 'variableConstraints' | 'metricConstraints' | 'interventionCountConfig'> {
+  type: 'temporal_optimisation';
+  forecastHorizon: number;
+  interventionTiming?: InterventionTiming;
+  originTimestamp?: number;
 }

@@ -2,7 +2,7 @@ import { OptimisationScenarioSchema } from '../../../schemas/simulations.js';
 import type { OptimisationScenario } from '../../engine/inference/scenario.js';
 import { parseOptimisation } from '../../simulations/from-query/families/optimisation.js';
 import { type ScenarioError, type Variables, defineFamily } from '../family.js';
-import { listReferences } from '../shared/rows.js';
+import { objectiveRules, optimisationQueries, optimisationReferences } from '../shared/optimisation.js';
 import { scopeReferences, segmentRules } from '../shared/scope.js';
 
 /** The best values of the decision variables for the objectives, within the constraints (spec: optimisation). */
@@ -10,42 +10,12 @@ export default defineFamily<OptimisationScenario>({
   type: 'optimisation',
   twinKinds: ['static'],
   schema: OptimisationScenarioSchema,
-  references: (s) => [
-    ...scopeReferences(s),
-    ...s.objectives.flatMap((o, i): Array<[string, string]> => [
-      ...(o.variable === undefined ? [] : [[o.variable, `/objectives/${i}/variable`] as [string, string]]),
-      ...(o.variablesRelevantToMetric ?? []).map((v, j): [string, string] => [v, `/objectives/${i}/variablesRelevantToMetric/${j}`]),
-    ]),
-    ...listReferences(s.decisionVars, '/decisionVars'),
-    ...(s.variableConstraints ?? []).flatMap((c, i): Array<[string, string]> => [
-      [c.variable, `/variableConstraints/${i}/variable`],
-      ...(c.conditionalAllowedValues ?? []).map((rule, j): [string, string] => [rule.condition.variable, `/variableConstraints/${i}/conditionalAllowedValues/${j}/condition/variable`]),
-    ]),
-  ],
+  references: (s) => [...scopeReferences(s), ...optimisationReferences(s)],
   rules: (s, { variables, twinType }) => [...objectiveRules(s, variables), ...segmentRules(s), ...leverRules(s, variables), ...windowRules(s, twinType)],
-  metricQueries: (s) => [
-    ...s.objectives.flatMap((o, i) => (o.metricSqlQuery === undefined ? [] : [{ sql: o.metricSqlQuery, location: `/objectives/${i}/metricSqlQuery` }])),
-    ...(s.metricConstraints ?? []).map((c, i) => ({ sql: c.sqlQuery, location: `/metricConstraints/${i}/sqlQuery` })),
-  ],
+  metricQueries: optimisationQueries,
   fromQuery: [{ order: 40, parse: parseOptimisation }],
   engine: new URL('./engine.js', import.meta.url).href,
 });
-
-function objectiveRules(s: OptimisationScenario, variables: Variables): ScenarioError[] {
-  const errors: ScenarioError[] = [];
-  s.objectives.forEach((o, i) => {
-    if ((o.variable === undefined) === (o.metricSqlQuery === undefined)) errors.push({ location: `/objectives/${i}`, message: 'give exactly one of variable or metricSqlQuery' });
-    if (o.variable !== undefined && variables.get(o.variable)?.kind === 'categorical') {
-      errors.push({ location: `/objectives/${i}/variable`, message: `'${o.variable}' is categorical: optimise a metricSqlQuery that counts the wanted class instead` });
-    }
-  });
-  s.metricConstraints?.forEach((c, i) => {
-    if (c.constraintType === 'fixed_boolean' ? c.booleanValue === undefined : c.value === undefined) {
-      errors.push({ location: `/metricConstraints/${i}`, message: c.constraintType === 'fixed_boolean' ? 'fixed_boolean needs booleanValue' : `${c.constraintType} needs value` });
-    }
-  });
-  return errors;
-}
 
 /** interventionTypes names decision variables, a relative change a numeric one without per-unit values. */
 function leverRules(s: OptimisationScenario, variables: Variables): ScenarioError[] {

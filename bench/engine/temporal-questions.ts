@@ -1,5 +1,5 @@
 /**
- * The temporal monitoring families against ANCHORS.md ("Temporal discovery": causal health monitor; "Root cause
+ * The temporal question families of issue 15 against ANCHORS.md ("Temporal discovery": causal health monitor; "Root cause
  * analysis"), on generated lagged models with injected faults (src/engine/temporal/simulate.ts) and on PetShop's
  * temporal traffic.
  *
@@ -13,11 +13,14 @@
  *  - health monitor: one link's weight changed at window step 250 (sign flipped, or +0.6 when small); the window
  *    ends 50 steps later; hit = the link is `worsening` or `sustained`. On the same window without the change the
  *    share of links and variables raising an alert, against targetFpr.
+ *  - optimisation: maximise a variable's mean over 10 steps with two of its ancestors as levers (bounds: their mean
+ *    +- 2 std); the plan found against the best single-lever plan of a 21-point grid search, both re-simulated on
+ *    the same fresh paths; goal: at least as good, or within 2% of the grid's improvement.
  * PetShop temporal traffic (16 issues): a temporal twin per target metric learned on low_traffic's normal
  * operation (the call graph reversed as same-step pins, each node's own past), each issue's 5 rows diagnosed at the
  * target's timestamp; top-1 / top-3 recall of the injected node.
  *
- * Run: `make bench-temporal-monitoring`. Env: BENCH_WRITE=0, BENCH_MONITOR_SEEDS (default 50).
+ * Run: `make bench-temporal-questions`. Env: BENCH_WRITE=0, BENCH_MONITOR_SEEDS (default 50).
  */
 import { resolve } from 'node:path';
 import { loadWasmKernels } from '../../src/compute/wasm.js';
@@ -26,7 +29,9 @@ import type { InferenceContext } from '../../src/engine/inference/outcome.js';
 import { runTemporalAnomaly, type ScannedStep } from '../../src/engine/temporal/anomaly.js';
 import { discoverTemporal } from '../../src/engine/temporal/discover.js';
 import { type LinkHealth, runHealthMonitor } from '../../src/engine/temporal/health.js';
+import { futureFrom, originOf } from '../../src/engine/temporal/forecast.js';
 import { type TemporalModel, fitTemporal } from '../../src/engine/temporal/model.js';
+import { runTemporalOptimisation } from '../../src/engine/temporal/optimisation.js';
 import { type StepDiagnosis, runTemporalRootCause } from '../../src/engine/temporal/root-cause.js';
 import type { WindowRecord } from '../../src/engine/temporal/scenario.js';
 import { type Fault, type LaggedScm, randomLaggedScm, simulateLagged } from '../../src/engine/temporal/simulate.js';
@@ -37,7 +42,7 @@ import { machineLine, writeSection } from '../lib/report.js';
 import { REPO_ROOT, benchmarkDataDir } from './benchmark-data.js';
 import { causalEdges, marginalise, metricColumns, readCallGraph, readIssues, readMetrics } from './petshop.js';
 
-const SECTION = '## Temporal monitoring (bench/engine/temporal-monitoring.ts)';
+const SECTION = '## Temporal questions (bench/engine/temporal-questions.ts)';
 const SEEDS = Number(process.env.BENCH_MONITOR_SEEDS ?? 50);
 const TRAIN = 2000;
 const CHANGE = 250;
@@ -65,11 +70,53 @@ function windowOf(frame: Frame): WindowRecord[] {
   });
 }
 
+const OPTIMISATION_HORIZON = 10;
+const GRID = 21;
+
+/** Mean of `target` over the horizon with the levers held at values from the first forecast step, on fixed paths. */
+function heldMean(model: TemporalModel, settings: Record<string, number>, target: string, seed: number): number {
+  const paths = futureFrom(model, originOf(model, undefined), OPTIMISATION_HORIZON, {
+    samples: 2000,
+    seed,
+    treatmentsAt: () => Object.entries(settings).map(([node, value]) => ({ node, kind: 'values' as const, values: new Float64Array(2000).fill(value) })),
+  });
+  let sum = 0;
+  for (const step of paths[target]!) for (const v of step) sum += v;
+  return sum / (OPTIMISATION_HORIZON * 2000);
+}
+
+/** Ours against the best single lever by grid search, as improvements over doing nothing (null: no usable target). */
+async function optimisationCase(truth: LaggedScm, model: TemporalModel, seed: number): Promise<{ ours: number; grid: number } | null> {
+  const continuous = (name: string) => truth.kinds[truth.names.indexOf(name)] === 'continuous';
+  const target = truth.names.find((name) => continuous(name) && [...new Set(model.edges.filter((e) => e.target === name && e.source !== name && continuous(e.source)).map((e) => e.source))].length >= 2);
+  if (target === undefined) return null;
+  const levers = [...new Set(model.edges.filter((e) => e.target === target && e.source !== target && continuous(e.source)).map((e) => e.source))].slice(0, 2);
+  const bounds = levers.map((name) => {
+    const node = model.cbn.nodes.find((n) => n.name === name) as { mean: number; std: number };
+    return { name, low: node.mean - 2 * node.std, high: node.mean + 2 * node.std };
+  });
+  const answer = await runTemporalOptimisation(model, {
+    type: 'temporal_optimisation',
+    objectives: [{ direction: 'maximise', variable: target }],
+    decisionVars: levers,
+    variableConstraints: bounds.map((b) => ({ variable: b.name, type: 'range' as const, minValue: b.low, maxValue: b.high })),
+    forecastHorizon: OPTIMISATION_HORIZON,
+  }, context(seed));
+  const first = (answer.details.plan as Array<{ settings: Record<string, number | null> }>)[0]!.settings;
+  const ours = Object.fromEntries(Object.entries(first).filter((e): e is [string, number] => e[1] !== null));
+  const evaluation = seed * 13 + 5;
+  const nothing = heldMean(model, {}, target, evaluation);
+  let grid = -Infinity;
+  for (const b of bounds) for (let k = 0; k < GRID; k++) grid = Math.max(grid, heldMean(model, { [b.name]: b.low + ((b.high - b.low) * k) / (GRID - 1) }, target, evaluation) - nothing);
+  return { ours: heldMean(model, ours, target, evaluation) - nothing, grid };
+}
+
 interface SeedResult {
   rca: Array<{ hit: boolean; anomalous: boolean; baselineHit: boolean; echo: boolean }>;
   scanned: number;
   falseAlarms: number;
   health: { hit: boolean | null; alerts: number; watched: number };
+  optimisation: { ours: number; grid: number } | null;
 }
 
 async function runSeed(seed: number): Promise<SeedResult> {
@@ -112,6 +159,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
     scanned: steps.filter((s) => s.score !== null).length,
     falseAlarms: steps.filter((s) => s.isAnomaly).length,
     health: { hit, alerts: items.filter((i) => i.alertType !== 'normal').length, watched: items.length },
+    optimisation: await optimisationCase(truth, model, seed),
   };
 }
 
@@ -206,6 +254,9 @@ async function main(): Promise<void> {
   const alerts = results.reduce((s, r) => s + r.health.alerts, 0);
   const watched = results.reduce((s, r) => s + r.health.watched, 0);
   const fmt = (x: number) => x.toFixed(3);
+  const optimised = results.flatMap((r) => (r.optimisation === null ? [] : [r.optimisation]));
+  const atLeastGrid = optimised.filter((o) => o.ours >= 0.98 * o.grid).length;
+  const ratios = optimised.map((o) => o.ours / o.grid).sort((a, b) => a - b);
   const petshop = await petshopTemporal();
   const lines = [
     SECTION,
@@ -221,6 +272,7 @@ async function main(): Promise<void> {
     `| anomaly scan false-alarm rate on normal steps (${scanned} steps) | ${fmt(falseAlarms / scanned)} | | ${DEFAULT_TARGET_FPR} within 2x |`,
     `| health monitor: changed link flagged (worsening or sustained) 50 steps after the change (${hits.length} seeds) | ${fmt(share(hits))} | | >= 0.9 |`,
     `| health monitor: links and variables alerting on unchanged data (${watched} watched) | ${fmt(alerts / watched)} | | ${DEFAULT_TARGET_FPR} within 2x |`,
+    `| optimisation, 2 levers over ${OPTIMISATION_HORIZON} steps: plans at least as good as the best single lever (within 2%) (${optimised.length} seeds) | ${fmt(atLeastGrid / optimised.length)}; improvement ratio to the grid's median ${fmt(ratios[Math.floor(ratios.length / 2)] ?? Number.NaN)}, min ${fmt(ratios[0] ?? Number.NaN)} | best single lever, ${GRID}-point grid | 1.0 |`,
     '',
     `PetShop temporal traffic (${PETSHOP_TEMPORAL.join(', ')}): a temporal twin per target metric learned on ${PETSHOP_NORMAL}'s normal operation (the call graph reversed as same-step links, each node's own past), each issue's rows ${DIAGNOSED_ROWS.join(', ')} diagnosed in turn until the target is anomalous; recall over all issues. Peer: DoWhy's anomaly-traversal baseline as published with the data set.`,
     '',
