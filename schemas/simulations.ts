@@ -112,6 +112,16 @@ const TemporalWindow = Type.Object(
 
 const Fixed = Type.Record(Type.String(), Type.Object({ type: Type.Literal('fixed') }, { additionalProperties: false }), { description: 'Variables that may not change' });
 
+/** A window of observations given with a temporal question. */
+const WindowRecordsOf = (lead: string) => Type.Array(Record_, {
+  minItems: 1,
+  maxItems: 100_000,
+  description: lead + ': observations in time order, one record per step of the twin\'s granularity, keyed by variable. Each record may carry its time under the twin\'s time column or `timestamp` '
+    + '(ms since the epoch, an ISO date, or the integer time value; on every record or on none): steps the records skip are treated as missing. Without times the records are '
+    + 'consecutive steps ending at the last step of the data.',
+});
+const WindowRecords = WindowRecordsOf('The window');
+
 export const PredictionScenarioSchema = Family(
   'prediction',
   { sample: Records('Rows to predict, keyed by variable; targets left out'), targetVars: Type.Array(Name, { minItems: 1, maxItems: 100 }), confidenceLevel: Type.Optional(Confidence) },
@@ -322,6 +332,28 @@ export const TemporalOptimisationScenarioSchema = Type.Object(
   },
 );
 
+export const TemporalCounterfactualScenarioSchema = Type.Object(
+  {
+    type: Type.Literal('temporal_counterfactual'),
+    samples: Type.Optional(WindowRecordsOf('The observed history (default: the data the version keeps, up to historyUntil)')),
+    historyUntil: Type.Optional(Type.Number({ description: 'Without samples: the stored history up to this time (ms since the epoch, or the integer time value; default the end of the data)' })),
+    targets: Type.Array(
+      Type.Object({ ...Target.properties, timestamp: Type.Optional(Type.Number({ description: 'When the target should have held (a step of the history; default its last step)' })) }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 20 },
+    ),
+    changeBy: Type.Optional(Type.Number({ description: 'Changes fall at or before this time (default the step before the earliest target)' })),
+    changeSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 59, description: 'How many steps up to changeBy changes may fall on (default 10)' })),
+    maxChanges: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: 'Most changes (a variable set at one step) in the answer (default 2)' })),
+    constraints: Type.Optional(Fixed),
+  },
+  {
+    additionalProperties: false, $id: 'TemporalCounterfactualScenario', title: 'TemporalCounterfactualScenario',
+    description: 'Temporal twins: the fewest changes (a variable set at one step, at or before changeBy) that would have brought the targets to the wanted values later in an observed history, '
+      + 'by abduction of every variable\'s noise on the observed path. The answer is re-simulated on that path: `details.achieved`, `changes[]` {variable, index, timestamp, from, to}, '
+      + '`targets[]` {variable, timestamp, target, matchMode, observed, counterfactual, met}, `changeWindow`.',
+  },
+);
+
 export const TemporalExplanationScenarioSchema = Type.Object(
   {
     type: Type.Literal('temporal_explanation'),
@@ -342,13 +374,6 @@ export const TemporalExplanationScenarioSchema = Type.Object(
   },
 );
 
-const WindowRecords = Type.Array(Record_, {
-  minItems: 1,
-  maxItems: 100_000,
-  description: 'Observations in time order, one record per step of the twin\'s granularity, keyed by variable. Each record may carry its time under the twin\'s time column or `timestamp` '
-    + '(ms since the epoch, an ISO date, or the integer time value; on every record or on none): steps the records skip are treated as missing. Without times the records are '
-    + 'consecutive steps ending at the last step of the data.',
-});
 
 export const TemporalRootCauseScenarioSchema = Type.Object(
   {

@@ -14,6 +14,7 @@ import optimisation from './optimisation/index.js';
 import prediction from './prediction/index.js';
 import rootCauseAnalysis from './root-cause-analysis/index.js';
 import temporalAnomalyDetection from './temporal-anomaly-detection/index.js';
+import temporalCounterfactual from './temporal-counterfactual/index.js';
 import temporalExplanation from './temporal-explanation/index.js';
 import temporalIntervention from './temporal-intervention/index.js';
 import temporalOptimisation from './temporal-optimisation/index.js';
@@ -33,7 +34,7 @@ export const familiesOf = (twinType: TwinType): FamilyDefinition[] => [...famili
 
 export const registeredFamilies = (): FamilyDefinition[] => [...families.values()];
 
-for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention, temporalOptimisation, temporalExplanation, temporalRootCauseAnalysis, temporalAnomalyDetection, causalHealthMonitor]) registerFamily(family);
+for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention, temporalOptimisation, temporalCounterfactual, temporalExplanation, temporalRootCauseAnalysis, temporalAnomalyDetection, causalHealthMonitor]) registerFamily(family);
 
 /** The scenario-from-query readers of a twin kind's families, most specific wording first. */
 export const queryReaders = (twinType: TwinType) => familiesOf(twinType).flatMap((family) => family.fromQuery ?? []).sort((a, b) => a.order - b.order).map((reader) => reader.parse);

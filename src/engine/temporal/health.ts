@@ -23,8 +23,8 @@ import type { NodeModel } from '../types.js';
 import { scmOf } from './future.js';
 import { type Direction, type Interval, bestInterval, changeStart, departure, gridOf, scanPValue, scanTail } from './health-scan.js';
 import { type TemporalModel, timeText } from './model.js';
-import type { HealthMonitorScenario, WindowRecord } from './scenario.js';
-import { type SampleWindow, designOf, sampleWindow, sourceOf } from './window.js';
+import type { HealthMonitorScenario } from './scenario.js';
+import { type SampleWindow, designOf, keptWindow, sampleWindow, sourceOf } from './window.js';
 
 export type AlertType = 'spike' | 'worsening' | 'improving' | 'sustained' | 'normal';
 
@@ -156,13 +156,10 @@ function residualPersistence(model: TemporalModel, scm: ReturnType<typeof scmOf>
   });
 }
 
-/** The last `steps` steps of the data the version keeps, as a window (on the version's own steps). */
+/** The last `steps` steps of the data the version keeps, as a window. */
 function historyWindow(model: TemporalModel, steps: number): SampleWindow {
   const count = Math.min(steps, model.tail.times.length);
-  const from = model.tail.times.length - count;
-  const records: WindowRecord[] = Array.from({ length: count }, (_, k) => Object.fromEntries(model.variables.map((v) => [v.name, model.tail.values[v.name]?.[from + k] ?? null])));
-  const window = sampleWindow(model, records);
-  return { ...window, steps: window.steps.map((_, k) => model.tail.from + from + k), times: model.tail.times.slice(from) };
+  return keptWindow(model, model.tail.times.length - count, model.tail.times.length);
 }
 
 interface Mechanism {

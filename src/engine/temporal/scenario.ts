@@ -1,5 +1,5 @@
 /** The questions a temporal twin answers, as the engine receives them (schemas/simulations.ts mirrors them). */
-import type { Metric, OptimisationScenario, Segment, ValueSpec } from '../inference/scenario.js';
+import type { CounterfactualTarget, Metric, OptimisationScenario, Segment, ValueSpec } from '../inference/scenario.js';
 
 export interface ForecastScenario {
   type: 'forecast';
@@ -90,4 +90,18 @@ export interface TemporalOptimisationScenario extends Pick<OptimisationScenario,
   forecastHorizon: number;
   interventionTiming?: InterventionTiming;
   originTimestamp?: number;
+}
+
+export interface TemporalCounterfactualScenario {
+  type: 'temporal_counterfactual';
+  /** The observed history; default the data the version keeps, up to historyUntil (default its end). */
+  samples?: WindowRecord[];
+  historyUntil?: number;
+  /** What should have happened, and when (default the last step of the history). */
+  targets: Array<CounterfactualTarget & { timestamp?: number }>;
+  /** Changes fall at or before this time (default the step before the earliest target), within changeSteps steps of it. */
+  changeBy?: number;
+  changeSteps?: number;
+  maxChanges?: number;
+  constraints?: Record<string, { type: 'fixed' }>;
 }

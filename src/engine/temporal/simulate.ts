@@ -108,9 +108,14 @@ export function stepValues(model: LaggedScm, history: number[][], t: number, noi
 
 /**
  * A fault injected into a simulation, at a step counted after the burn-in: a shock adds `size` noise standard
- * deviations to one variable at one step; a mechanism change sets one link's weight from a step on.
+ * deviations to one variable at one step; a mechanism change sets one link's weight from a step on; a set fixes a
+ * variable's value at one step.
  */
-export type Fault = { kind: 'shock'; variable: number; step: number; size: number } | { kind: 'mechanism'; link: number; from: number; weight: number };
+export type Fault =
+  | { kind: 'shock'; variable: number; step: number; size: number }
+  | { kind: 'mechanism'; link: number; from: number; weight: number }
+  /** do(variable = value) at one step (a class index for a categorical variable): a counterfactual replayed on the same noise. */
+  | { kind: 'set'; variable: number; step: number; value: number };
 
 /** `steps` steps after a burn-in, as a frame (categorical classes labelled c0, c1, ...), with any faults injected. */
 export function simulateLagged(model: LaggedScm, steps: number, seed: number, burnIn = 200, faults: readonly Fault[] = []): Frame {
@@ -123,7 +128,8 @@ export function simulateLagged(model: LaggedScm, steps: number, seed: number, bu
   for (let t = 0; t < burnIn + steps; t++) {
     const k = t - burnIn;
     const shock = (j: number) => faults.reduce((sum, f) => sum + (f.kind === 'shock' && f.variable === j && f.step === k ? f.size : 0), 0);
-    history.push(stepValues(changed(k), history, t, (j) => rng.normal() + shock(j)));
+    const set = new Map(faults.flatMap((f) => (f.kind === 'set' && f.step === k ? [[f.variable, f.value] as const] : [])));
+    history.push(stepValues(changed(k), history, t, (j) => rng.normal() + shock(j), set));
   }
   const kept = history.slice(burnIn);
   return frameOf(

@@ -84,6 +84,13 @@ export function sampleWindow(model: TemporalModel, records: readonly Record<stri
   return { frame: frameOf(columns), steps, times, recordOf, rowOf };
 }
 
+/** Steps [from, to) of the data the version keeps (indices into its tail), as a window on the version's own steps and times. */
+export function keptWindow(model: TemporalModel, from: number, to: number): SampleWindow {
+  const records = Array.from({ length: to - from }, (_, k) => Object.fromEntries(model.variables.map((v) => [v.name, model.tail.values[v.name]?.[from + k] ?? null])));
+  const window = sampleWindow(model, records);
+  return { ...window, steps: window.steps.map((_, r) => model.tail.from + from + r), times: model.tail.times.slice(from, to) };
+}
+
 /**
  * The model's inputs at each row of a window, as the lagged design the model was fitted on: every node of
  * `model.cbn` in its order (a variable at row t, a lag column from row t - lag, the season at the row's step);

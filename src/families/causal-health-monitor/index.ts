@@ -1,6 +1,6 @@
 import { HealthMonitorScenarioSchema } from '../../../schemas/simulations.js';
 import type { HealthMonitorScenario } from '../../engine/temporal/scenario.js';
-import { parseHealth } from '../../simulations/from-query/families/monitoring.js';
+import { parseHealth } from '../../simulations/from-query/families/history.js';
 import { defineFamily } from '../family.js';
 import { windowReferences, windowRules } from '../shared/window.js';
 

@@ -1,6 +1,6 @@
 import { TemporalAnomalyScenarioSchema } from '../../../schemas/simulations.js';
 import type { TemporalAnomalyScenario } from '../../engine/temporal/scenario.js';
-import { parseTemporalAnomaly } from '../../simulations/from-query/families/monitoring.js';
+import { parseTemporalAnomaly } from '../../simulations/from-query/families/history.js';
 import { defineFamily } from '../family.js';
 import { windowReferences, windowRules } from '../shared/window.js';
 

@@ -1,6 +1,6 @@
 import { TemporalRootCauseScenarioSchema } from '../../../schemas/simulations.js';
 import type { TemporalRootCauseScenario } from '../../engine/temporal/scenario.js';
-import { parseTemporalRootCause } from '../../simulations/from-query/families/monitoring.js';
+import { parseTemporalRootCause } from '../../simulations/from-query/families/history.js';
 import { defineFamily } from '../family.js';
 import { windowReferences, windowRules } from '../shared/window.js';
 

@@ -20,18 +20,9 @@ const TARGET_LINKS = new Set(['to', 'be', 'is', 'get', 'gets', 'reach', 'reaches
 const VALUE_LINKS = new Set(['of', 'at', '=', ':']);
 
 export function parseCounterfactual(r: QueryReader): Parsed<CounterfactualScenario> | null {
-  if (!asks(r)) return null;
-  const targets: CounterfactualTarget[] = [];
-  for (const mention of [...r.mentions]) {
-    if (r.isConsumed(mention.start)) continue;
-    const target = targetAt(r, mention.start, mention.end);
-    if (target === null) continue;
-    targets.push(target.target);
-    r.consume(r.is(mention.start - 1, REACH_VERBS) ? mention.start - 1 : mention.start, target.next);
-  }
-  if (targets.length === 0) return null;
-  const maxChanges = readLeverCount(r);
-  const fixed = readFixed(r);
+  const ask = readAsk(r, ASKS);
+  if (ask === null) return null;
+  const { targets, maxChanges, fixed } = ask;
   const samples = readSamples(r);
   assertNumbersClaimed(r);
   if (samples.length === 0) {
@@ -47,9 +38,27 @@ export function parseCounterfactual(r: QueryReader): Parsed<CounterfactualScenar
   return { scenario, interpretation: `Find the fewest changes that bring ${wanted} for ${samples.map(describeRow).join('; ')}${held}.` };
 }
 
-function asks(r: QueryReader): boolean {
+/**
+ * A what-would-it-take question (one of `phrases`, or "how could we reach ..."): its targets, the most changes
+ * and the variables held fixed; null when the query asks no such thing.
+ */
+export function readAsk(r: QueryReader, phrases: readonly string[]): { targets: CounterfactualTarget[]; maxChanges: number | undefined; fixed: string[] } | null {
+  if (!asks(r, phrases)) return null;
+  const targets: CounterfactualTarget[] = [];
+  for (const mention of [...r.mentions]) {
+    if (r.isConsumed(mention.start)) continue;
+    const target = targetAt(r, mention.start, mention.end);
+    if (target === null) continue;
+    targets.push(target.target);
+    r.consume(r.is(mention.start - 1, REACH_VERBS) ? mention.start - 1 : mention.start, target.next);
+  }
+  if (targets.length === 0) return null;
+  return { targets, maxChanges: readLeverCount(r), fixed: readFixed(r) };
+}
+
+function asks(r: QueryReader, phrases: readonly string[]): boolean {
   for (let i = 0; i < r.length; i++) {
-    if (ASKS.some((phrase) => r.phrase(i, phrase) !== -1)) return true;
+    if (phrases.some((phrase) => r.phrase(i, phrase) !== -1)) return true;
     if (r.is(i, 'how') && r.is(i + 1, MODAL_WORDS) && r.is(i + 2, ['we', 'i', 'you']) && r.is(i + 3, REACH_VERBS)) return true;
   }
   return false;
@@ -95,7 +104,7 @@ function targetAt(r: QueryReader, start: number, end: number): { target: Counter
   return { target, next };
 }
 
-function describeTarget(target: CounterfactualTarget): string {
+export function describeTarget(target: CounterfactualTarget): string {
   const wanted = String(target.value);
   switch (target.matchMode) {
     case 'orLess':

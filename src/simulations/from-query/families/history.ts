@@ -1,15 +1,17 @@
 /**
- * Monitoring questions about a temporal twin's recent data, answered on windows of the data the version keeps (so
- * the scenario read is complete and can be submitted as it is): "is the twin still healthy over the last 60 days"
+ * Questions about a temporal twin's recent data, answered on windows of the data the version keeps (so the
+ * scenario read is complete and can be submitted as it is): "is the twin still healthy over the last 60 days"
  * (causal_health_monitor), "any anomalies in the last 2 weeks, and why" (temporal_anomaly_detection with the root
  * causes of the worst), "why did sales spike on 2023-06-01" (temporal_root_cause_analysis at that step, else at
- * the last step of the data).
+ * the last step of the data), "what would it have taken for sales to reach 100 on 2023-06-01"
+ * (temporal_counterfactual on the stored history up to that day).
  */
-import type { HealthMonitorScenario, TemporalAnomalyScenario, TemporalRootCauseScenario, WindowRecord } from '../../../engine/temporal/scenario.js';
+import type { HealthMonitorScenario, TemporalAnomalyScenario, TemporalCounterfactualScenario, TemporalRootCauseScenario, WindowRecord } from '../../../engine/temporal/scenario.js';
 import { unmappable } from '../problems.js';
 import type { QueryContext, QueryReader } from '../reader.js';
 import { readSpan } from '../steps.js';
 import { ANOMALY_WORDS } from '../vocabulary.js';
+import { describeTarget, readAsk } from './counterfactual.js';
 import { findTrigger } from './diagnosis.js';
 import type { Parsed } from './parsed.js';
 
@@ -64,14 +66,7 @@ export function parseTemporalRootCause(r: QueryReader): Parsed<TemporalRootCause
   const named = r.variableAt(trigger.slot);
   if (named === null) return null;
   r.consume(trigger.start, named.next);
-  const date = ISO_DATE.exec(r.query);
-  let end = history.times.length;
-  if (date !== null) {
-    const time = Date.parse(`${date[1]}T${date[2] ?? '00:00'}Z`);
-    const index = history.times.findIndex((t) => t >= time);
-    if (index < 0 || (index === 0 && history.times[0]! > time)) throw unmappable(`${date[0]} is outside the data this version keeps (${timeText(history, history.times[0]!)} to ${timeText(history, history.times.at(-1)!)})`);
-    end = index + 1;
-  }
+  const end = namedStep(r, history) + 1;
   const samples = windowRecords(history, end - DIAGNOSIS_STEPS, end);
   r.consume(0, r.length);
   const targetVariable = named.variable.name;
@@ -79,6 +74,40 @@ export function parseTemporalRootCause(r: QueryReader): Parsed<TemporalRootCause
     scenario: { type: 'temporal_root_cause_analysis', targetVariable, samples, anomalyTimestep: samples.length - 1 },
     interpretation: `Find the root causes of ${targetVariable} at ${timeText(history, history.times[end - 1]!)}, looking back over the ${samples.length - 1} steps before it.`,
   };
+}
+
+/** Past-tense asks: what would have brought a target there, with hindsight. */
+const HINDSIGHT_ASKS = ['would it have taken', 'would have taken', 'should we have', 'could we have', 'should have changed', 'in hindsight', 'would have needed'];
+
+export function parseTemporalCounterfactual(r: QueryReader): Parsed<TemporalCounterfactualScenario> | null {
+  const history = r.context.history;
+  if (history === undefined) return null;
+  const ask = readAsk(r, HINDSIGHT_ASKS);
+  if (ask === null) return null;
+  const step = namedStep(r, history);
+  r.consume(0, r.length);
+  const dated = ISO_DATE.test(r.query);
+  const timestamp = history.times[step]!;
+  const scenario: TemporalCounterfactualScenario = { type: 'temporal_counterfactual', targets: ask.targets.map((t) => ({ ...t, timestamp })) };
+  if (dated) scenario.historyUntil = timestamp;
+  if (ask.maxChanges !== undefined) scenario.maxChanges = ask.maxChanges;
+  if (ask.fixed.length > 0) scenario.constraints = Object.fromEntries(ask.fixed.map((name) => [name, { type: 'fixed' as const }]));
+  const held = ask.fixed.length > 0 ? `, keeping ${ask.fixed.join(', ')} fixed` : '';
+  return { scenario, interpretation: `Find the fewest changes in the steps before ${timeText(history, timestamp)} that would have brought ${ask.targets.map(describeTarget).join(' and ')} at ${timeText(history, timestamp)}${held}.` };
+}
+
+/** The step (index into the history) of the ISO date the query names, or its last step; a date outside it is refused. */
+function namedStep(r: QueryReader, history: History): number {
+  const date = ISO_DATE.exec(r.query);
+  if (date === null) return history.times.length - 1;
+  const time = Date.parse(`${date[1]}T${date[2] ?? '00:00'}Z`);
+  const index = history.times.findIndex((t) => t >= time);
+  if (index < 0 || (index === 0 && history.times[0]! > time)) throw unmappable(`${date[0]} is outside the data this version keeps (${timeText(history, history.times[0]!)} to ${timeText(history, history.times.at(-1)!)})`);
+  // Consume the date's tokens: its numbers are not values of the question.
+  r.tokens.forEach((token, i) => {
+    if (token.start >= date.index && token.end <= date.index + date[0].length) r.consume(i, i + 1);
+  });
+  return index;
 }
 
 /** Records of steps [from, to) of the history (from clipped at 0), each with its time under the twin's time column. */
