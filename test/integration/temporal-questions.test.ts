@@ -141,3 +141,73 @@ test('temporal monitoring and explanation questions are checked at submit and re
   assert.equal(drives.status, 200, JSON.stringify(drives.body));
   assert.deepEqual(drives.body.data.scenario, { type: 'temporal_explanation', explanationMode: 'discovery', effectVariable: 'sales' });
 });
+
+test('temporal optimisation plans the levers over the horizon within windowed constraints, and the counterfactual finds earlier changes that reach a target', async (t) => {
+  const twin = await dailyTwin(t);
+  const { app } = twin;
+  const submit = (scenario: Record<string, unknown>) => app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario } });
+  const refusal = async (scenario: Record<string, unknown>, location: string, message: RegExp) => {
+    const response = await submit(scenario);
+    assert.equal(response.status, 422, JSON.stringify(response.body));
+    const error = response.body.errors.find((e: { location: string }) => e.location === location);
+    assert.ok(error !== undefined && message.test(error.message), JSON.stringify(response.body.errors));
+  };
+  const objective = { objectives: [{ direction: 'maximise', variable: 'sales' }], decisionVars: ['ads'], variableConstraints: [{ variable: 'ads', type: 'range', minValue: 40, maxValue: 60 }] };
+
+  // Sales rise with ads (through visits): held at the top of its range over the horizon.
+  const held = await completedRun(twin, { type: 'temporal_optimisation', ...objective, forecastHorizon: 14 });
+  const plan = held.outputs['1.0.0'].details;
+  assert.equal(plan.plan.length, 14);
+  assert.ok(plan.plan.every((step: { settings: { ads: number } }) => step.settings.ads > 59), JSON.stringify(plan.plan.map((p: { settings: unknown }) => p.settings)));
+  assert.ok(plan.objectives[0].optimised > plan.objectives[0].baseline);
+  assert.equal(plan.forecasts.sales.length, 14);
+  assert.ok(plan.forecasts.sales[13].lowerBound > 0 && plan.forecasts.sales[0].difference < plan.forecasts.sales[13].difference, JSON.stringify([plan.forecasts.sales[0], plan.forecasts.sales[13]]));
+  assert.equal(plan.feasible, true);
+  assert.match(held.resultsSummary.summary, /ads: set to 60/);
+
+  // Visits in the second week capped at their level doing nothing + 3: the plan keeps within it, scheduled per week.
+  const lastDay = START + (DAYS - 1) * DAY;
+  const baselineVisits = plan.forecasts.sales.length > 0 ? (await completedRun(twin, { type: 'forecast', forecastH: 14, targetVars: ['visits'] })).outputs['1.0.0'].results.visits : [];
+  const cap = baselineVisits.slice(7).reduce((sum: number, r: { prediction: number }) => sum + r.prediction, 0) / 7 + 3;
+  const capped = (await completedRun(twin, {
+    type: 'temporal_optimisation', ...objective, forecastHorizon: 14, interventionTiming: { mode: 'schedule', blockSteps: 7 },
+    metricConstraints: [{ metricName: 'visits in week 2', sqlQuery: 'SELECT avg(visits) AS value FROM df', constraintType: 'max_value', value: cap, temporal: { startTimestampMs: lastDay + 8 * DAY, endTimestampMs: lastDay + 14 * DAY } }],
+  })).outputs['1.0.0'].details;
+  assert.equal(capped.constraints[0].satisfied, true, JSON.stringify(capped.constraints));
+  assert.ok(capped.constraints[0].blocks[0].optimised <= cap + 1e-9);
+  assert.equal(capped.timing.blocks, 2);
+  assert.ok(capped.plan[13].settings.ads < 59, JSON.stringify(capped.plan.map((p: { settings: unknown }) => p.settings)));
+  assert.ok(capped.objectives[0].optimised > capped.objectives[0].baseline);
+
+  await refusal({ type: 'temporal_optimisation', ...objective }, 'body/scenario', /forecastHorizon/);
+  await refusal({ type: 'temporal_optimisation', ...objective, forecastHorizon: 5, interventionTiming: { blockSteps: 2 } }, 'body/scenario/interventionTiming/blockSteps', /schedule/);
+  await refusal({ type: 'temporal_optimisation', ...objective, forecastHorizon: 5, variableConstraints: [{ variable: 'visits', type: 'range', maxValue: 3 }] }, 'body/scenario/variableConstraints/0/variable', /not a decision variable/);
+  await refusal({ type: 'temporal_optimisation', ...objective, forecastHorizon: 5, variableConstraints: [{ variable: 'ads', type: 'range', conditionalAllowedValues: [{ condition: { variable: 'sales', operator: 'gt', value: 1 }, maxValue: 3 }] }] }, 'body/scenario/variableConstraints/0/conditionalAllowedValues', /static twins/);
+  await refusal({ type: 'temporal_optimisation', ...objective, forecastHorizon: 5, metricConstraints: [{ metricName: 'm', sqlQuery: 'SELEC avg(visits) AS value FROM df', constraintType: 'max_value', value: 1 }] }, 'body/scenario/metricConstraints/0/sqlQuery', /./);
+
+  // What would it have taken for the last day's sales to be 2 higher: earlier changes, re-simulated on the stored history.
+  const observed = dailyTruth(DAYS)[DAYS - 1]!.sales;
+  const hindsight = await completedRun(twin, { type: 'temporal_counterfactual', targets: [{ variable: 'sales', value: observed + 2, matchMode: 'orMore' }], constraints: { sales: { type: 'fixed' } } });
+  const answer = hindsight.outputs['1.0.0'].details;
+  assert.equal(answer.achieved, true, JSON.stringify(answer));
+  assert.ok(answer.changes.length >= 1 && answer.changes.every((c: { variable: string; timestamp: number }) => c.variable !== 'sales' && c.timestamp < lastDay), JSON.stringify(answer.changes));
+  assert.ok(Math.abs(answer.targets[0].observed - observed) < 1e-3 && answer.targets[0].counterfactual >= observed + 2 - 1e-6);
+  assert.equal(answer.targets[0].timestamp, lastDay);
+  await refusal({ type: 'temporal_counterfactual', samples: dailyRecords(dailyTruth(DAYS), 480, 500), historyUntil: lastDay, targets: [{ variable: 'sales', value: 1 }] }, 'body/scenario/historyUntil', /not both/);
+  await refusal({ type: 'temporal_counterfactual', targets: [{ variable: 'sales', value: 'high' }] }, 'body/scenario/targets/0/value', /numeric/);
+
+  const fromQuery = (query: string) => app.call({ method: 'POST', url: `${twin.version}/scenario-from-query`, body: { query } });
+  const plain = await fromQuery('how should we set ads to maximise sales over the next 2 weeks?');
+  assert.equal(plain.status, 200, JSON.stringify(plain.body));
+  assert.deepEqual({ type: plain.body.data.scenario.type, horizon: plain.body.data.scenario.forecastHorizon, levers: plain.body.data.scenario.decisionVars }, { type: 'temporal_optimisation', horizon: 14, levers: ['ads'] });
+  const past = await fromQuery(`what would it have taken for sales to reach 90 or more on ${dayText(480)}?`);
+  assert.equal(past.status, 200, JSON.stringify(past.body));
+  assert.deepEqual(past.body.data.scenario, { type: 'temporal_counterfactual', targets: [{ variable: 'sales', value: 90, matchMode: 'orMore', timestamp: START + 480 * DAY }], historyUntil: START + 480 * DAY });
+
+  // Every family's completed run offers its JSON export, which holds the outputs.
+  const run = await completedRun(twin, { type: 'temporal_counterfactual', targets: [{ variable: 'sales', value: observed + 1, matchMode: 'orMore' }] });
+  assert.deepEqual(run.exportFormats, ['json']);
+  const exported = await app.call({ method: 'GET', url: `${twin.simulations}/${run.id}/export/json` });
+  assert.equal(exported.status, 200);
+  assert.ok(JSON.stringify(exported.body).includes('"achieved"'));
+});

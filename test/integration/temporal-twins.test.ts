@@ -144,7 +144,7 @@ test('temporal questions are checked at submit: the family, the variables and th
     const error = response.body.errors.find((e: { location: string }) => e.location === location);
     assert.ok(error !== undefined && message.test(error.message), JSON.stringify(response.body.errors));
   };
-  await refusal({ type: 'temporal_optimisation', objectives: [] }, 'body/scenario/type', /not built yet/);
+  await refusal({ type: 'panel_forecast', forecastH: 3 }, 'body/scenario/type', /does not match this temporal twin/);
   await refusal({ type: 'intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'set_value', value: 1 } }] }, 'body/scenario/type', /does not match this temporal twin; it answers forecast, temporal_intervention/);
   await refusal({ type: 'forecast', forecastH: 5, targetVars: ['revenue'] }, 'body/scenario/targetVars/0', /unknown variable 'revenue'/);
   await refusal({ type: 'forecast', forecastH: 5, originTimestamp: START }, 'body/scenario/originTimestamp', /before the history this version keeps/);

@@ -71,10 +71,19 @@ export async function runTemporalOptimisation(model: TemporalModel, scenario: Te
   context.hooks.progress?.(0.05, 'simulating the future without changes');
   const searchSeed = context.seed;
   const baselinePaths = simulate(null, SEARCH_PATHS, searchSeed);
-  goals.setBaseline(frames(baselinePaths).whole, await measure(baselinePaths));
+  const searchBaseline = await measure(baselinePaths);
+  goals.setBaseline(frames(baselinePaths).whole, searchBaseline);
+  // The search keeps each constrained metric twice its Monte Carlo error inside its bound, so the plan still holds
+  // on the fresh paths it is judged on.
+  const margins = await monteCarloErrors(model, baselinePaths, times, constraints, context);
+  const searchGoals = new Goals(space, { ...scenario, metricConstraints: constraints.map((c, i) => tightened(c.constraint, 2 * margins[i]!, searchBaseline.metrics[i]!)) });
+  searchGoals.setBaseline(frames(baselinePaths).whole, searchBaseline);
   const maxCount = Math.min(scenario.interventionCountConfig?.maxInterventions ?? levers.length, levers.length);
   // Levers ranked by what each achieves alone; the joint search uses the best maxCount of them.
-  const evaluate = async (plan: Plan) => goals.assess(await measure(simulate(plan, SEARCH_PATHS, searchSeed))).penalised;
+  const evaluate = async (plan: Plan) => {
+    const f = frames(simulate(plan, SEARCH_PATHS, searchSeed));
+    return searchGoals.assess(await searchGoals.measure(f.whole, context, f.constraint)).penalised;
+  };
   let evaluations = 0;
   const alone: Array<{ lever: number; value: number; plan: Plan }> = [];
   for (const [k, lever] of levers.entries()) {
@@ -114,6 +123,44 @@ export async function runTemporalOptimisation(model: TemporalModel, scenario: Te
   const optimised = await measure(after);
   const assessment = goals.assess(optimised);
   return outcome(model, scenario, { levers, plan: best.plan, blocks, blockSteps, start, times, before, after, baseline, optimised, assessment, goals, constraints, evaluations, counts: byCount });
+}
+
+/** Quarters of the paths the Monte Carlo error of a metric is read from. */
+const QUARTERS = 4;
+
+/** Each judged constraint's Monte Carlo standard error on the search paths: the spread of its metric over quarters of them. */
+async function monteCarloErrors(model: TemporalModel, paths: Paths, times: readonly number[], constraints: readonly JudgedConstraint[], context: InferenceContext): Promise<number[]> {
+  if (constraints.length === 0) return [];
+  const samples = paths[model.variables[0]!.name]![0]!.length;
+  const size = Math.floor(samples / QUARTERS);
+  const quarters = Array.from({ length: QUARTERS }, (_, q) => futureFrame(model, Object.fromEntries(Object.entries(paths).map(([name, steps]) => [name, steps.map((v) => v.subarray(q * size, (q + 1) * size))])), times));
+  const out: number[] = [];
+  for (const c of constraints) {
+    if (c.constraint.constraintType === 'fixed_boolean') {
+      out.push(0);
+      continue;
+    }
+    const values: number[] = [];
+    for (const quarter of quarters) values.push(await context.evaluateMetric(rowsOfSteps(quarter, c.steps), c.constraint.sqlQuery));
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const spread = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1));
+    // A quarter's spread over sqrt(QUARTERS) is the whole search sample's error; the fresh paths' is smaller still.
+    out.push(Number.isFinite(spread) ? spread / Math.sqrt(QUARTERS) : 0);
+  }
+  return out;
+}
+
+/** A constraint moved `margin` inside its bound (a percentage one by the margin relative to its baseline). */
+function tightened(c: MetricConstraint, margin: number, baseline: number): MetricConstraint {
+  if (c.value === undefined || margin === 0) return c;
+  const percent = (100 * margin) / Math.max(Math.abs(baseline), 1e-12);
+  switch (c.constraintType) {
+    case 'max_value': return { ...c, value: c.value - margin };
+    case 'min_value': return { ...c, value: c.value + margin };
+    case 'max_decrease_percent':
+    case 'max_increase_percent': return { ...c, value: Math.max(0, c.value - percent) };
+    default: return c;
+  }
 }
 
 /** The forecast step (from 0) at which changes may begin. */

@@ -30,9 +30,10 @@ export default defineFamily<TemporalOptimisationScenario>({
     ]),
   ],
   metricQueries: optimisationQueries,
-  // The static wording ("how should we set price to maximise revenue"), over a horizon read from the query.
+  // The static wording ("how should we set price to maximise revenue"), over a horizon read from the query; read
+  // before forecasts, whose future words ("over the next 2 weeks") such a question carries too.
   fromQuery: [{
-    order: 40,
+    order: 8,
     parse: (reader) => {
       // The horizon first: its number is not a target or a bound of the optimisation.
       const span = readSpan(reader);
