@@ -53,6 +53,18 @@ export async function trainedTwin(t: TestContext, config: Config = testConfig(),
   return { app, ws, twinId, versionId, simulations: `${API}/workspaces/${ws}/simulations`, version };
 }
 
+/** Submitting a scenario as it is, and asserting a 422 with a message at a location of its errors. */
+export function scenarioChecks(twin: Pick<TrainedTwin, 'app' | 'simulations' | 'twinId' | 'versionId'>) {
+  const post = (scenario: Record<string, unknown>) => twin.app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario } });
+  const refusal = async (scenario: Record<string, unknown>, location: string, message: RegExp) => {
+    const response = await post(scenario);
+    assert.equal(response.status, 422, JSON.stringify(response.body));
+    const error = response.body.errors.find((e: { location: string }) => e.location === location);
+    assert.ok(error !== undefined && message.test(error.message), JSON.stringify(response.body.errors));
+  };
+  return { post, refusal };
+}
+
 /** Submits a scenario and answers the 202 body. */
 export async function submit(twin: TrainedTwin, scenario: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const response = await twin.app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario, ...extra } });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildTestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
-import { type TrainedTwin, completedRun } from '../helpers/simulations.js';
+import { type TrainedTwin, completedRun, scenarioChecks } from '../helpers/simulations.js';
 import { DAY, START, dailyRecords, dailySeries, dailyTruth, dayText } from '../helpers/temporal.js';
 
 const API = '/api/v1';
@@ -84,13 +84,7 @@ test('temporal root cause, anomaly scan and health monitor find injected faults 
 test('temporal monitoring and explanation questions are checked at submit and read from plain English over the version\'s recent data', async (t) => {
   const twin = await dailyTwin(t);
   const { app } = twin;
-  const submit = (scenario: Record<string, unknown>) => app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario } });
-  const refusal = async (scenario: Record<string, unknown>, location: string, message: RegExp) => {
-    const response = await submit(scenario);
-    assert.equal(response.status, 422, JSON.stringify(response.body));
-    const error = response.body.errors.find((e: { location: string }) => e.location === location);
-    assert.ok(error !== undefined && message.test(error.message), JSON.stringify(response.body.errors));
-  };
+  const { post: submit, refusal } = scenarioChecks(twin);
   const window = dailyRecords(dailyTruth(DAYS), 400, 440);
   await refusal({ type: 'temporal_root_cause_analysis', targetVariable: 'revenue', samples: window }, 'body/scenario/targetVariable', /unknown variable 'revenue'/);
   await refusal({ type: 'temporal_root_cause_analysis', targetVariable: 'sales', samples: [...window, { day: dayText(440), revenue: 3 }] }, 'body/scenario/samples', /unknown variable 'revenue'/);
@@ -145,13 +139,7 @@ test('temporal monitoring and explanation questions are checked at submit and re
 test('temporal optimisation plans the levers over the horizon within windowed constraints, and the counterfactual finds earlier changes that reach a target', async (t) => {
   const twin = await dailyTwin(t);
   const { app } = twin;
-  const submit = (scenario: Record<string, unknown>) => app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario } });
-  const refusal = async (scenario: Record<string, unknown>, location: string, message: RegExp) => {
-    const response = await submit(scenario);
-    assert.equal(response.status, 422, JSON.stringify(response.body));
-    const error = response.body.errors.find((e: { location: string }) => e.location === location);
-    assert.ok(error !== undefined && message.test(error.message), JSON.stringify(response.body.errors));
-  };
+  const { post: submit, refusal } = scenarioChecks(twin);
   const objective = { objectives: [{ direction: 'maximise', variable: 'sales' }], decisionVars: ['ads'], variableConstraints: [{ variable: 'ads', type: 'range', minValue: 40, maxValue: 60 }] };
 
   // Sales rise with ads (through visits): held at the top of its range over the horizon.

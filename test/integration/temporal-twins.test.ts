@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildTestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { seededRandom } from '../helpers/simulated.js';
-import { type TrainedTwin, completedRun } from '../helpers/simulations.js';
+import { type TrainedTwin, completedRun, scenarioChecks } from '../helpers/simulations.js';
 import { COEFFICIENTS, DAY, START, dailySeries as series } from '../helpers/temporal.js';
 
 const API = '/api/v1';
@@ -137,13 +137,7 @@ test('temporal questions are checked at submit: the family, the variables and th
   const versionId = created.body.data.versionId;
   const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: {} });
   assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
-  const submit = (scenario: Record<string, unknown>) => app.call({ method: 'POST', url: `${API}/workspaces/${ws}/simulations`, body: { digitalTwinId: twinId, digitalTwinVersionId: versionId, scenario } });
-  const refusal = async (scenario: Record<string, unknown>, location: string, message: RegExp) => {
-    const response = await submit(scenario);
-    assert.equal(response.status, 422, JSON.stringify(response.body));
-    const error = response.body.errors.find((e: { location: string }) => e.location === location);
-    assert.ok(error !== undefined && message.test(error.message), JSON.stringify(response.body.errors));
-  };
+  const { refusal } = scenarioChecks({ app, simulations: `${API}/workspaces/${ws}/simulations`, twinId, versionId });
   await refusal({ type: 'panel_forecast', forecastH: 3 }, 'body/scenario/type', /does not match this temporal twin/);
   await refusal({ type: 'intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'set_value', value: 1 } }] }, 'body/scenario/type', /does not match this temporal twin; it answers forecast, temporal_intervention/);
   await refusal({ type: 'forecast', forecastH: 5, targetVars: ['revenue'] }, 'body/scenario/targetVars/0', /unknown variable 'revenue'/);

@@ -10,14 +10,14 @@
 import { AppError } from '../../errors.js';
 import { AbortError } from '../discovery/budget.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from '../inference/outcome.js';
-import { compileScm, frameFromRecords, valueAt } from '../inference/scm.js';
+import { compileScm, frameFromRecords } from '../inference/scm.js';
 import { planChangeSearch, searchUnitChanges } from '../inference/search.js';
 import { matchModeOf, resolveTargets, wantedValue } from '../inference/target-match.js';
 import { abductNeutral, targetColumns, UnitProbe, unitNoise } from '../inference/unit-probe.js';
 import { lagName } from './lagged.js';
 import { type TemporalModel, timeText } from './model.js';
 import type { TemporalCounterfactualScenario } from './scenario.js';
-import { unroll } from './unroll.js';
+import { unroll, unrolledRecord } from './unroll.js';
 import { type SampleWindow, keptWindow, sampleWindow } from './window.js';
 
 /** Steps before `changeBy` (itself included) at which changes may fall, by default. */
@@ -44,12 +44,7 @@ export async function runTemporalCounterfactual(model: TemporalModel, scenario: 
   context.hooks.progress?.(0.1, 'abducting the observed path');
   const unrolled = unroll(model, depth, window.steps[last]!);
   const scm = compileScm(unrolled.cbn);
-  const record: Record<string, number | string | null> = {};
-  for (const name of scm.names) {
-    const { variable, stepsBefore } = unrolled.nodeOf(name);
-    const row = last - stepsBefore;
-    record[name] = row < 0 ? null : valueAt(window.frame, model.variables.findIndex((v) => v.name === variable), row);
-  }
+  const record = unrolledRecord(model, unrolled, window, last);
   const nodeOf = (variable: string, row: number) => lagName(variable, last - row);
   const targets = resolveTargets(scm, scenario.targets.map((t, i) => ({ ...t, variable: nodeOf(t.variable, targetRows[i]!) })));
   // Only the variables at the allowed steps may change, and never a fixed one.

@@ -12,10 +12,9 @@ import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
 import { TargetDiagnostician, formatPercent, formatProbability } from '../inference/root-cause.js';
 import { ancestorsOf, compileScm, frameFromRecords } from '../inference/scm.js';
 import type { WorkHooks } from '../types.js';
-import { valueAt } from '../inference/scm.js';
 import { type TemporalModel, timeText } from './model.js';
 import type { TemporalRootCauseScenario } from './scenario.js';
-import { type Unrolled, unroll } from './unroll.js';
+import { type Unrolled, unroll, unrolledRecord } from './unroll.js';
 import { type SampleWindow, sampleWindow } from './window.js';
 
 /** Players (noise terms of the target and its ancestors in the unrolled model) a diagnosis keeps at most. */
@@ -57,12 +56,7 @@ export function diagnoseStep(
 ): StepDiagnosis {
   const unrolled = unrollFor(model, targetVariable, row, window.steps[row]!);
   const scm = compileScm(unrolled.cbn);
-  const record: Record<string, number | string | null> = {};
-  for (const name of scm.names) {
-    const { variable, stepsBefore } = unrolled.nodeOf(name);
-    const at = row - stepsBefore;
-    record[name] = at < 0 ? null : valueAt(window.frame, model.variables.findIndex((v) => v.name === variable), at);
-  }
+  const record = unrolledRecord(model, unrolled, window, row);
   const frame = frameFromRecords(scm, [record]);
   const calibration = new ModelCalibration(scm, subSeed(options.seed, 1));
   const diagnostician = new TargetDiagnostician(calibration, scm.indexOf(targetVariable));

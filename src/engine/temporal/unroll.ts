@@ -7,10 +7,11 @@
  * distribution in the data. Static inference (noise abduction, anomaly attribution, ranking) then runs on it as on
  * any twin, and a fault upstream in time is a different node from its echo.
  */
+import { valueAt } from '../inference/scm-records.js';
 import type { CbnModel, NodeModel } from '../types.js';
 import { lagName, seasonValue } from './lagged.js';
 import type { TemporalModel } from './model.js';
-import { sourceOf } from './window.js';
+import { type SampleWindow, sourceOf } from './window.js';
 
 export interface Unrolled {
   cbn: CbnModel;
@@ -101,4 +102,15 @@ function rootNode(model: TemporalModel, byName: ReadonlyMap<string, NodeModel>, 
     return { name, kind: 'continuous', parents: [], terms: [], intercept: template.mean, coefficients: [], noiseStd: template.std, residualQuantiles, mean: template.mean, std: template.std };
   }
   return { name, kind: 'categorical', parents: [], categories: template.categories, cpt: { parentCategories: [], table: [[...template.marginal]] }, marginal: [...template.marginal] };
+}
+
+/** The unit the unrolled model sees when T is row `row` of a window: each node's observed value (missing before the window). */
+export function unrolledRecord(model: TemporalModel, unrolled: Unrolled, window: SampleWindow, row: number): Record<string, number | string | null> {
+  const record: Record<string, number | string | null> = {};
+  for (const node of unrolled.cbn.nodes) {
+    const { variable, stepsBefore } = unrolled.nodeOf(node.name);
+    const at = row - stepsBefore;
+    record[node.name] = at < 0 ? null : valueAt(window.frame, model.variables.findIndex((v) => v.name === variable), at);
+  }
+  return record;
 }
