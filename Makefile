@@ -5,7 +5,7 @@ node_modules/.installed: package.json package-lock.json
 	npm ci
 	@touch $@
 
-dist/.built: node_modules/.installed $(shell find src schemas -name '*.ts') $(shell find assembly -name '*.ts') tsconfig.json
+dist/.built: node_modules/.installed $(shell find src schemas bench -name '*.ts') $(shell find assembly -name '*.ts') tsconfig.json
 	npm run build
 	@touch $@
 

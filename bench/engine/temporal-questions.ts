@@ -42,7 +42,7 @@ import { type Fault, type LaggedScm, randomLaggedScm, simulateLagged } from '../
 import { inferTimeline } from '../../src/engine/temporal/timeline.js';
 import type { Frame } from '../../src/engine/types.js';
 import { continuousColumn, frameOf } from '../../src/engine/frame.js';
-import { machineLine, writeSection } from '../lib/report.js';
+import { machineLine, median, writeSection } from '../lib/report.js';
 import { REPO_ROOT, benchmarkDataDir } from './benchmark-data.js';
 import { causalEdges, marginalise, metricColumns, readCallGraph, readIssues, readMetrics } from './petshop.js';
 
@@ -54,6 +54,14 @@ const WINDOW = CHANGE + 50;
 /** The shock, in noise standard deviations of the shocked variable. */
 const SHOCK = 10;
 const verbose = process.env.BENCH_VERBOSE === '1';
+/** Milliseconds per run of each family, over the seeds. */
+const timings = new Map<string, number[]>();
+async function timed<T>(family: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const out = await run();
+  timings.set(family, [...(timings.get(family) ?? []), performance.now() - started]);
+  return out;
+}
 const kernels = loadWasmKernels();
 const context = (seed: number): InferenceContext => ({ seed, hooks: {}, evaluateMetric: () => Promise.reject(new Error('no metrics')) });
 
@@ -99,13 +107,13 @@ async function optimisationCase(truth: LaggedScm, model: TemporalModel, seed: nu
     const node = model.cbn.nodes.find((n) => n.name === name) as { mean: number; std: number };
     return { name, low: node.mean - 2 * node.std, high: node.mean + 2 * node.std };
   });
-  const answer = await runTemporalOptimisation(model, {
+  const answer = await timed('temporal_optimisation (2 levers, 10 steps)', () => runTemporalOptimisation(model, {
     type: 'temporal_optimisation',
     objectives: [{ direction: 'maximise', variable: target }],
     decisionVars: levers,
     variableConstraints: bounds.map((b) => ({ variable: b.name, type: 'range' as const, minValue: b.low, maxValue: b.high })),
     forecastHorizon: OPTIMISATION_HORIZON,
-  }, context(seed));
+  }, context(seed)));
   const first = (answer.details.plan as Array<{ settings: Record<string, number | null> }>)[0]!.settings;
   const ours = Object.fromEntries(Object.entries(first).filter((e): e is [string, number] => e[1] !== null));
   const evaluation = seed * 13 + 5;
@@ -124,7 +132,7 @@ async function counterfactualCase(truth: LaggedScm, model: TemporalModel, normal
   const column = normal.columns.find((c) => c.name === target)!;
   const observed = column.kind === 'continuous' ? column.values[last]! : Number.NaN;
   const wanted = observed + 1.5 * node.std;
-  const answer = await runTemporalCounterfactual(model, { type: 'temporal_counterfactual', samples: windowOf(normal), targets: [{ variable: target, value: wanted, matchMode: 'orMore', timestamp: last }] }, context(seed));
+  const answer = await timed('temporal_counterfactual', () => runTemporalCounterfactual(model, { type: 'temporal_counterfactual', samples: windowOf(normal), targets: [{ variable: target, value: wanted, matchMode: 'orMore', timestamp: last }] }, context(seed)));
   const d = answer.details as { achieved: boolean; changes: Array<{ variable: string; timestamp: number; to: number | string }>; targets: Array<{ counterfactual: number }> };
   if (!d.achieved) return { achieved: false, trueMet: false, error: Number.NaN };
   const faults: Fault[] = d.changes.map((c) => ({ kind: 'set', variable: truth.names.indexOf(c.variable), step: c.timestamp, value: typeof c.to === 'number' ? c.to : Number(String(c.to).slice(1)) }));
@@ -155,7 +163,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
     const shocked = simulateLagged(truth, TRAIN + WINDOW, seed * 31 + 1, 200, [{ kind: 'shock', variable: x, step: TRAIN + CHANGE, size: SHOCK }]);
     for (const [offset, echo] of [[0, false], [1, true]] as const) {
       const step = CHANGE + link.lag + offset;
-      const answer = await runTemporalRootCause(model, { type: 'temporal_root_cause_analysis', targetVariable: link.target, samples: windowOf(shocked), anomalyTimestep: step }, context(seed));
+      const answer = await timed('temporal_root_cause_analysis', () => runTemporalRootCause(model, { type: 'temporal_root_cause_analysis', targetVariable: link.target, samples: windowOf(shocked), anomalyTimestep: step }, context(seed)));
       const d = answer.details as unknown as StepDiagnosis;
       const baseline = leastProbableAncestor(model, shocked, link.target, TRAIN + step);
       if (verbose) console.log(seed, link.source, '->', link.target, 'lag', link.lag, echo ? 'echo' : 'effect', d.targetAnomalous, d.targetScore, d.rootCauses.slice(0, 3).map((c) => `${c.variable}@${c.stepsBefore}:${c.contribution.toFixed(2)}`).join(' '));
@@ -163,7 +171,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
     }
   }
   // Anomaly scan of the normal window.
-  const scan = await runTemporalAnomaly(model, { type: 'temporal_anomaly_detection', samples: windowOf(normal), startStep: 2 }, context(seed));
+  const scan = await timed('temporal_anomaly_detection (300 steps)', () => runTemporalAnomaly(model, { type: 'temporal_anomaly_detection', samples: windowOf(normal), startStep: 2 }, context(seed)));
   const steps = scan.details.steps as ScannedStep[];
   // Health: one lagged link of a continuous target changed at CHANGE.
   const index = truth.links.findIndex((l) => l.lag > 0 && l.source !== l.target && truth.kinds[truth.names.indexOf(l.target)] === 'continuous');
@@ -176,7 +184,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
     const found = (watched.details.links as LinkHealth[]).find((l) => l.source === old.source && l.target === old.target && l.lag === old.lag);
     hit = found !== undefined && (found.alertType === 'worsening' || found.alertType === 'sustained');
   }
-  const quiet = await runHealthMonitor(model, { type: 'causal_health_monitor', samples: windowOf(normal) }, context(seed));
+  const quiet = await timed('causal_health_monitor (300 steps)', () => runHealthMonitor(model, { type: 'causal_health_monitor', samples: windowOf(normal) }, context(seed)));
   const items = [...(quiet.details.links as Array<{ alertType: string }>), ...(quiet.details.variables as Array<{ alertType: string }>)];
   return {
     rca,
@@ -321,6 +329,8 @@ async function main(): Promise<void> {
     `| counterfactual, +1.5 std at the window's last step with at most 2 earlier changes: achieved on the twin (${counterfactuals.length} seeds) | ${fmt(achieved.length / counterfactuals.length)} | | |`,
     `| counterfactual: achieved answers whose changes, replayed on the true process with its own noise, meet the target (within 0.1 std) | ${fmt(achieved.filter((c) => c.trueMet).length / achieved.length)}; true value vs the twin's, median ${fmt(errors[Math.floor(errors.length / 2)] ?? Number.NaN)} std, 90th percentile ${fmt(errors[Math.floor(0.9 * (errors.length - 1))] ?? Number.NaN)} std | | answers re-simulate to their targets |`,
     `| optimisation, 2 levers over ${OPTIMISATION_HORIZON} steps: plans at least as good as the best single lever (within 2%) (${optimised.length} seeds) | ${fmt(atLeastGrid / optimised.length)}; improvement ratio to the grid's median ${fmt(ratios[Math.floor(ratios.length / 2)] ?? Number.NaN)}, min ${fmt(ratios[0] ?? Number.NaN)} | best single lever, ${GRID}-point grid | 1.0 |`,
+    '',
+    `Engine time per run (one core, median over the seeds): ${[...timings].map(([family, ms]) => `${family} ${median(ms).toFixed(0)} ms`).join('; ')}.`,
     '',
     `PetShop temporal traffic (${PETSHOP_TEMPORAL.join(', ')}): a temporal twin per target metric learned on ${PETSHOP_NORMAL}'s normal operation (the call graph reversed as same-step links, each node's own past), each issue's rows ${DIAGNOSED_ROWS.join(', ')} diagnosed in turn until the target is anomalous; recall over all issues. Peer: DoWhy's anomaly-traversal baseline as published with the data set.`,
     '',
