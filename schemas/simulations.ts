@@ -422,7 +422,8 @@ export const HealthMonitorScenarioSchema = Type.Object(
     description: 'Temporal twins: do the mechanisms the version learned still hold? Each link (its coefficient) and each numeric variable (its level, its noise, single-step outliers) gets '
       + 'an AlertType: `spike` (one step departs), `sustained` (a departure since some step that holds steady), `worsening` (a departure that grows), `improving` (a departure that has '
       + 'faded), `normal`. `details.links[]` {source, target, lag, alertType, pValue, evidence}, `details.variables[]` {variable, ...}; evidence {measure, then, now (values with '
-      + 'intervals), since {index, timestamp}, steps}; `counts` per type; `unmonitored` (categorical mechanisms, too few observed steps).',
+      + 'intervals), since {index, timestamp}, steps}; `counts` per type; `unmonitored` (too few observed steps). A categorical variable is watched as a whole by its fit '
+      + '(measure `logLikelihood`: the mean log-probability of the classes seen, learned against now); its links get no alert of their own.',
   },
 );
 

@@ -5,13 +5,14 @@
  * classified (spike, worsening, improving, sustained, normal) with its evidence.
  */
 import type { modelColumns } from '../inference/calibration.js';
-import { type ContinuousPlan, conditionalMeanInto } from '../inference/scm-plan.js';
+import { type CategoricalPlan, type ContinuousPlan, conditionalMeanInto, probabilitiesInto } from '../inference/scm-plan.js';
 import { priorNoise } from '../inference/scm.js';
 import { normalCritical, parameterSampler } from '../inference/uncertainty.js';
 import { Rng } from '../random.js';
 import type { NodeModel } from '../types.js';
 import { type Direction, type Interval, bestInterval, changeStart, departure, gridOf, scanPValue, scanTail } from './health-scan.js';
 import type { TemporalModel } from './model.js';
+import { categoricalTail } from '../inference/calibration.js';
 import { type SampleWindow, sourceOf } from './window.js';
 
 export type AlertType = 'spike' | 'worsening' | 'improving' | 'sustained' | 'normal';
@@ -26,8 +27,9 @@ interface Bounds {
 }
 
 export interface Evidence {
-  /** What is compared: a link's coefficient, the mechanism's level (intercept), its noise std, or one step's residual. */
-  measure: 'coefficient' | 'level' | 'noiseStd' | 'residual';
+  /** What is compared: a link's coefficient, the mechanism's level (intercept), its noise std, one step's residual,
+   * or a categorical mechanism's fit (the mean log-probability of the classes observed, per step). */
+  measure: 'coefficient' | 'level' | 'noiseStd' | 'residual' | 'logLikelihood';
   /** What the version learned, and what the window shows since the departure began (intervals at confidenceLevel). */
   then: Bounds;
   now: Bounds;
@@ -228,3 +230,77 @@ function squaredNoiseSd(plan: ContinuousPlan): number {
   return Math.sqrt(Math.max(m4 - m2 * m2, 1e-6));
 }
 
+
+/**
+ * A categorical mechanism, watched as a whole: at each step the log-probability of the class observed given the
+ * inputs, standardised by its mean and variance under the mechanism (the negative entropy of the class
+ * probabilities, and their log-probabilities' spread), is a unit-variance series with mean 0 while the mechanism
+ * holds and falls when it stops fitting. It is scanned for a lasting fall or rise like a numeric level (replicates
+ * draw the classes from the mechanism itself), and its least probable step is the spike test.
+ */
+export function watchCategorical(
+  window: SampleWindow,
+  m: { plan: CategoricalPlan; name: string; columns: ReturnType<typeof modelColumns>; rows: number[] },
+  options: { targetFpr: number; minSteps: number; level: number; seed: number },
+): VariableHealth {
+  const { plan, columns, rows } = m;
+  const codes = columns[plan.index] as Int32Array;
+  const probabilities = rows.map((r) => {
+    const out = new Float64Array(plan.classes);
+    probabilitiesInto(plan, columns, r, out);
+    return out;
+  });
+  // Per step: mean and std of the log-probability of a class drawn from the mechanism.
+  const moments = probabilities.map((p) => {
+    let mean = 0;
+    let square = 0;
+    for (const q of p) if (q > 0) (mean += q * Math.log(q), square += q * Math.log(q) ** 2);
+    return { mean, sd: Math.sqrt(Math.max(square - mean * mean, 0)) };
+  });
+  const standardised = (classOf: (t: number) => number) => Float64Array.from(rows, (_, t) => {
+    const q = probabilities[t]![classOf(t)] ?? 0;
+    const { mean, sd } = moments[t]!;
+    return sd > 1e-12 ? (Math.log(Math.max(q, 1e-300)) - mean) / sd : 0;
+  });
+  const z = standardised((t) => codes[rows[t]!]!);
+  const n = rows.length;
+  const grid = gridOf(n, options.minSteps);
+  const direction: Direction = { z: null };
+  const observed = bestInterval(z, direction, grid, options.minSteps);
+  const rng = new Rng(options.seed ^ 0x2545f491);
+  const draw = (t: number) => {
+    const u = rng.uniform();
+    let c = 0;
+    for (let acc = probabilities[t]![0]!; acc < u && c < plan.classes - 1; acc += probabilities[t]![++c]!);
+    return c;
+  };
+  const maxima = Array.from({ length: REPLICATES }, () => bestInterval(standardised(draw), direction, grid, options.minSteps).statistic);
+  const fitP = scanPValue(observed.statistic, scanTail(maxima));
+  const tails = rows.map((r, t) => categoricalTail(probabilities[t]!, plan.classes, codes[r]!));
+  let spikeRow = 0;
+  for (let t = 1; t < n; t++) if (tails[t]! < tails[spikeRow]!) spikeRow = t;
+  const spikeP = -Math.expm1(n * Math.log1p(-Math.min(tails[spikeRow]!, 1 - 1e-16)));
+  const pValue = Math.min(1, 2 * Math.min(fitP, spikeP));
+  const at = (t: number) => ({ index: window.recordOf[rows[Math.min(t, n - 1)]!]!, timestamp: window.times[rows[Math.min(t, n - 1)]!] ?? null });
+  const zc = normalCritical(options.level);
+  // The fit per step (mean log-probability of the classes seen) expected under the mechanism, and in the departure.
+  const fit = (from: number, to: number) => {
+    let seen = 0;
+    let expected = 0;
+    let variance = 0;
+    for (let t = from; t < to; t++) {
+      seen += Math.log(Math.max(probabilities[t]![codes[rows[t]!]!] ?? 0, 1e-300));
+      expected += moments[t]!.mean;
+      variance += moments[t]!.sd ** 2;
+    }
+    const k = Math.max(1, to - from);
+    const half = (zc * Math.sqrt(variance)) / k;
+    return { then: { value: expected / k, lowerBound: expected / k - half, upperBound: expected / k + half }, now: { value: seen / k, lowerBound: null, upperBound: null } };
+  };
+  if (pValue > options.targetFpr) return { variable: m.name, alertType: 'normal', pValue, evidence: { measure: 'logLikelihood', ...fit(0, n), since: at(0), steps: n } };
+  if (spikeP < fitP) return { variable: m.name, alertType: 'spike', pValue, evidence: { measure: 'logLikelihood', ...fit(spikeRow, spikeRow + 1), since: at(spikeRow), steps: 1 } };
+  const alertType = classify(z, direction, observed, n, options.minSteps);
+  const to = alertType === 'improving' ? observed.to : n;
+  const from = changeStart(z, direction, observed.from, to, Math.min(options.minSteps, to - observed.from));
+  return { variable: m.name, alertType, pValue, evidence: { measure: 'logLikelihood', ...fit(from, to), since: at(from), steps: to - from } };
+}

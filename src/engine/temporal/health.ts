@@ -10,15 +10,15 @@
  * - `improving`: a departure that has faded (the steps after it are back to what the version learned);
  * - `normal`: nothing beyond what unchanged data shows at the chosen rate.
  * `targetFpr` is the chance that an unchanged link or variable raises any alert in one run (its tests share it by
- * Bonferroni). Categorical mechanisms are listed as not monitored.
+ * Bonferroni). A categorical mechanism is watched as a whole, by how well it still predicts the classes seen
+ * (health-watch.ts); its links get no alert of their own.
  */
-import { AppError } from '../../errors.js';
 import { DEFAULT_TARGET_FPR, modelColumns, noiseTailProbabilities } from '../inference/calibration.js';
 import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
 import { conditionalMeanInto } from '../inference/scm-plan.js';
 import { plansOf } from '../inference/scm.js';
 import { scmOf } from './future.js';
-import { type AlertType, type LinkHealth, type MechanismHealth, type VariableHealth, watchMechanism } from './health-watch.js';
+import { type AlertType, type LinkHealth, type MechanismHealth, type VariableHealth, watchCategorical, watchMechanism } from './health-watch.js';
 import { type TemporalModel, timeText } from './model.js';
 import type { HealthMonitorScenario } from './scenario.js';
 import { type SampleWindow, designOf, keptWindow, sampleWindow } from './window.js';
@@ -50,23 +50,22 @@ export async function runHealthMonitor(model: TemporalModel, scenario: HealthMon
     const j = scm.indexOf(variable.name);
     const plan = plans[j]!;
     const node = model.cbn.nodes[j]!;
-    if (plan.kind !== 'continuous' || node.kind !== 'continuous') {
-      unmonitored.push({ variable: variable.name, reason: 'categorical mechanisms are not monitored yet' });
-      continue;
-    }
     const rows: number[] = [];
     for (let r = 0; r < design.nRows; r++) if (!Number.isNaN(noise[j]![r]!)) rows.push(r);
     if (rows.length < 2 * minSteps) {
       unmonitored.push({ variable: variable.name, reason: `${rows.length} steps of the window have the variable and every input observed; at least ${2 * minSteps} are needed` });
       continue;
     }
+    if (plan.kind === 'categorical') {
+      // A categorical mechanism is watched as a whole: its links show through its fit.
+      variables.push(watchCategorical(window, { plan, name: variable.name, columns, rows }, { targetFpr, minSteps, level, seed: context.seed + v }));
+      continue;
+    }
+    if (node.kind !== 'continuous') throw new Error(`${variable.name}: a numeric plan of a categorical node`);
     const watched = watchMechanism(model, window, { plan, node, columns, rows, noise: noise[j]! }, { targetFpr, minSteps, level, seed: context.seed + v, persistence: persistence[j] ?? 0 });
     links.push(...watched.links);
     variables.push(watched.variable);
     await Promise.resolve();
-  }
-  if (links.length === 0 && variables.length === 0 && unmonitored.length === model.variables.length && model.variables.every((v) => v.kind === 'categorical')) {
-    throw new AppError('validation_failed', 'every mechanism of this twin is categorical: the health monitor watches numeric mechanisms only');
   }
   context.hooks.progress?.(1, 'done');
   const counts: Record<AlertType, number> = { spike: 0, worsening: 0, improving: 0, sustained: 0, normal: 0 };

@@ -8,7 +8,11 @@ import { runTemporalCounterfactual } from '../../../src/engine/temporal/counterf
 import { type LaggedInfluence, runTemporalExplanation } from '../../../src/engine/temporal/explanation.js';
 import { bestInterval, changeStart, gridOf, scanPValue, scanTail } from '../../../src/engine/temporal/health-scan.js';
 import { type TemporalModel, fitTemporal } from '../../../src/engine/temporal/model.js';
+import { discoverTemporal } from '../../../src/engine/temporal/discover.js';
+import { type VariableHealth, runHealthMonitor } from '../../../src/engine/temporal/health.js';
+import { randomLaggedScm, simulateLagged } from '../../../src/engine/temporal/simulate.js';
 import { inferTimeline } from '../../../src/engine/temporal/timeline.js';
+import type { Frame } from '../../../src/engine/types.js';
 import { unroll } from '../../../src/engine/temporal/unroll.js';
 
 const kernels = loadWasmKernels();
@@ -173,4 +177,31 @@ test('temporal counterfactual: the change found, applied to the true process wit
     type: 'temporal_counterfactual', samples, targets: [{ variable: 'ads', value: truth[last]![0] + 5, matchMode: 'orMore', timestamp: last }], constraints: { ads: { type: 'fixed' } },
   }, context(2));
   assert.equal((unreachable.details as { achieved: boolean }).achieved, false);
+});
+
+test('the health monitor watches a categorical mechanism by its fit: a changed link into it is flagged since the change', async () => {
+  const truth = randomLaggedScm(5, 2, { maxLag: 1, categoricalShare: 0.4 });
+  const target = truth.names.findIndex((name, j) => truth.kinds[j] === 'categorical' && truth.links.some((l) => l.target === name && l.source !== name));
+  const link = truth.links.findIndex((l) => l.target === truth.names[target] && l.source !== l.target);
+  const [train, window] = [2000, 300];
+  const normal = simulateLagged(truth, train + window, 15);
+  const changed = simulateLagged(truth, train + window, 15, 200, [{ kind: 'mechanism', link, from: train + 200, weight: -2 * truth.links[link]!.weight }]);
+  const rows = (frame: Frame, from: number, to: number): Frame => ({ nRows: to - from, columns: frame.columns.map((c) => (c.kind === 'continuous' ? { ...c, values: c.values.slice(from, to) } : { ...c, codes: c.codes.slice(from, to) })) });
+  const times = Array.from({ length: train }, (_, k) => k);
+  const learned = rows(normal, 0, train);
+  const found = discoverTemporal(learned, { maxLag: 1, alpha: 0.05, periods: [] }, kernels);
+  const model = fitTemporal(learned, times, inferTimeline(times, 'index'), { edges: found.links, seasonal: [] }, { seed: 1 }, kernels);
+  const records = (frame: Frame) => Array.from({ length: window }, (_, k) => ({
+    timestamp: train + k,
+    ...Object.fromEntries(frame.columns.map((c) => [c.name, c.kind === 'continuous' ? c.values[train + k]! : c.categories[c.codes[train + k]!]!])),
+  }));
+  const name = truth.names[target]!;
+  const watched = await runHealthMonitor(model, { type: 'causal_health_monitor', samples: records(changed) }, context(3));
+  const item = (watched.details.variables as VariableHealth[]).find((v) => v.variable === name)!;
+  assert.ok(item.alertType === 'sustained' || item.alertType === 'worsening', JSON.stringify(item));
+  assert.equal(item.evidence.measure, 'logLikelihood');
+  assert.ok(Math.abs(item.evidence.since.index - 200) <= 20 && item.evidence.now.value < item.evidence.then.lowerBound!, JSON.stringify(item.evidence));
+  const quiet = await runHealthMonitor(model, { type: 'causal_health_monitor', samples: records(normal) }, context(3));
+  assert.equal((quiet.details.variables as VariableHealth[]).find((v) => v.variable === name)!.alertType, 'normal');
+  assert.deepEqual(quiet.details.unmonitored, []);
 });
