@@ -30,8 +30,8 @@ export interface SampleWindow {
   rowOf: number[];
 }
 
-/** The key holding a record's time: the twin's time column when the model knows it, else `timestamp`. */
-export const timeKeys = (model: Pick<TemporalModel, 'timeColumn'>): string[] => [...new Set([...(model.timeColumn === undefined ? [] : [model.timeColumn]), TIME_KEY])];
+/** The keys a record's time may be under: the twin's time column when it is known, and `timestamp`. */
+export const timeKeys = (column: string | undefined): string[] => [...new Set([...(column === undefined ? [] : [column]), TIME_KEY])];
 
 /**
  * The time of each record (null when none carries one), or where the first problem is (relative to the records):
@@ -57,7 +57,7 @@ export function recordTimes(records: readonly Record<string, Value>[], keys: rea
 }
 
 export function sampleWindow(model: TemporalModel, records: readonly Record<string, Value>[], at = '/samples'): SampleWindow {
-  const { times: read, problem } = recordTimes(records, timeKeys(model));
+  const { times: read, problem } = recordTimes(records, timeKeys(model.timeColumn));
   if (problem !== null) throw new AppError('validation_failed', `${at}${problem.location}: ${problem.message}`);
   const timed = read !== null;
   let recordSteps: number[];

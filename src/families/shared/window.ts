@@ -1,11 +1,11 @@
 /** Windows of observations given with a temporal question: their columns name variables (or the time), their times read in order. */
-import { TIME_KEY, recordTimes } from '../../engine/temporal/window.js';
+import { recordTimes, timeKeys } from '../../engine/temporal/window.js';
 import type { QuestionContext, ScenarioError } from '../family.js';
 import { rowReferences } from './rows.js';
 
 type Records = Record<string, unknown>[];
 
-const timeKeysOf = (context: QuestionContext) => [...new Set([...(context.time?.column === undefined ? [] : [context.time.column]), TIME_KEY])];
+const timeKeysOf = (context: QuestionContext) => timeKeys(context.time?.column);
 
 /** Every key of the records except the time (the twin's time column or `timestamp`). */
 export function windowReferences(records: Records | undefined, at: string, context: QuestionContext): Array<[string, string]> {

@@ -6,6 +6,7 @@
  * the last step of the data), "what would it have taken for sales to reach 100 on 2023-06-01"
  * (temporal_counterfactual on the stored history up to that day).
  */
+import { DEFAULT_WINDOW_STEPS } from '../../../engine/temporal/health.js';
 import type { HealthMonitorScenario, TemporalAnomalyScenario, TemporalCounterfactualScenario, TemporalRootCauseScenario, WindowRecord } from '../../../engine/temporal/scenario.js';
 import { unmappable } from '../problems.js';
 import type { QueryContext, QueryReader } from '../reader.js';
@@ -36,7 +37,7 @@ export function parseHealth(r: QueryReader): Parsed<HealthMonitorScenario> | nul
     scenario.windowSteps = span.steps;
   }
   r.consume(0, r.length);
-  return { scenario, interpretation: `Check whether every link and variable of this version still behaves as it learned, over the last ${scenario.windowSteps ?? 200} steps of its data.` };
+  return { scenario, interpretation: `Check whether every link and variable of this version still behaves as it learned, over the last ${scenario.windowSteps ?? DEFAULT_WINDOW_STEPS} steps of its data.` };
 }
 
 export function parseTemporalAnomaly(r: QueryReader): Parsed<TemporalAnomalyScenario> | null {
