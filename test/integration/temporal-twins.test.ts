@@ -155,14 +155,17 @@ test('temporal questions are checked at submit: the family, the variables and th
     'body/scenario/interventions/0/durationSteps',
     /not both/,
   );
-  // Plain English: a horizon in days or weeks becomes the twin's steps; a what-if over time is not read yet.
+  // Plain English: a horizon in days or weeks becomes the twin's steps, for forecasts and what-ifs over time.
   const fromQuery = (query: string) => app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}/scenario-from-query`, body: { query } });
   const read = await fromQuery('forecast sales for the next 2 weeks');
   assert.equal(read.status, 200, JSON.stringify(read.body));
   assert.deepEqual(read.body.data.scenario, { type: 'forecast', forecastH: 14, targetVars: ['sales'] });
   assert.match(read.body.data.interpretation, /over the next 14 steps \(2 weeks\)/);
   assert.deepEqual((await fromQuery('what will visits and ads be')).body.data.scenario, { type: 'forecast', forecastH: 10, targetVars: ['visits', 'ads'] });
-  assert.equal((await fromQuery('what if ads rise 10%')).status, 422);
+  const whatIf = await fromQuery('what if ads rise 10% over the next 3 weeks');
+  assert.equal(whatIf.status, 200, JSON.stringify(whatIf.body));
+  assert.deepEqual(whatIf.body.data.scenario, { type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'relative_change', mode: 'percentage', value: 10 } }], forecastH: 21 });
+  assert.equal((await fromQuery('what if ads rise 10% for customers with sales above 5')).status, 422);
 });
 
 test('temporal twins on an integer time axis and on hourly datetimes, with a categorical series; a text time column fails the job saying why', async (t) => {

@@ -1,6 +1,10 @@
 import { TemporalInterventionScenarioSchema } from '../../../schemas/simulations.js';
 import { DEFAULT_PATHS } from '../../engine/temporal/forecast.js';
 import type { TemporalInterventionScenario } from '../../engine/temporal/scenario.js';
+import { parseIntervention } from '../../simulations/from-query/families/intervention.js';
+import { unmappable } from '../../simulations/from-query/problems.js';
+import type { QueryReader } from '../../simulations/from-query/reader.js';
+import { readSpan } from '../../simulations/from-query/steps.js';
 import { type ScenarioError, defineFamily } from '../family.js';
 import { distinctNames, listReferences } from '../shared/rows.js';
 import { simulationBudget, timeRule } from '../shared/time.js';
@@ -31,5 +35,25 @@ export default defineFamily<TemporalInterventionScenario>({
     ...distinctNames(s.targetVars, '/targetVars'),
   ],
   metricQueries: (s) => (s.metrics ?? []).map((m, i) => ({ sql: m.sqlQuery, location: `/metrics/${i}/sqlQuery` })),
+  // Read before forecasts: a what-if over time carries their future words ("over the next 2 weeks") too.
+  fromQuery: [{ order: 9, parse: parseWhatIfOverTime }],
   engine: new URL('./engine.js', import.meta.url).href,
 });
+
+/** The static what-if wording ("what if ads rise 10%"), applied from the first forecast step over a horizon read from the query. */
+function parseWhatIfOverTime(r: QueryReader) {
+  // The horizon first: its number is not a value of the change.
+  const span = readSpan(r);
+  const parsed = parseIntervention(r);
+  if (parsed === null) return null;
+  const { interventions, targetVars, confidenceLevel } = parsed.scenario;
+  if (interventions.some((i) => i.conditions !== undefined && i.conditions.length > 0)) {
+    throw unmappable('a change over time applies to the whole series: conditions on other variables apply to static twins');
+  }
+  const scenario: TemporalInterventionScenario = { type: 'temporal_intervention', interventions: interventions.map(({ variable, valueSpec }) => ({ variable, valueSpec })) };
+  if (span !== null) scenario.forecastH = span.steps;
+  if (targetVars !== undefined) scenario.targetVars = targetVars;
+  if (confidenceLevel !== undefined) scenario.confidenceLevel = confidenceLevel;
+  const horizon = span === null ? ' over 10 steps past its start (the default)' : ` over the next ${span.steps} steps (${span.said})`;
+  return { scenario, interpretation: `${parsed.interpretation.replace(/\.$/, '')}; held from the first forecast step${horizon}.` };
+}
