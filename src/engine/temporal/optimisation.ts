@@ -113,7 +113,10 @@ export async function runTemporalOptimisation(model: TemporalModel, scenario: Te
   }
   // optimizeCount: the fewest levers within 2% of the best score found (in the score's own units, at least 0.01).
   const top = byCount.reduce((a, b) => (b.value > a.value ? b : a));
-  const best = byCount.find((c) => c.value >= top.value - Math.max(0.02 * Math.abs(top.value), 0.01)) ?? top;
+  const found = byCount.find((c) => c.value >= top.value - Math.max(0.02 * Math.abs(top.value), 0.01)) ?? top;
+  // A plan that does no better than leaving the levers alone is not a plan.
+  const leftAlone = searchGoals.assess(searchBaseline).penalised;
+  const best = found.value > leftAlone + 1e-9 ? found : { count: 0, value: leftAlone, plan: planOf(levers.map(() => null), blocks) };
   context.hooks.progress?.(0.85, 're-simulating the plan against doing nothing');
   const finalSeed = searchSeed + 7919;
   const before = simulate(null, FINAL_PATHS, finalSeed);
@@ -316,7 +319,7 @@ function outcome(model: TemporalModel, scenario: TemporalOptimisationScenario, s
     ...objectives.map((o) => `${'variable' in o ? o.variable : 'the metric'}: ${fmt(o.baseline)} doing nothing, ${fmt(o.optimised)} with the plan (${o.direction})${o.targetMet === undefined ? '' : o.targetMet ? ', target met' : ', target not met'}`),
     ...changed.map((lever) => {
       const j = s.levers.indexOf(lever);
-      const values = [...new Set(s.plan.values[j]!.map((v) => show(lever, v)))];
+      const values = [...new Set(s.plan.values[j]!.map((v) => show(lever, v)))].map((v) => (typeof v === 'number' ? fmt(v) : String(v)));
       return `${lever.name}: ${values.length === 1 ? `set to ${values[0]}` : `scheduled ${values.join(' -> ')}`} from ${timeText(model, s.times[s.start]!)}`;
     }),
     ...constraints.filter((c) => !c.satisfied).map((c) => `constraint ${c.metricName} is not met by the best plan found`),

@@ -19,6 +19,7 @@ export default defineFamily<TemporalCounterfactualScenario>({
   rules: (s, context) => [
     ...windowRules(s.samples, '/samples', context),
     ...targetValueRules(s.targets, context.variables),
+    ...(s.samples !== undefined && s.samples.length < 2 ? [{ location: '/samples', message: 'give at least two records: changes fall on steps before the targets' }] : []),
     ...(s.samples !== undefined && s.historyUntil !== undefined ? [{ location: '/historyUntil', message: 'historyUntil picks the stored history: give samples or historyUntil, not both' }] : []),
     ...timeRule(s.historyUntil, context.time, '/historyUntil'),
     ...s.targets.flatMap((t, i) => s.targets.slice(0, i).some((u) => u.variable === t.variable && u.timestamp === t.timestamp) ? [{ location: `/targets/${i}`, message: `${t.variable} is targeted twice at the same time` }] : []),
