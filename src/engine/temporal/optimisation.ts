@@ -180,6 +180,7 @@ function leverOf(model: TemporalModel, name: string, scenario: TemporalOptimisat
   const constraint = scenario.variableConstraints?.find((c) => c.variable === name);
   if (variable.kind === 'categorical') {
     const allowed = constraint?.allowedValues?.map((v) => variable.categories.indexOf(String(v))).filter((k) => k >= 0) ?? variable.categories.map((_, k) => k);
+    if (allowed.length === 0) throw new AppError('validation_failed', `decision variable ${name} has no allowed value: none of allowedValues is a category of it (${variable.categories.join(', ')})`);
     return { name, kind: 'categorical', low: 0, high: variable.categories.length - 1, options: allowed, categories: variable.categories };
   }
   const observed = (model.tail.values[name] ?? []).filter((v): v is number => typeof v === 'number');
@@ -196,6 +197,7 @@ function leverOf(model: TemporalModel, name: string, scenario: TemporalOptimisat
   }
   if (!(low <= high)) throw new AppError('validation_failed', `decision variable ${name} has no allowed value: its constraints leave [${low}, ${high}]`);
   const options = constraint?.type === 'set' && constraint.allowedValues !== undefined ? constraint.allowedValues.map(Number).filter(Number.isFinite) : null;
+  if (options !== null && options.length === 0) throw new AppError('validation_failed', `decision variable ${name} has no allowed value: allowedValues holds no number`);
   return { name, kind: 'continuous', low, high, options, categories: [] };
 }
 

@@ -27,6 +27,8 @@ export default defineFamily<TemporalOptimisationScenario>({
     ...(s.variableConstraints ?? []).flatMap((c, i): ScenarioError[] => [
       ...(c.conditionalAllowedValues === undefined ? [] : [{ location: `/variableConstraints/${i}/conditionalAllowedValues`, message: 'a temporal plan sets each lever for every path alike: conditionalAllowedValues applies to static twins' }]),
       ...(s.decisionVars.includes(c.variable) ? [] : [{ location: `/variableConstraints/${i}/variable`, message: `'${c.variable}' is not a decision variable: a temporal optimisation constrains outcomes through metricConstraints` }]),
+      ...(c.type === 'set' && (c.allowedValues ?? []).length === 0 ? [{ location: `/variableConstraints/${i}/allowedValues`, message: 'a set constraint lists the values the lever may take' }] : []),
+      ...(c.minValue !== undefined && c.maxValue !== undefined && c.minValue > c.maxValue ? [{ location: `/variableConstraints/${i}/maxValue`, message: 'maxValue is below minValue' }] : []),
     ]),
   ],
   metricQueries: optimisationQueries,
