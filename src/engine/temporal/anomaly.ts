@@ -14,7 +14,7 @@ import { DEFAULT_TARGET_FPR, ModelCalibration, modelColumns, noiseTailProbabilit
 import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
 import { formatPercent, formatProbability } from '../inference/root-cause.js';
 import { scmOf } from './future.js';
-import { type TemporalModel, timeText } from './model.js';
+import { type TemporalModel, linked, timeText } from './model.js';
 import { type StepDiagnosis, diagnoseStep, whenText } from './root-cause.js';
 import type { TemporalAnomalyScenario } from './scenario.js';
 import { designOf, sampleWindow } from './window.js';
@@ -113,21 +113,10 @@ function diagnosisTarget(model: TemporalModel, calibration: ModelCalibration, ow
     if (Number.isNaN(tail)) continue;
     if (least === null || tail < least.tail) least = { name, tail };
     if (tail > targetFpr) continue;
-    const ancestors = ancestorsIn(model, name);
+    const ancestors = [...linked(model, [name], 'up')].filter((v) => v !== name).length;
     if (best === null || ancestors > best.ancestors || (ancestors === best.ancestors && tail < best.tail)) best = { name, ancestors, tail };
   }
   return best?.name ?? least?.name ?? null;
-}
-
-/** How many other variables reach `name` through the model's links. */
-function ancestorsIn(model: TemporalModel, name: string): number {
-  const seen = new Set([name]);
-  const stack = [name];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    for (const e of model.edges) if (e.target === node && !seen.has(e.source)) (seen.add(e.source), stack.push(e.source));
-  }
-  return seen.size - 1;
 }
 
 function anomalySummary(model: TemporalModel, steps: ScannedStep[], targetFpr: number): FamilyOutcome['summary'] {

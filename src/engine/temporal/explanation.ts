@@ -23,7 +23,7 @@ import type { Condition } from '../inference/scenario.js';
 import { futureFrom, originOf } from './forecast.js';
 import { type Paths, scmOf } from './future.js';
 import { lagName } from './lagged.js';
-import type { TemporalModel } from './model.js';
+import { type TemporalModel, linked } from './model.js';
 import type { TemporalExplanationScenario } from './scenario.js';
 
 const DEFAULT_PATHS = 2000;
@@ -71,7 +71,7 @@ export async function runTemporalExplanation(model: TemporalModel, scenario: Tem
   let outcome: FamilyOutcome;
   if (scenario.explanationMode === 'discovery') {
     const effect = need(scenario.effectVariable, 'effectVariable');
-    const causes = [...ancestors(model, effect)].filter((c) => c !== effect);
+    const causes = [...linked(model, [effect], 'up')].filter((c) => c !== effect);
     const influences = causes.map((cause, k) => {
       context.hooks.progress?.(k / Math.max(1, causes.length), `effects of ${cause}`);
       return run.arms(cause);
@@ -88,7 +88,7 @@ export async function runTemporalExplanation(model: TemporalModel, scenario: Tem
     };
   } else if (scenario.explanationMode === 'impact') {
     const cause = need(scenario.causeVariable, 'causeVariable');
-    const outcomes = [...descendants(model, cause)].filter((o) => o !== cause);
+    const outcomes = [...linked(model, [cause], 'down')].filter((o) => o !== cause);
     const arms = run.arms(cause);
     const { whole, segments: seg } = perSegment((mask) => outcomes.map((o) => run.influence(arms, cause, o, o, mask, true)), 'effects');
     outcome = {
@@ -103,7 +103,7 @@ export async function runTemporalExplanation(model: TemporalModel, scenario: Tem
     const cause = need(scenario.causeVariable, 'causeVariable');
     const effect = need(scenario.effectVariable, 'effectVariable');
     const arms = run.arms(cause);
-    const mediators = [...descendants(model, cause)].filter((v) => v !== cause && v !== effect && ancestors(model, effect).has(v));
+    const mediators = [...linked(model, [cause], 'down')].filter((v) => v !== cause && v !== effect && linked(model, [effect], 'up').has(v));
     const directArms = run.arms(cause, mediators);
     const analyses = masks.map((s) => {
       if (!s.mask.some((v) => v === 1)) return null;
@@ -224,27 +224,6 @@ function rankInfluences(items: LaggedInfluence[]): LaggedInfluence[] {
   const total = items.reduce((s, t) => s + t.totalEffect.effect ** 2, 0);
   for (const t of items) t.share = total > 0 ? t.totalEffect.effect ** 2 / total : 0;
   return items.sort((a, b) => Math.abs(b.totalEffect.effect) - Math.abs(a.totalEffect.effect));
-}
-
-/** Variables with a path into `name` over the model's links at any lag (itself included when it feeds its own future). */
-function ancestors(model: TemporalModel, name: string): Set<string> {
-  return closure(name, (node) => model.edges.filter((e) => e.target === node).map((e) => e.source));
-}
-
-function descendants(model: TemporalModel, name: string): Set<string> {
-  return closure(name, (node) => model.edges.filter((e) => e.source === node).map((e) => e.target));
-}
-
-function closure(start: string, next: (node: string) => string[]): Set<string> {
-  const seen = new Set<string>();
-  const stack = next(start);
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (seen.has(node)) continue;
-    seen.add(node);
-    stack.push(...next(node));
-  }
-  return seen;
 }
 
 /** Directed paths from cause to effect over the summary graph (each hop with its lags), at most 20, shortest first. */

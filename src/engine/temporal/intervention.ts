@@ -19,7 +19,7 @@ import { alternativeModels } from './alternatives.js';
 import type { EdgeRef, Frame } from '../types.js';
 import { DEFAULT_PATHS, futureFrom, originOf, stepRecord } from './forecast.js';
 import type { Paths } from './future.js';
-import { type TemporalModel, stepAtTime, timeOfStep, timeText } from './model.js';
+import { type TemporalModel, linked, stepAtTime, timeOfStep, timeText } from './model.js';
 import type { TemporalIntervention, TemporalInterventionScenario } from './scenario.js';
 
 const TAIL_STEPS_AFTER_LAST_START = 10;
@@ -261,16 +261,8 @@ export function futureFrame(model: TemporalModel, paths: Paths, times: readonly 
   return frameOf([...columns, continuousColumn('step', step), continuousColumn('timestamp', timestamp)]);
 }
 
-/** Variables a change of `sources` can reach through the model's links (any lag). */
-function reachable(model: TemporalModel, sources: readonly string[]): Set<string> {
-  const seen = new Set(sources);
-  const stack = [...sources];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    for (const e of model.edges) if (e.source === node && !seen.has(e.target)) (seen.add(e.target), stack.push(e.target));
-  }
-  return seen;
-}
+/** Variables a change of `sources` can reach through the model's links (any lag), the sources included. */
+const reachable = (model: Pick<TemporalModel, 'edges'>, sources: readonly string[]) => new Set([...sources, ...linked(model, sources, 'down')]);
 
 /**
  * Per outcome: the reversible same-step links (context.identification) between a changed variable and the

@@ -53,6 +53,23 @@ export function timeOfStep(model: TemporalModel, step: number): number {
   return timestampAt(model.timeline, step);
 }
 
+/**
+ * Variables reached from `starts` along the model's links at any lag (`down`: with them, `up`: against them); a
+ * start is in the set only when a path leads back to it (its own past counts).
+ */
+export function linked(model: Pick<TemporalModel, 'edges'>, starts: readonly string[], direction: 'down' | 'up'): Set<string> {
+  const next = (node: string) => model.edges.filter((e) => (direction === 'down' ? e.source : e.target) === node).map((e) => (direction === 'down' ? e.target : e.source));
+  const seen = new Set<string>();
+  const stack = starts.flatMap(next);
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    stack.push(...next(node));
+  }
+  return seen;
+}
+
 /** A time as people read it: the date for daily and coarser steps, minutes (seconds) for finer ones; the integer on an index axis. */
 export function timeText(model: Pick<TemporalModel, 'timeline'>, t: number): string {
   if (model.timeline.axis === 'index') return String(t);
