@@ -106,6 +106,7 @@ test('temporal monitoring and explanation questions are checked at submit and re
   const health = await fromQuery('is the twin still healthy over the last 60 days?');
   assert.equal(health.status, 200, JSON.stringify(health.body));
   assert.deepEqual(health.body.data.scenario, { type: 'causal_health_monitor', windowSteps: 60 });
+  assert.equal((await fromQuery('monitor the last 30 days for anomalies')).body.data.scenario.type, 'temporal_anomaly_detection');
   const scan = await fromQuery('any anomalies in the last 2 weeks, and why?');
   assert.equal(scan.status, 200, JSON.stringify(scan.body));
   const scanned = scan.body.data.scenario;

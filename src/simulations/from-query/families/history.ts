@@ -28,7 +28,8 @@ type History = NonNullable<QueryContext['history']>;
 
 export function parseHealth(r: QueryReader): Parsed<HealthMonitorScenario> | null {
   const at = r.tokens.findIndex((_, i) => r.is(i, HEALTH_WORDS) || (r.is(i, 'still') && r.is(i + 1, ['hold', 'holds', 'valid', 'true'])));
-  if (at === -1) return null;
+  // "monitor sales for anomalies" is a scan, "why did ... drift" a diagnosis: those readers take them.
+  if (at === -1 || r.tokens.some((_, i) => r.is(i, ANOMALY_WORDS)) || findTrigger(r) !== null) return null;
   r.consume(at, at + 1);
   const span = readSpan(r);
   const scenario: HealthMonitorScenario = { type: 'causal_health_monitor' };
