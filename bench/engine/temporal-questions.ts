@@ -240,8 +240,8 @@ async function petshopTemporal(): Promise<PetshopRow[]> {
   const root = resolve(benchmarkDataDir(), 'petshop');
   const rows: PetshopRow[] = [];
   for (const metric of ['latency', 'availability']) {
-    const normal = metricColumns(readMetrics(resolve(root, PETSHOP_NORMAL, 'noissue', 'metrics.csv')), metric, 'Average');
     const table = readMetrics(resolve(root, PETSHOP_NORMAL, 'noissue', 'metrics.csv'));
+    const normal = metricColumns(table, metric, 'Average');
     const row: PetshopRow = { metric, issues: 0, anomalous: 0, top1: 0, top3: 0, scanned: 0, flagged: 0 };
     for (const scenario of PETSHOP_TEMPORAL) {
       const calls = readCallGraph(resolve(root, scenario, 'graph.csv'));
@@ -259,13 +259,13 @@ async function petshopTemporal(): Promise<PetshopRow[]> {
       // False alarms (once per metric: both scenarios learn from the same normal operation): a twin of its first
       // part scans the rest at the default targetFpr.
       if (scenario === PETSHOP_TEMPORAL[0]) {
-      const cut = Math.floor(PETSHOP_TRAIN_SHARE * times.length);
-      const early = fitTemporal(frame, times, inferTimeline(times.slice(0, cut), 'time'), structure, { seed: 1, to: cut }, kernels);
-      const heldOut: WindowRecord[] = times.slice(cut).map((t, k) => ({ timestamp: t, ...Object.fromEntries(nodes.map((node) => [node, Number.isNaN(normal.get(node)![cut + k]!) ? null : normal.get(node)![cut + k]!])) }));
-      const scan = await runTemporalAnomaly(early, { type: 'temporal_anomaly_detection', samples: heldOut, startStep: 1 }, context(1));
-      const steps = scan.details.steps as ScannedStep[];
-      row.scanned += steps.filter((s) => s.score !== null).length;
-      row.flagged += steps.filter((s) => s.isAnomaly).length;
+        const cut = Math.floor(PETSHOP_TRAIN_SHARE * times.length);
+        const early = fitTemporal(frame, times, inferTimeline(times.slice(0, cut), 'time'), structure, { seed: 1, to: cut }, kernels);
+        const heldOut: WindowRecord[] = times.slice(cut).map((t, k) => ({ timestamp: t, ...Object.fromEntries(nodes.map((node) => [node, Number.isNaN(normal.get(node)![cut + k]!) ? null : normal.get(node)![cut + k]!])) }));
+        const scan = await runTemporalAnomaly(early, { type: 'temporal_anomaly_detection', samples: heldOut, startStep: 1 }, context(1));
+        const steps = scan.details.steps as ScannedStep[];
+        row.scanned += steps.filter((s) => s.score !== null).length;
+        row.flagged += steps.filter((s) => s.isAnomaly).length;
       }
       for (const issue of readIssues(resolve(root, scenario)).filter((i) => i.targetMetric === metric)) {
         row.issues++;

@@ -90,26 +90,34 @@ export async function runAnomalyDetection(model: CbnModel, scenario: AnomalyScen
 /** The variable a flagged sample's diagnosis explains (-1 when no value is observed). */
 function diagnosisTarget(scm: Scm, calibration: ModelCalibration, frame: Frame, row: number, targetFpr: number): number {
   const columns = modelColumns(scm, frame);
+  return diagnosisChoice(scm.names.map((_, j) => ({ tail: calibration.valueTail(j)(columns[j]![row]!), ancestors: () => ancestorsOf(scm, j).size })), targetFpr);
+}
+
+/**
+ * Which of a flagged unit's variables a diagnosis explains (an index into `candidates`, -1 when none is observed):
+ * among those whose value is anomalous at targetFpr, the one with the most ancestors (the symptom the most of the
+ * anomaly flows into), the least probable on ties; with none, the least probable value.
+ */
+export function diagnosisChoice(candidates: ReadonlyArray<{ tail: number; ancestors: () => number }>, targetFpr: number): number {
   let best = -1;
   let bestDepth = -1;
   let bestTail = Number.POSITIVE_INFINITY;
   let leastProbable = -1;
   let leastTail = Number.POSITIVE_INFINITY;
-  for (let j = 0; j < scm.names.length; j++) {
-    const tail = calibration.valueTail(j)(columns[j]![row]!);
-    if (Number.isNaN(tail)) continue;
+  candidates.forEach(({ tail, ancestors }, j) => {
+    if (Number.isNaN(tail)) return;
     if (tail < leastTail) {
       leastTail = tail;
       leastProbable = j;
     }
-    if (tail > targetFpr) continue;
-    const depth = ancestorsOf(scm, j).size;
+    if (tail > targetFpr) return;
+    const depth = ancestors();
     if (depth > bestDepth || (depth === bestDepth && tail < bestTail)) {
       best = j;
       bestDepth = depth;
       bestTail = tail;
     }
-  }
+  });
   return best >= 0 ? best : leastProbable;
 }
 

@@ -12,6 +12,7 @@ import { AbortError } from '../discovery/budget.js';
 import { AppError } from '../../errors.js';
 import { DEFAULT_TARGET_FPR, ModelCalibration, modelColumns, noiseTailProbabilities, nodeThreshold, sidakScore, subSeed } from '../inference/calibration.js';
 import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
+import { diagnosisChoice } from '../inference/anomaly.js';
 import { formatPercent, formatProbability } from '../inference/root-cause.js';
 import { scmOf } from './future.js';
 import { type TemporalModel, linked, timeText } from './model.js';
@@ -99,24 +100,14 @@ export async function runTemporalAnomaly(model: TemporalModel, scenario: Tempora
   };
 }
 
-/**
- * The variable a flagged step's diagnosis explains: among the variables whose value at the step is anomalous at
- * targetFpr (marginal tail under the model), the one with the most ancestors in the model's links (any lag); with
- * none, the least probable value. Null when no value is observed.
- */
+/** The variable a flagged step's diagnosis explains (anomaly.ts's choice, ancestors over the links at any lag); null when none is observed. */
 function diagnosisTarget(model: TemporalModel, calibration: ModelCalibration, own: number[], values: ReturnType<typeof modelColumns>, row: number, targetFpr: number): string | null {
-  let best: { name: string; ancestors: number; tail: number } | null = null;
-  let least: { name: string; tail: number } | null = null;
-  for (const j of own) {
-    const name = calibration.scm.names[j]!;
-    const tail = calibration.valueTail(j)(values[j]![row]!);
-    if (Number.isNaN(tail)) continue;
-    if (least === null || tail < least.tail) least = { name, tail };
-    if (tail > targetFpr) continue;
-    const ancestors = [...linked(model, [name], 'up')].filter((v) => v !== name).length;
-    if (best === null || ancestors > best.ancestors || (ancestors === best.ancestors && tail < best.tail)) best = { name, ancestors, tail };
-  }
-  return best?.name ?? least?.name ?? null;
+  const names = own.map((j) => calibration.scm.names[j]!);
+  const chosen = diagnosisChoice(own.map((j, k) => ({
+    tail: calibration.valueTail(j)(values[j]![row]!),
+    ancestors: () => [...linked(model, [names[k]!], 'up')].filter((v) => v !== names[k]).length,
+  })), targetFpr);
+  return chosen < 0 ? null : names[chosen]!;
 }
 
 function anomalySummary(model: TemporalModel, steps: ScannedStep[], targetFpr: number): FamilyOutcome['summary'] {

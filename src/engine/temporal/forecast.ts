@@ -7,7 +7,7 @@ import { AppError } from '../../errors.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from '../inference/outcome.js';
 import { sampleVariance } from '../inference/uncertainty.js';
 import { type Paths, simulateFuture, type FutureRequest } from './future.js';
-import { lagName, seasonNames, seasonValue } from './lagged.js';
+import { type NodeSource, seasonValue, sourceOf } from './lagged.js';
 import { type TemporalModel, stepAtTime, timeOfStep, timeText } from './model.js';
 import type { ForecastScenario } from './scenario.js';
 
@@ -173,26 +173,16 @@ function changepointsOf(model: TemporalModel, paths: Paths, times: readonly numb
 }
 
 function driverOf(model: TemporalModel, node: Extract<TemporalModel['cbn']['nodes'][number], { kind: 'continuous' }>, means: Record<string, number[]>, h: number, origin: number): { name: string; contribution: number } {
-  const inputValue = (input: string, step: number): number | null => {
-    for (const { period } of model.seasonal) {
-      const [sin, cos] = seasonNames(period);
-      if (input === sin || input === cos) return seasonValue(period, origin + step)[input === sin ? 0 : 1];
-    }
-    for (const variable of model.variables) {
-      for (let lag = 0; lag <= model.maxLag; lag++) {
-        if (lagName(variable.name, lag) !== input) continue;
-        const at = step - lag;
-        return at >= 0 ? (means[variable.name]?.[at] ?? null) : null;
-      }
-    }
-    return null;
+  const inputValue = (source: NodeSource, step: number): number | null => {
+    if (source.kind === 'season') return seasonValue(source.period, origin + step)[source.sin ? 0 : 1];
+    const at = step - source.lag;
+    return at >= 0 ? (means[source.variable]?.[at] ?? null) : null;
   };
   const contributions = new Map<string, number>();
   node.terms.forEach((term, k) => {
     if (term.kind !== 'linear' || term.parents.length !== 1) return;
-    const input = term.parents[0]!;
-    const season = model.seasonal.find((s) => seasonNames(s.period).includes(input));
-    const label = season !== undefined ? `season (period ${season.period})` : (model.variables.find((v) => [...Array(model.maxLag + 1).keys()].some((lag) => lagName(v.name, lag) === input))?.name ?? input);
+    const input = sourceOf(model, term.parents[0]!);
+    const label = input.kind === 'season' ? `season (period ${input.period})` : input.variable;
     const now = inputValue(input, h);
     const before = inputValue(input, h - 1);
     if (now === null || before === null) return;

@@ -6,7 +6,7 @@
  */
 import { AppError } from '../../errors.js';
 import { compileScm, drawNoise, propagate, type Scm, type Treatment } from '../inference/scm.js';
-import { lagName, seasonNames, seasonValue } from './lagged.js';
+import { seasonValue, sourceOf } from './lagged.js';
 import type { TemporalModel } from './model.js';
 
 /** Simulated values a temporal question may hold at once (paths x steps x variables): about 160 MB per arm. */
@@ -42,19 +42,20 @@ export function simulateFuture(model: TemporalModel, request: FutureRequest): Pa
   const L = model.maxLag;
   const past = historyBefore(model, request.originStep, L);
   const paths: Paths = Object.fromEntries(model.variables.map((v) => [v.name, [] as Float64Array[]]));
-  const inputs = scm.names.map((name) => parseInput(model, name)).filter((x): x is NonNullable<typeof x> => x !== null);
+  // Every input of the mechanisms: the lag columns (read from the paths' own past) and the seasonal terms.
+  const inputs = scm.names.map((node) => ({ node, source: sourceOf(model, node) })).filter(({ source }) => source.kind === 'season' || source.lag > 0);
   for (let h = 0; h < request.horizon; h++) {
     const step = request.originStep + h;
     const treatments: Treatment[] = [];
-    for (const input of inputs) {
+    for (const { node, source: input } of inputs) {
       if (input.kind === 'season') {
         const [sin, cos] = seasonValue(input.period, step);
-        treatments.push({ node: input.node, kind: 'values', values: new Float64Array(S).fill(input.sin ? sin : cos) });
+        treatments.push({ node, kind: 'values', values: new Float64Array(S).fill(input.sin ? sin : cos) });
         continue;
       }
       const back = h - input.lag;
       const values = back >= 0 ? paths[input.variable]![back]! : new Float64Array(S).fill(past[input.variable]![L + back]!);
-      treatments.push({ node: input.node, kind: 'values', values });
+      treatments.push({ node, kind: 'values', values });
     }
     treatments.push(...(request.treatmentsAt?.(h, scm) ?? []));
     const frame = propagate(scm, drawNoise(scm, S, request.seed * 7919 + h), treatments);
@@ -64,17 +65,6 @@ export function simulateFuture(model: TemporalModel, request: FutureRequest): Pa
     }
   }
   return paths;
-}
-
-type Input = { node: string; kind: 'lag'; variable: string; lag: number } | { node: string; kind: 'season'; period: number; sin: boolean };
-
-function parseInput(model: TemporalModel, node: string): Input | null {
-  for (const variable of model.variables) for (let lag = 1; lag <= model.maxLag; lag++) if (lagName(variable.name, lag) === node) return { node, kind: 'lag', variable: variable.name, lag };
-  for (const { period } of model.seasonal) {
-    const [sin, cos] = seasonNames(period);
-    if (node === sin || node === cos) return { node, kind: 'season', period, sin: node === sin };
-  }
-  return null;
 }
 
 /**

@@ -13,7 +13,8 @@ import type { NodeModel } from '../types.js';
 import { type Direction, type Interval, bestInterval, changeStart, departure, gridOf, scanPValue, scanTail } from './health-scan.js';
 import type { TemporalModel } from './model.js';
 import { categoricalTail } from '../inference/calibration.js';
-import { type SampleWindow, sourceOf } from './window.js';
+import { sourceOf } from './lagged.js';
+import type { SampleWindow } from './window.js';
 
 export type AlertType = 'spike' | 'worsening' | 'improving' | 'sustained' | 'normal';
 
@@ -127,11 +128,9 @@ export function watchMechanism(
   }
   const pValues = tests.map((_, k) => scanPValue(observed[k]!.statistic, scanTail(maxima[k]!)));
   // One step far outside the noise: the least probable residual, Sidak over the window's steps.
-  let spikeRow = 0;
-  for (let t = 1; t < n; t++) if (m.noise[rows[t]!]! < m.noise[rows[spikeRow]!]!) spikeRow = t;
-  const spikeP = -Math.expm1(n * Math.log1p(-Math.min(m.noise[rows[spikeRow]!]!, 1 - 1e-16)));
+  const { row: spikeRow, p: spikeP } = leastProbableStep(rows.map((r) => m.noise[r]!));
   const z = normalCritical(options.level);
-  const at = (t: number) => ({ index: window.recordOf[rows[Math.min(t, n - 1)]!]!, timestamp: window.times[rows[Math.min(t, n - 1)]!] ?? null });
+  const at = sinceOf(window, rows);
   const evidenceOf = (test: Test, interval: Interval): Evidence => {
     const d = departure(scanned(test), test.direction, interval.from, interval.to);
     const sigma = plan.noiseStd;
@@ -231,6 +230,19 @@ function squaredNoiseSd(plan: ContinuousPlan): number {
 }
 
 
+/** The least probable of the scored steps, and its Sidak p-value over all of them (the spike test). */
+function leastProbableStep(tails: readonly number[]): { row: number; p: number } {
+  let row = 0;
+  for (let t = 1; t < tails.length; t++) if (tails[t]! < tails[row]!) row = t;
+  return { row, p: -Math.expm1(tails.length * Math.log1p(-Math.min(tails[row]!, 1 - 1e-16))) };
+}
+
+/** Where a departure found at scored step t begins: the record index and its time. */
+const sinceOf = (window: SampleWindow, rows: readonly number[]) => (t: number) => {
+  const row = rows[Math.min(t, rows.length - 1)]!;
+  return { index: window.recordOf[row]!, timestamp: window.times[row] ?? null };
+};
+
 /**
  * A categorical mechanism, watched as a whole: at each step the log-probability of the class observed given the
  * inputs, standardised by its mean and variance under the mechanism (the negative entropy of the class
@@ -277,11 +289,9 @@ export function watchCategorical(
   const maxima = Array.from({ length: REPLICATES }, () => bestInterval(standardised(draw), direction, grid, options.minSteps).statistic);
   const fitP = scanPValue(observed.statistic, scanTail(maxima));
   const tails = rows.map((r, t) => categoricalTail(probabilities[t]!, plan.classes, codes[r]!));
-  let spikeRow = 0;
-  for (let t = 1; t < n; t++) if (tails[t]! < tails[spikeRow]!) spikeRow = t;
-  const spikeP = -Math.expm1(n * Math.log1p(-Math.min(tails[spikeRow]!, 1 - 1e-16)));
+  const { row: spikeRow, p: spikeP } = leastProbableStep(tails);
   const pValue = Math.min(1, 2 * Math.min(fitP, spikeP));
-  const at = (t: number) => ({ index: window.recordOf[rows[Math.min(t, n - 1)]!]!, timestamp: window.times[rows[Math.min(t, n - 1)]!] ?? null });
+  const at = sinceOf(window, rows);
   const zc = normalCritical(options.level);
   // The fit per step (mean log-probability of the classes seen) expected under the mechanism, and in the departure.
   const fit = (from: number, to: number) => {

@@ -7,7 +7,6 @@
  * effect when it lies between the changed variable and the outcome.
  */
 import { AppError } from '../../errors.js';
-import { frameOf, continuousColumn, categoricalColumn } from '../frame.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord, SweepResult } from '../inference/outcome.js';
 import type { Scm } from '../inference/scm.js';
 import type { ValueSpec } from '../inference/scenario.js';
@@ -16,7 +15,7 @@ import { normalCritical, parameterSampler, sampleVariance } from '../inference/u
 import { Rng } from '../random.js';
 import type { Kernels } from '../../compute/kernels.js';
 import { alternativeModels } from './alternatives.js';
-import type { EdgeRef, Frame } from '../types.js';
+import type { EdgeRef, Frame, FrameColumn } from '../types.js';
 import { DEFAULT_PATHS, futureFrom, originOf, stepRecord } from './forecast.js';
 import type { Paths } from './future.js';
 import { type TemporalModel, linked, stepAtTime, timeOfStep, timeText } from './model.js';
@@ -245,20 +244,22 @@ export function futureFrame(model: TemporalModel, paths: Paths, times: readonly 
   const horizon = times.length;
   const S = paths[model.variables[0]!.name]![0]!.length;
   const rows = horizon * S;
-  const columns = model.variables.map((v) => {
+  // Typed columns filled straight from the paths (a categorical path holds class indices): optimisation builds
+  // one frame per candidate plan.
+  const columns: FrameColumn[] = model.variables.map((v) => {
     if (v.kind === 'continuous') {
       const values = new Float64Array(rows);
       for (let h = 0; h < horizon; h++) values.set(paths[v.name]![h]!, h * S);
-      return continuousColumn(v.name, Array.from(values));
+      return { name: v.name, kind: 'continuous', values };
     }
-    const labels: string[] = [];
-    for (let h = 0; h < horizon; h++) for (const code of paths[v.name]![h]!) labels.push(v.categories[code]!);
-    return categoricalColumn(v.name, labels, v.categories);
+    const codes = new Int32Array(rows);
+    for (let h = 0; h < horizon; h++) codes.set(paths[v.name]![h]!, h * S);
+    return { name: v.name, kind: 'categorical', codes, categories: [...v.categories] };
   });
-  const step: number[] = [];
-  const timestamp: number[] = [];
-  for (let h = 0; h < horizon; h++) for (let r = 0; r < S; r++) (step.push(h), timestamp.push(times[h]!));
-  return frameOf([...columns, continuousColumn('step', step), continuousColumn('timestamp', timestamp)]);
+  const step = new Float64Array(rows);
+  const timestamp = new Float64Array(rows);
+  for (let h = 0; h < horizon; h++) (step.fill(h, h * S, (h + 1) * S), timestamp.fill(times[h]!, h * S, (h + 1) * S));
+  return { nRows: rows, columns: [...columns, { name: 'step', kind: 'continuous', values: step }, { name: 'timestamp', kind: 'continuous', values: timestamp }] };
 }
 
 /** Variables a change of `sources` can reach through the model's links (any lag), the sources included. */

@@ -15,6 +15,19 @@ export const seasonNames = (period: number): [string, string] => [`\u27e8season 
 
 export const seasonValue = (period: number, step: number): [number, number] => [Math.sin((2 * Math.PI * step) / period), Math.cos((2 * Math.PI * step) / period)];
 
+/** What a node of a temporal model's CBN stands for: a variable at a lag (0: the same step), or a seasonal term. */
+export type NodeSource = { kind: 'lag'; variable: string; lag: number } | { kind: 'season'; period: number; sin: boolean };
+
+/** The variable and lag, or the season, behind a node name of a model with these variables, lags and seasons. */
+export function sourceOf(model: { variables: ReadonlyArray<{ name: string }>; maxLag: number; seasonal: ReadonlyArray<{ period: number }> }, name: string): NodeSource {
+  for (const variable of model.variables) for (let lag = 0; lag <= model.maxLag; lag++) if (lagName(variable.name, lag) === name) return { kind: 'lag', variable: variable.name, lag };
+  for (const { period } of model.seasonal) {
+    const [sin, cos] = seasonNames(period);
+    if (name === sin || name === cos) return { kind: 'season', period, sin: name === sin };
+  }
+  throw new Error(`${name} is not an input of the temporal model`);
+}
+
 export interface LaggedDesign {
   frame: Frame;
   /** The series step of each design row. */
@@ -22,17 +35,18 @@ export interface LaggedDesign {
 }
 
 /**
- * Design rows for steps `from`..`to - 1` (each needs maxLag earlier steps), keeping only rows where every listed
- * column is observed when `complete` is set. `only` names which columns to build (default all); `stepOffset` is the
- * series step of row 0 when the frame is a window of a longer series.
+ * Design rows for steps `from`..`to - 1` (each needs maxLag earlier steps; with `partial` rows start at `from`,
+ * default 0, and a lag reaching before the series is missing), keeping only rows where every listed column is
+ * observed when `complete` is set. `only` names which columns to build (default all); `stepOffset` is the series
+ * step of row 0 when the frame is a window of a longer series.
  */
 export function laggedDesign(
   series: Frame,
   maxLag: number,
   periods: readonly number[],
-  options: { from?: number; to?: number; complete?: boolean; only?: ReadonlySet<string>; stepOffset?: number } = {},
+  options: { from?: number; to?: number; complete?: boolean; partial?: boolean; only?: ReadonlySet<string>; stepOffset?: number } = {},
 ): LaggedDesign {
-  const from = Math.max(maxLag, options.from ?? maxLag);
+  const from = options.partial === true ? Math.max(0, options.from ?? 0) : Math.max(maxLag, options.from ?? maxLag);
   const to = Math.min(series.nRows, options.to ?? series.nRows);
   const wanted = (name: string) => options.only === undefined || options.only.has(name);
   const stepList: number[] = [];
@@ -42,8 +56,8 @@ export function laggedDesign(
     for (let lag = 0; lag <= maxLag; lag++) {
       const name = lagName(column.name, lag);
       if (!wanted(name)) continue;
-      if (column.kind === 'continuous') columns.push(continuousColumn(name, stepList.map((t) => column.values[t - lag]!)));
-      else columns.push(categoricalColumn(name, stepList.map((t) => (column.codes[t - lag]! < 0 ? null : column.categories[column.codes[t - lag]!]!)), column.categories));
+      if (column.kind === 'continuous') columns.push(continuousColumn(name, stepList.map((t) => (t < lag ? null : column.values[t - lag]!))));
+      else columns.push(categoricalColumn(name, stepList.map((t) => (t < lag || column.codes[t - lag]! < 0 ? null : column.categories[column.codes[t - lag]!]!)), column.categories));
     }
   }
   for (const period of periods) {

@@ -9,9 +9,9 @@
  */
 import { valueAt } from '../inference/scm-records.js';
 import type { CbnModel, NodeModel } from '../types.js';
-import { lagName, seasonValue } from './lagged.js';
+import { lagName, seasonValue, sourceOf } from './lagged.js';
 import type { TemporalModel } from './model.js';
-import { type SampleWindow, sourceOf } from './window.js';
+import type { SampleWindow } from './window.js';
 
 export interface Unrolled {
   cbn: CbnModel;

@@ -8,7 +8,7 @@ import { AppError } from '../../errors.js';
 import { categoricalColumn, continuousColumn, frameOf } from '../frame.js';
 import type { Frame } from '../types.js';
 import type { TemporalModel } from './model.js';
-import { lagName, seasonNames, seasonValue } from './lagged.js';
+import { laggedDesign } from './lagged.js';
 import { readTime, stepOf, timestampAt } from './timeline.js';
 
 type Value = number | string | boolean | null;
@@ -92,34 +92,13 @@ export function keptWindow(model: TemporalModel, from: number, to: number): Samp
 }
 
 /**
- * The model's inputs at each row of a window, as the lagged design the model was fitted on: every node of
- * `model.cbn` in its order (a variable at row t, a lag column from row t - lag, the season at the row's step);
- * missing where a lag reaches before the window.
+ * The model's inputs at each row of a window, as the lagged design the model was fitted on (lagged.ts), its
+ * columns in the order of `model.cbn`'s nodes; missing where a lag reaches before the window.
  */
 export function designOf(model: TemporalModel, window: SampleWindow): Frame {
-  const n = window.frame.nRows;
-  const byName = new Map(window.frame.columns.map((c) => [c.name, c]));
-  const columns = model.cbn.nodes.map((node) => {
-    const source = sourceOf(model, node.name);
-    if (source.kind === 'season') {
-      return continuousColumn(node.name, window.steps.map((step) => seasonValue(source.period, step)[source.sin ? 0 : 1]));
-    }
-    const column = byName.get(source.variable)!;
-    const rows = Array.from({ length: n }, (_, t) => t - source.lag);
-    if (column.kind === 'continuous') return continuousColumn(node.name, rows.map((r) => (r < 0 ? null : column.values[r]!)));
-    return categoricalColumn(node.name, rows.map((r) => (r < 0 || column.codes[r]! < 0 ? null : column.categories[column.codes[r]!]!)), column.categories);
-  });
-  return frameOf(columns);
-}
-
-/** What a node of a temporal model's CBN stands for: a variable at a lag, or a seasonal term. */
-export type NodeSource = { kind: 'lag'; variable: string; lag: number } | { kind: 'season'; period: number; sin: boolean };
-
-export function sourceOf(model: Pick<TemporalModel, 'variables' | 'maxLag' | 'seasonal'>, name: string): NodeSource {
-  for (const variable of model.variables) for (let lag = 0; lag <= model.maxLag; lag++) if (lagName(variable.name, lag) === name) return { kind: 'lag', variable: variable.name, lag };
-  for (const { period } of model.seasonal) {
-    const [sin, cos] = seasonNames(period);
-    if (name === sin || name === cos) return { kind: 'season', period, sin: name === sin };
-  }
-  throw new Error(`${name} is not an input of the temporal model`);
+  const periods = [...new Set(model.seasonal.map((s) => s.period))];
+  const only = new Set(model.cbn.nodes.map((node) => node.name));
+  const { frame } = laggedDesign(window.frame, model.maxLag, periods, { partial: true, only, stepOffset: window.steps[0] ?? 0 });
+  const byName = new Map(frame.columns.map((c) => [c.name, c]));
+  return frameOf(model.cbn.nodes.map((node) => byName.get(node.name)!));
 }
