@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-temporal bench-temporal-questions bench-connectors lint lock clean
+.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-temporal bench-temporal-questions bench-panels bench-connectors lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -48,6 +48,10 @@ bench-temporal: build
 ## Temporal root cause, anomaly scan, health monitor and optimisation on generated models and PetShop temporal traffic; writes BENCHMARKS.md.
 bench-temporal-questions: build
 	node dist/bench/engine/temporal-questions.js
+
+## Multi-environment (panel) learning: Sachs 9 environments and generated panels; writes BENCHMARKS.md.
+bench-panels: build
+	node dist/bench/engine/panels.js
 
 ## Root cause analysis on the PetShop benchmark (../shared/benchmarks/data/petshop); writes BENCHMARKS.md.
 bench-rca: build

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Body, Nullable, Timestamp, literals, ref } from './common.js';
+import { EnvironmentGroupSchema } from './environments.js';
 import { WebhookUrl } from './jobs.js';
 import { SchemaEntrySchema } from './sources.js';
 
@@ -46,7 +47,7 @@ export const DigitalTwinSchema = Type.Object(
     updatedAt: Timestamp,
     suggestedSimulations: Type.Array(SuggestedSimulationSchema, { description: 'Questions worth asking, derived from the trained graph' }),
     suggestionsGeneratedAt: Nullable(Timestamp),
-    environmentGroups: Type.Array(Json, { description: 'Saved environment groups (multi-environment twins; none yet)' }),
+    environmentGroups: Type.Array(ref(EnvironmentGroupSchema), { description: 'Saved environment groups (multi-environment twins; managed under `.../environment-groups`)' }),
     autoUpdate: Type.Object({ enabled: Type.Boolean(), mode: Type.String() }),
     datasetId: Nullable(Type.String()),
     sourceId: Nullable(Type.String()),

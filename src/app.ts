@@ -10,6 +10,7 @@ import { DatasetSchema } from '../schemas/datasets.js';
 import { JobAcceptedSchema, JobSchema } from '../schemas/jobs.js';
 import { BrowseEntrySchema, ClickHouseCredentialsSchema, ConnectionStringCredentialsSchema, ConnectorSchema, DirectQueryRowsSchema, RowsSchema, SqlFieldCredentialsSchema, StorageCredentialsSchema } from '../schemas/connectors.js';
 import { DigitalTwinSchema, TwinVersionSchema } from '../schemas/twins.js';
+import { EnvironmentGroupDefinitionSchema, EnvironmentGroupSchema, EnvironmentResolutionSchema, EnvironmentSchema, GraphSliceSchema, StatFilterSchema } from '../schemas/environments.js';
 import { registeredFamilies } from './families/registry.js';
 import {
   ScenarioFromQuerySchema,
@@ -36,6 +37,7 @@ import { datasetRoutes } from './datasets/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { sourceRoutes } from './sources/routes.js';
 import { twinRoutes } from './twins/routes.js';
+import { environmentRoutes } from './twins/environments/routes.js';
 import { connectorRoutes } from './connectors/routes.js';
 import { simulationRoutes } from './simulations/routes.js';
 import { userRoutes } from './users/routes.js';
@@ -81,7 +83,9 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
   app.addHook('onReady', async () => context.jobRunner.start(app.log));
 
   installProblemHandling(app);
-  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema, JobSchema, JobAcceptedSchema, DigitalTwinSchema, TwinVersionSchema,
+  describeRoutes(app, [PaginationSchema, MeSchema, UserSchema, ApiKeySchema, CreatedApiKeySchema, WorkspaceSchema, WorkspaceMemberSchema, SchemaEntrySchema, ColumnMetadataSchema, SourceSchema, OrgSourceSchema, SourceFileSchema, DatasetSchema, CatalogTableSchema, CatalogViewSchema, JobSchema, JobAcceptedSchema,
+    // Environment groups before the twin, which references them.
+    StatFilterSchema, EnvironmentGroupDefinitionSchema, EnvironmentGroupSchema, EnvironmentSchema, EnvironmentResolutionSchema, GraphSliceSchema, DigitalTwinSchema, TwinVersionSchema,
     ConnectorSchema, BrowseEntrySchema, RowsSchema, DirectQueryRowsSchema, SqlFieldCredentialsSchema, ConnectionStringCredentialsSchema, ClickHouseCredentialsSchema, StorageCredentialsSchema,
     SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
@@ -106,6 +110,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
       catalogRoutes(api, context.catalog);
       jobRoutes(api, context.jobs);
       twinRoutes(api, context.twins);
+      environmentRoutes(api, context.environments);
       simulationRoutes(api, context.simulations);
       connectorRoutes(api, context.connectors);
     },

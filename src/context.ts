@@ -35,6 +35,7 @@ import { SimulationRepo } from './simulations/repo.js';
 import { SimulationService } from './simulations/service.js';
 import { TwinRepo } from './twins/repo.js';
 import { TwinService } from './twins/service.js';
+import { EnvironmentService } from './twins/environments/service.js';
 import { WebhookSender } from './webhooks/deliver.js';
 import { UserRepo } from './users/repo.js';
 import { UserService } from './users/service.js';
@@ -68,6 +69,7 @@ export interface Context {
   jobs: JobService;
   jobRunner: JobRunner;
   twins: TwinService;
+  environments: EnvironmentService;
   simulations: SimulationService;
   connectors: ConnectorService;
   /** The compute pool, started on first use. */
@@ -147,6 +149,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     jobs,
     jobRunner,
     twins,
+    environments: new EnvironmentService(twinRepo, workspaceAccess, cursors),
     simulations: new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors),
     connectors,
     compute,

@@ -39,6 +39,8 @@ export interface QuestionTime {
 export interface QuestionContext {
   variables: Variables;
   time?: QuestionTime;
+  /** Multi-environment versions: the environment keys a panel question may name. */
+  environments?: readonly string[];
 }
 
 /** What a family's rules may ask of the twin version. */

@@ -1,3 +1,4 @@
+import type { EnvironmentGroup } from '../../schemas/environments.js';
 import type { DigitalTwin, FixedSubGraph, TwinType, TwinVersion } from '../../schemas/twins.js';
 import type { InferredColumn } from '../sources/inference/infer-schema.js';
 import { withIdentification } from './orientation.js';
@@ -9,7 +10,7 @@ export interface TwinRecord {
   canonicalInputSchema: InferredColumn[];
   suggestedSimulations: DigitalTwin['suggestedSimulations'];
   suggestionsGeneratedAt: string | null;
-  environmentGroups: Array<Record<string, unknown>>;
+  environmentGroups: EnvironmentGroup[];
   autoUpdate: { enabled: boolean; mode: string };
   datasetId: string | null;
   sourceId: string | null;
@@ -36,7 +37,11 @@ export function presentTwin(row: TwinRow): DigitalTwin {
 }
 
 /** The stored version record is the public one. */
-export const presentVersion = (row: VersionRow): TwinVersion => withIdentification(JSON.parse(row.record) as TwinVersion);
+export function presentVersion(row: VersionRow): TwinVersion {
+  // A panel's environment profile stays on the stored record (environments/profile.ts reads it).
+  const { environmentProfile: _profile, ...version } = JSON.parse(row.record) as TwinVersion & { environmentProfile?: unknown };
+  return withIdentification(version);
+}
 
 const versionLabel = (major: number, minor: number, patch: number) => `${major}.${minor}.${patch}`;
 

@@ -23,7 +23,7 @@ const TwinParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Digital twin 
 const VersionParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Digital twin id'), vId: Id('Version id') });
 const Page = Type.Object(PageQuery, { additionalProperties: false });
 const BASE = '/workspaces/:wsId/digital-twins';
-const JOB = 'Answers 202 with a job (poll `links.self`; cancel with `links.cancel`). Static and temporal twins can be learned; multi-environment ones answer 422 so far.';
+const JOB = 'Answers 202 with a job (poll `links.self`; cancel with `links.cancel`). Static, temporal and multi-environment static twins can be learned; multi-environment temporal ones answer 422 so far.';
 
 export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();

@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CallOptions, type Response, type TestApp, buildTestApp, testConfig } from '../helpers/app.js';
+import { panelRows, panelTruth } from '../helpers/panel.js';
 
 const API = '/api/v1';
 /** Requests per minute for the keys this file uses many times (the default is 1200). */
@@ -93,6 +94,15 @@ const SAMPLES: Record<string, Sample> = {
   discoverTwinVersion: { body: { bootstrapSamples: 0 } },
   trainTwinVersion: { body: {} },
   runTwinPipeline: { body: (ids: Ids) => ({ versionId: ids.version, bootstrapSamples: 0 }) },
+  listTwinEnvironments: { query: 'q=b' },
+  listVersionEnvironments: {},
+  listEnvironmentGroups: {},
+  createEnvironmentGroup: { body: { name: 'Matrix sample group', definition: { mode: 'columnValues', columnValues: { site: ['s001'] } } } },
+  getEnvironmentGroup: {},
+  updateEnvironmentGroup: { body: { agreementThreshold: 0.6 } },
+  deleteEnvironmentGroup: {},
+  resolveEnvironmentGroup: { body: (ids: Ids) => ({ groupId: ids.group }) },
+  sliceTwinGraph: { body: (ids: Ids) => ({ groupId: ids.group }) },
   listSimulations: {},
   submitSimulation: { body: (ids: Ids) => ({ digitalTwinId: ids.twin, digitalTwinVersionId: ids.trainedVersion, scenario: { type: 'prediction', sample: [{ a: 1 }], targetVars: ['c'] } }) },
   getSimulation: {},
@@ -173,7 +183,9 @@ function requiredScope(label: string, description = ''): Scope | null {
 // Ids: which resource a path parameter names, and sets of ids to put in paths.
 // ---------------------------------------------------------------------------------------------------------------
 
-type IdKind = 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun' | 'connector';
+type IdKind =
+  | 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun' | 'connector'
+  | 'panelTwin' | 'panelVersion' | 'group';
 
 /** Path parameters that name no resource: always sent with this value (a simulation exports json: csv is for panels). */
 const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
@@ -187,6 +199,9 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'id' && template.startsWith(`${API}/users/`)) return 'user';
   if (name === 'id' && template.startsWith(`${API}/connectors/`)) return 'connector';
   if (name === 'id' && template.includes('/datasets/{id}')) return 'dataset';
+  if (name === 'groupId') return 'group';
+  if (name === 'id' && isPanelOperation(template)) return 'panelTwin';
+  if (name === 'vId' && isPanelOperation(template)) return 'panelVersion';
   if (name === 'id' && template.includes('/digital-twins/{id}')) return 'twin';
   if (name === 'vId') return /\/(score|scenario-from-query)$/.test(template) ? 'trainedVersion' : 'version';
   if (name === 'id' && template.includes('/simulations/{id}/score')) return 'scoreRun';
@@ -196,6 +211,9 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'id' && (template.startsWith(`${API}/sources/`) || template.includes('/sources/{id}'))) return 'source';
   throw new Error(`The matrix does not know what {${name}} of ${template} names: teach idKind`);
 }
+
+/** Operations only a multi-environment twin answers: their {id} and {vId} name the panel twin and its version. */
+const isPanelOperation = (template: string) => /\/digital-twins\/\{id\}\/(environments|environment-groups)|\/versions\/\{vId\}\/(environments|graph\/slice)$/.test(template);
 
 const NONEXISTENT: Ids = {
   workspace: 'ws_00000000000000000000000000',
@@ -211,6 +229,9 @@ const NONEXISTENT: Ids = {
   run: 'job_00000000000000000000000001',
   scoreRun: 'job_00000000000000000000000002',
   connector: 'con_00000000000000000000000000',
+  panelTwin: 'dt_00000000000000000000000001',
+  panelVersion: 'dtv_00000000000000000000000002',
+  group: 'eg_00000000000000000000000000',
 };
 
 const urlOf = (operation: Operation, ids: Ids) =>
@@ -316,7 +337,7 @@ async function createDataset(world: TestApp, key: string, workspaceId: string): 
  * A twin over a source of the workspace (the matrix source: numeric columns a and c), its first version with the edge
  * a -> c pinned (so it can be trained), and a job (a discovery of a second version).
  */
-async function createTwinTargets(world: TestApp, key: string, workspaceId: string, sourceId: string, simulations = true): Promise<Pick<Ids, 'twin' | 'version' | 'job' | 'trainedVersion' | 'run' | 'scoreRun'>> {
+async function createTwinTargets(world: TestApp, key: string, workspaceId: string, sourceId: string, simulations = true): Promise<Pick<Ids, 'twin' | 'version' | 'job' | 'trainedVersion' | 'run' | 'scoreRun' | 'panelTwin' | 'panelVersion' | 'group'>> {
   const twin = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins`, key, body: { name: 'Matrix twin', sourceId } });
   assert.equal(twin.status, 201, JSON.stringify(twin.body));
   const base = `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${twin.body.data.versionId}`;
@@ -326,9 +347,26 @@ async function createTwinTargets(world: TestApp, key: string, workspaceId: strin
   const other = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions`, key, body: { bump: 'minor' } });
   const job = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${other.body.data.id}/discover`, key, body: { bootstrapSamples: 0 } });
   assert.equal(job.status, 202, JSON.stringify(job.body));
-  const ids = { twin: twin.body.data.id, version: twin.body.data.versionId, job: job.body.data.jobId };
+  const ids = { twin: twin.body.data.id, version: twin.body.data.versionId, job: job.body.data.jobId, ...(await createPanelTargets(world, key, workspaceId)) };
   if (!simulations) return { ...ids, trainedVersion: NONEXISTENT.trainedVersion, run: NONEXISTENT.run, scoreRun: NONEXISTENT.scoreRun };
   return { ...ids, ...(await createSimulationTargets(world, key, workspaceId, ids.twin)) };
+}
+
+/** A multi-environment twin learned on a small generated panel (environments: the values of site), its first version, and a group on it. */
+async function createPanelTargets(world: TestApp, key: string, workspaceId: string): Promise<Pick<Ids, 'panelTwin' | 'panelVersion' | 'group'>> {
+  const rows = panelRows(panelTruth(3, 1, { minRows: 40, maxRows: 41 }), 2);
+  const source = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/sources/from-data`, key, body: { name: 'Matrix panel', rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const body = { name: 'Matrix panel twin', type: 'multi-environment-static', sourceId: source.body.data.id, environmentColumns: ['site'] };
+  const twin = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins`, key, body });
+  assert.equal(twin.status, 201, JSON.stringify(twin.body));
+  const pipeline = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/run-pipeline`, key, body: { bootstrapSamples: 0 } });
+  assert.equal(pipeline.status, 202, JSON.stringify(pipeline.body));
+  await until(world, key, `${API}/workspaces/${workspaceId}/jobs/${pipeline.body.data.jobId}`);
+  const definition = { mode: 'columnValues', columnValues: { site: ['s000'] } };
+  const group = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/environment-groups`, key, body: { name: 'Matrix group', definition } });
+  assert.equal(group.status, 201, JSON.stringify(group.body));
+  return { panelTwin: twin.body.data.id, panelVersion: twin.body.data.versionId, group: group.body.data.id };
 }
 
 /** A trained version of the twin (a third one), a completed range-intervention run on it and a completed scoring run. */

@@ -29,7 +29,7 @@ export function resampleFrame(frame: Frame, seed: number): Frame {
  * counting an undirected CPDAG edge between the two as half (the data could not choose that direction over the
  * other) and a reversed or absent edge as nothing. An empty list of results answers 0.
  */
-export function edgeConfidence(results: readonly DiscoveryResult[], edges: readonly EdgeRef[]): number[] {
+export function edgeConfidence(results: ReadonlyArray<Pick<DiscoveryResult, 'cpdag'>>, edges: readonly EdgeRef[]): number[] {
   if (results.length === 0) return edges.map(() => 0);
   const totals = new Float64Array(edges.length);
   for (const result of results) {

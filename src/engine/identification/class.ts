@@ -33,12 +33,21 @@ export interface RestrictedClass {
   restricted: Pdag;
 }
 
-/** The equivalence class of a DAG over `names`, narrowed by knowledge on those names (others are ignored). */
-export function restrictedClass(names: string[], edges: readonly EdgeRef[], background: BackgroundKnowledge): RestrictedClass {
+/**
+ * The equivalence class of a DAG over `names`, narrowed by knowledge on those names (others are ignored).
+ * `exogenous` names variables nothing causes by design (a panel's environment indicator, CD-NOD, Huang et al.
+ * 2020): what their edges orient counts as decided by the data, not by the fixed graph.
+ */
+export function restrictedClass(names: string[], edges: readonly EdgeRef[], background: BackgroundKnowledge, exogenous: readonly string[] = []): RestrictedClass {
   const known = new Set(names);
   const within = (e: EdgeRef) => known.has(e.source) && known.has(e.target);
   const dag = pdagFromEdges(names, edges.map((e) => ({ source: e.source, target: e.target, directed: true })));
   const data = cpdagOfDag(dag);
+  if (exogenous.length > 0) {
+    const into = exogenous.flatMap((x) => names.filter((n) => n !== x).map((n) => ({ source: n, target: x })));
+    applyKnowledge(data, buildKnowledge(names, [], into));
+    applyMeekRules(data, true);
+  }
   const restricted = clonePdag(data);
   applyKnowledge(restricted, buildKnowledge(names, background.required.filter(within), background.forbidden.filter(within)));
   applyMeekRules(restricted, true);
@@ -49,11 +58,11 @@ export function restrictedClass(names: string[], edges: readonly EdgeRef[], back
  * The orientation of each edge of a DAG (aligned with `edges`). `assumed` lists the edges an assumption oriented;
  * those the DAG does not have as given (the fixed graph overrode them since) are ignored.
  */
-export function edgeOrientations(names: string[], edges: readonly EdgeRef[], background: BackgroundKnowledge, assumed: readonly EdgeRef[] = []): Orientation[] {
+export function edgeOrientations(names: string[], edges: readonly EdgeRef[], background: BackgroundKnowledge, assumed: readonly EdgeRef[] = [], exogenous: readonly string[] = []): Orientation[] {
   const index = new Map(names.map((n, i) => [n, i]));
   const key = (e: EdgeRef) => `${e.source}\u0000${e.target}`;
   const pinned = new Set(background.required.map(key));
-  const { dag, data, restricted } = restrictedClass(names, edges, background);
+  const { dag, data, restricted } = restrictedClass(names, edges, background, exogenous);
   const withAssumptions = clonePdag(restricted);
   for (const e of assumed) {
     const [i, j] = [index.get(e.source), index.get(e.target)];

@@ -9,13 +9,18 @@ import type { FieldError } from '../../errors.js';
 import type { QuestionContext } from '../../families/family.js';
 import type { JobContext } from '../../jobs/runner.js';
 import type { InferredColumn } from '../../sources/inference/infer-schema.js';
+import type { EnvironmentProfile } from '../environments/profile.js';
 import type { TwinRecord } from '../records.js';
 
 /** What a learning job is submitted with (the discover / train / pipeline bodies, and the twin). */
 export type LearnParams = Omit<Discover & Train, 'webhookUrl'> & { twinId: string; versionId?: string };
 
 /** What learning records on a version; `model` is the trained model's JSON (the version's `model` column). */
-export type Learned = Partial<TwinVersion> & { model?: string | null };
+export type Learned = Partial<TwinVersion> & {
+  model?: string | null;
+  /** Multi-environment kinds: the environments as read (kept on the stored record, not presented with the version). */
+  environmentProfile?: EnvironmentProfile;
+};
 
 /** Reads the version's rows: `fields` in the data's order, at most `maxRows`. */
 export type RowReader = (fields: string[], maxRows: number) => Promise<Array<Record<string, unknown>>>;

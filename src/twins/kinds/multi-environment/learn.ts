@@ -1,0 +1,303 @@
+/**
+ * How a multi-environment (panel) static twin learns. Reading: each row's environment is the combination of its
+ * environment column values (profile.ts for the key's string form); rows without one are left out and counted.
+ * Discovery: the pooled graph by CD-NOD on the pool (engine/panel/discover.ts), confidence from half-sample
+ * rediscoveries, then each edge judged per environment from per-environment sufficient statistics gathered in
+ * `shardCount` shards (agreement and gating, engine/panel/evidence.ts). Training: the pooled network, each
+ * environment's mechanisms partially pooled (engine/panel/pooling.ts), the edges judged again on the final graph,
+ * and the panel evaluation.
+ */
+import { createHash } from 'node:crypto';
+import type { Node, Relationship, TwinVersion } from '../../../../schemas/twins.js';
+import { kindEngineRef } from '../../../compute/kind-engine.js';
+import { termsFor } from '../../../engine/cbn/design.js';
+import { edgeConfidence } from '../../../engine/discovery/bootstrap.js';
+import { type EdgeJudgement, judgeEdges } from '../../../engine/panel/evidence.js';
+import { assemblePanel, type ShardStatistics, statisticsPlan } from '../../../engine/panel/fit.js';
+import type { Family, FamilyMoments } from '../../../engine/panel/moments.js';
+import type { CategoricalColumn, DiscoveryOptions, EdgeRef, Frame } from '../../../engine/types.js';
+import { JobError } from '../../../jobs/runner.js';
+import { nowIso } from '../../../lib/ids.js';
+import { buildChangelog } from '../../changelog.js';
+import { type EnvironmentEntry, type EnvironmentProfile, environmentKey } from '../../environments/profile.js';
+import { edgesForTraining } from '../../fixed-graph.js';
+import { buildFrame, modelledColumns } from '../../frame.js';
+import { describeNodes, variableRoles, withFittedStrengths } from '../../model-summary.js';
+import { reversibleEdgeCount, withOrientations } from '../../orientation.js';
+import type { KindLearner, LearnIo, Learned } from '../kind.js';
+import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
+import type panelEngine from './engine.js';
+
+const ENGINE = kindEngineRef<typeof panelEngine>(new URL('./engine.js', import.meta.url).href);
+/** An environment judges edges (and counts in graph slices) from this many rows. */
+const EVIDENCE_ROWS = 10;
+
+export interface PanelData {
+  /** The modelled columns. */
+  frame: Frame;
+  /** Each row's environment (index into `keys`), on shared memory. */
+  environment: Int32Array;
+  keys: string[];
+  environmentColumns: string[];
+  profile: EnvironmentProfile;
+  shardCount: number;
+}
+
+export const panelLearner: KindLearner<PanelData> = {
+  async read(twin, schema, rows) {
+    const environmentColumns = twin.environmentColumns;
+    const excluded = [...environmentColumns, ...(twin.selectedTimeColumnName === null ? [] : [twin.selectedTimeColumnName])];
+    const columns = modelledColumns(schema, excluded);
+    const all = await rows([...columns.map((c) => c.field), ...environmentColumns], rowBudget(columns.length + environmentColumns.length));
+    const labelled = all.flatMap((row) => {
+      const values: Record<string, string> = {};
+      for (const column of environmentColumns) {
+        const value = row[column];
+        if (value === null || value === undefined || value === '') return [];
+        values[column] = String(value);
+      }
+      return [{ row, key: environmentKey(environmentColumns, values), values }];
+    });
+    const { frame, dropped, signature } = await buildFrame(labelled.map((l) => l.row), columns);
+    const valuesOf = new Map(labelled.map((l) => [l.key, l.values]));
+    const keys = [...valuesOf.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    if (keys.length < 2) throw new JobError(`A multi-environment twin needs at least two environments; the data has ${keys.length} (environment columns ${environmentColumns.join(', ')})`);
+    const index = new Map(keys.map((k, i) => [k, i]));
+    const environment = new Int32Array(new SharedArrayBuffer(labelled.length * 4));
+    labelled.forEach((l, r) => (environment[r] = index.get(l.key)!));
+    const profile: EnvironmentProfile = {
+      columns: environmentColumns,
+      environments: keys.map((key, e) => entry(frame, environment, e, key, valuesOf.get(key)!)),
+      rowsWithoutEnvironment: all.length - labelled.length,
+      edges: [],
+    };
+    const kept = new Set(frame.columns.map((c) => c.name));
+    return {
+      data: { frame, environment, keys, environmentColumns, profile, shardCount: twin.shardCount },
+      nRows: frame.nRows,
+      variables: frame.columns.length,
+      dropped,
+      signature,
+      columns: columns.filter((c) => kept.has(c.field)),
+      recorded: { environmentProfile: profile },
+    };
+  },
+  discover,
+  train,
+};
+
+async function discover(io: LearnIo, data: PanelData, version: TwinVersion, share: number): Promise<Learned> {
+  const { params, signal } = io.context;
+  const { frame } = data;
+  const names = new Set(frame.columns.map((c) => c.name));
+  const inFrame = (e: EdgeRef) => names.has(e.source) && names.has(e.target);
+  const alpha = params.alpha ?? LEARN_DEFAULTS.alpha;
+  const timeBudgetSeconds = params.timeBudgetSeconds ?? LEARN_DEFAULTS.timeBudgetSeconds;
+  const bootstrapSamples = params.bootstrapSamples ?? LEARN_DEFAULTS.bootstrapSamples;
+  const seed = params.seed ?? LEARN_DEFAULTS.seed;
+  const options: DiscoveryOptions = {
+    alpha,
+    timeBudgetMs: timeBudgetSeconds * 1000,
+    required: version.fixedSubGraph.relationships.filter(inFrame),
+    forbidden: version.fixedSubGraph.antiRelationships.filter(inFrame),
+    seed,
+    ...(params.maxDepth === undefined ? {} : { maxDepth: params.maxDepth }),
+  };
+  const indicator = indicatorName(names);
+  const withIndicator: Frame = { nRows: frame.nRows, columns: [...frame.columns, { name: indicator, kind: 'categorical', codes: data.environment, categories: data.keys } satisfies CategoricalColumn] };
+  const started = Date.now();
+  let mainFraction = 0;
+  let resamplesDone = 0;
+  const report = (state: string) => io.context.progress(0.05 + share * 0.9 * (0.7 * mainFraction + (bootstrapSamples === 0 ? 0.3 : (0.3 * resamplesDone) / bootstrapSamples)), state);
+  const main = io.compute().step(ENGINE, 'discover', { frame: withIndicator, indicator, options }, {
+    signal,
+    onProgress: (message) => {
+      mainFraction = message.fraction;
+      report(`discovering the pooled graph: ${message.state}`);
+    },
+  });
+  const resamples = Array.from({ length: bootstrapSamples }, (_, i) =>
+    io.compute().step(ENGINE, 'bootstrap', { frame: withIndicator, indicator, options, seed: seed * 1000 + i + 1 }, { signal }).then((found) => {
+      resamplesDone++;
+      report(`bootstrap resample ${resamplesDone} of ${bootstrapSamples}`);
+      return found;
+    }),
+  );
+  const [result, ...boots] = await Promise.all([main, ...resamples]);
+  const confidence = bootstrapSamples === 0 ? null : edgeConfidence(boots, result.edges);
+  io.context.progress(0.05 + share * 0.92, 'judging edges per environment');
+  const families = familiesOf(frame, result.edges);
+  const judgements = judgeEdges(result.edges, families, momentsByEnvironment(data, await statisticsShards(io, data, { families, cpts: [] })), alpha);
+  const causalGraph: Relationship[] = result.edges.map((edge, i) => ({
+    source: edge.source,
+    target: edge.target,
+    orientation: result.orientations[i]!,
+    strength: Number(edge.strength.toFixed(6)),
+    strengthStatus: 'measured',
+    timeLagEffects: [],
+    cyclicalEffects: [],
+    confidence: confidence === null ? null : Number((confidence[i] ?? 0).toFixed(4)),
+    ...panelMembers(judgements[i]!),
+  }));
+  return {
+    status: 'discovered',
+    causalGraph,
+    reversibleEdgeCount: reversibleEdgeCount(causalGraph),
+    nodes: withEnvironmentColumns(nodeRecords(frame.columns), new Set(result.changing), judgements, data.environmentColumns),
+    variableRoles: variableRoles(frame.columns.map((c) => c.name), causalGraph),
+    environmentProfile: { ...data.profile, edges: evidenceOf(judgements) },
+    discovery: {
+      alpha,
+      maxDepth: params.maxDepth ?? null,
+      timeBudgetSeconds,
+      bootstrapSamples,
+      testsRun: result.stats.tests,
+      depthReached: result.stats.depthReached,
+      timedOut: result.stats.timedOut,
+      seconds: (Date.now() - started) / 1000,
+      nRows: frame.nRows,
+    },
+    discoveredAt: nowIso(),
+  };
+}
+
+async function train(io: LearnIo, data: PanelData, version: TwinVersion): Promise<Learned & { model: string }> {
+  const { params, signal } = io.context;
+  const { frame } = data;
+  const names = new Set(frame.columns.map((c) => c.name));
+  const inFrame = (e: EdgeRef) => names.has(e.source) && names.has(e.target);
+  const edges = edgesForTraining(version.causalGraph.filter(inFrame), { relationships: version.fixedSubGraph.relationships.filter(inFrame), antiRelationships: version.fixedSubGraph.antiRelationships });
+  const testFraction = params.testFraction ?? LEARN_DEFAULTS.testFraction;
+  const seed = params.seed ?? LEARN_DEFAULTS.seed;
+  const alpha = version.discovery?.alpha ?? params.alpha ?? LEARN_DEFAULTS.alpha;
+  io.context.progress(0.7, 'fitting the pooled model');
+  const evaluated = io.compute().step(ENGINE, 'evaluate', { frame, environment: data.environment, keys: data.keys, edges, testFraction, seed }, { signal });
+  const pooled = await io.compute().step(ENGINE, 'pooled', { frame, edges, testFraction, seed }, { signal });
+  io.context.progress(0.8, 'per-environment statistics');
+  const plan = statisticsPlan(pooled.model);
+  const shards = await statisticsShards(io, data, plan);
+  const panel = assemblePanel(pooled.model, data.environmentColumns, data.keys, data.profile.environments.map((e) => e.nRows), shards);
+  const judgements = judgeEdges(edges, plan.families, momentsByEnvironment(data, shards), alpha);
+  const judged = new Map(judgements.map((j) => [`${j.source}\u0000${j.target}`, j]));
+  const known = new Map(version.causalGraph.map((edge) => [`${edge.source}\u0000${edge.target}`, edge]));
+  const graph = edges.map((edge): Relationship => {
+    const before = known.get(`${edge.source}\u0000${edge.target}`);
+    const judgement = panelMembers(judged.get(`${edge.source}\u0000${edge.target}`)!);
+    return before === undefined
+      ? { ...edge, orientation: 'fixed', strength: null, strengthStatus: 'pinned', timeLagEffects: [], cyclicalEffects: [], confidence: null, ...judgement }
+      : { ...before, ...judgement };
+  });
+  // Discovery's orientations count the environment indicator as data; a graph trained without one is derived here.
+  const oriented = version.discoveredAt === null ? withOrientations(graph, version.fixedSubGraph) : graph;
+  const causalGraph = withFittedStrengths(oriented, pooled.model) as Relationship[];
+  const changing = new Set(version.nodes.filter((n) => n.environmentColumns.length > 0).map((n) => n.name));
+  const nodes = withEnvironmentColumns(describeNodes(pooled.model), changing, judgements, data.environmentColumns);
+  const evaluation = { ...pooled.evaluation, nodeMetrics: pooled.evaluation.nodeMetrics as Record<string, Record<string, number>> };
+  const panelEvaluation = await evaluated;
+  return {
+    status: 'trained',
+    causalGraph,
+    reversibleEdgeCount: reversibleEdgeCount(causalGraph),
+    nodes,
+    evaluation,
+    panelEvaluation: panelEvaluation as unknown as Record<string, unknown>,
+    environmentProfile: { ...data.profile, edges: evidenceOf(judgements) },
+    variableRoles: variableRoles(frame.columns.map((c) => c.name), causalGraph),
+    nTrainSamples: frame.nRows,
+    configSignature: `sha256:${createHash('sha256').update(JSON.stringify({ fixed: version.fixedSubGraph, testFraction, seed, environments: data.environmentColumns })).digest('hex')}`,
+    changelog: buildChangelog(await io.baseVersion(version), { fixedSubGraph: version.fixedSubGraph, causalGraph, nodes, evaluation }),
+    trainedAt: nowIso(),
+    model: JSON.stringify(panel),
+  };
+}
+
+/** A name for the environment indicator no column has. */
+function indicatorName(names: ReadonlySet<string>): string {
+  let name = '(environment)';
+  while (names.has(name)) name = `(${name})`;
+  return name;
+}
+
+function entry(frame: Frame, environment: Int32Array, e: number, key: string, values: Record<string, string>): EnvironmentEntry {
+  let nRows = 0;
+  for (const x of environment) if (x === e) nRows++;
+  const stats: EnvironmentEntry['stats'] = {};
+  for (const column of frame.columns) {
+    let n = 0;
+    let sum = 0;
+    let sumSq = 0;
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    let missing = 0;
+    for (let r = 0; r < frame.nRows; r++) {
+      if (environment[r] !== e) continue;
+      if (column.kind === 'categorical') {
+        if (column.codes[r]! < 0) missing++;
+        continue;
+      }
+      const v = column.values[r]!;
+      if (Number.isNaN(v)) {
+        missing++;
+        continue;
+      }
+      n++;
+      sum += v;
+      sumSq += v * v;
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+    const mean = n > 0 ? sum / n : null;
+    stats[column.name] = {
+      mean: mean === null ? null : round(mean),
+      std: n > 1 ? round(Math.sqrt(Math.max(0, (sumSq - n * mean! * mean!) / (n - 1)))) : null,
+      min: n > 0 ? min : null,
+      max: n > 0 ? max : null,
+      missing,
+    };
+  }
+  return { key, values, nRows, timeSpan: null, stats, hasEvidence: nRows >= EVIDENCE_ROWS };
+}
+
+const round = (x: number) => Number(x.toPrecision(8));
+
+function familiesOf(frame: Frame, edges: readonly EdgeRef[]): Family[] {
+  return frame.columns.flatMap((column) => {
+    if (column.kind !== 'continuous') return [];
+    const parents = edges.filter((e) => e.target === column.name).map((e) => e.source);
+    return [{ node: column.name, terms: termsFor(frame, parents, false) }];
+  });
+}
+
+/** Environments split into `shardCount` groups of about equal rows, each gathered by one pool task. */
+async function statisticsShards(io: LearnIo, data: PanelData, plan: ReturnType<typeof statisticsPlan>): Promise<ShardStatistics[]> {
+  const count = Math.max(1, Math.min(data.shardCount, data.keys.length));
+  const groups = Array.from({ length: count }, () => ({ rows: 0, environments: [] as number[] }));
+  const bySize = data.profile.environments.map((e, i) => ({ i, rows: e.nRows })).sort((a, b) => b.rows - a.rows);
+  for (const { i, rows } of bySize) {
+    const lightest = groups.reduce((a, b) => (b.rows < a.rows ? b : a));
+    lightest.environments.push(i);
+    lightest.rows += rows;
+  }
+  return Promise.all(groups.filter((g) => g.environments.length > 0).map((g) =>
+    io.compute().step(ENGINE, 'statistics', { frame: data.frame, environment: data.environment, environments: g.environments.sort((a, b) => a - b), plan }, { signal: io.context.signal })));
+}
+
+function momentsByEnvironment(data: PanelData, shards: readonly ShardStatistics[]): FamilyMoments[][] {
+  const out: FamilyMoments[][] = new Array(data.keys.length);
+  for (const shard of shards) shard.environments.forEach((e, at) => (out[e] = shard.moments[at]!));
+  return out;
+}
+
+function panelMembers(judgement: EdgeJudgement): Pick<Relationship, 'agreementRate' | 'isEnvironmentGated'> {
+  return { agreementRate: judgement.agreementRate === null ? null : Number(judgement.agreementRate.toFixed(4)), isEnvironmentGated: judgement.gated };
+}
+
+function evidenceOf(judgements: readonly EdgeJudgement[]): EnvironmentProfile['edges'] {
+  return judgements.map((j) => ({ source: j.source, target: j.target, holds: j.holds, strength: j.strength.map((s) => (s === null ? null : Number(s.toFixed(4)))) }));
+}
+
+/** Nodes whose mechanism differs across environments (the indicator points to them, or an edge into them is gated) carry the environment columns. */
+function withEnvironmentColumns(nodes: Node[], changing: ReadonlySet<string>, judgements: readonly EdgeJudgement[], columns: string[]): Node[] {
+  const gatedTargets = new Set(judgements.filter((j) => j.gated).map((j) => j.target));
+  return nodes.map((node) => (changing.has(node.name) || gatedTargets.has(node.name) ? { ...node, environmentColumns: columns } : node));
+}
