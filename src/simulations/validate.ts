@@ -31,14 +31,11 @@ export function scenarioFamily(scenario: Record<string, unknown>, twinType: Twin
   if (family === undefined && !SCENARIO_TYPES.includes(type as never)) {
     throw fail([{ location: `${BASE}/type`, message: `unknown scenario family '${type}'; a ${twinType} twin answers ${answered.join(', ')}` }]);
   }
+  if (family !== undefined && family.twinKinds.includes(twinType)) return family;
   const ofKind: readonly string[] = SCENARIO_TYPES_BY_TWIN[twinType];
-  if (family === undefined ? !ofKind.includes(type) : !family.twinKinds.includes(twinType)) {
-    throw fail([{ location: `${BASE}/type`, message: `'${type}' does not match this ${twinType} twin; it answers ${answered.join(', ')}` }]);
-  }
-  if (family === undefined) {
-    throw fail([{ location: `${BASE}/type`, message: `'${type}' is a ${twinType} family that is not built yet; this twin answers ${answered.join(', ')}` }]);
-  }
-  return family;
+  const answers = answered.length === 0 ? 'no question family is built for it yet' : `it answers ${answered.join(', ')}`;
+  if (!ofKind.includes(type)) throw fail([{ location: `${BASE}/type`, message: `'${type}' does not match this ${twinType} twin; ${answers}` }]);
+  throw fail([{ location: `${BASE}/type`, message: `'${type}' on a ${twinType} twin is not built yet; ${answers}` }]);
 }
 
 /** The family's shape and every reference to the version's variables; answers the scenario as the engine takes it. */
