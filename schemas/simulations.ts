@@ -122,9 +122,23 @@ const WindowRecordsOf = (lead: string) => Type.Array(Record_, {
 });
 const WindowRecords = WindowRecordsOf('The window');
 
+/** Multi-environment versions: the environments a question answers in (panel families and prediction). */
+const Environments = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+  minItems: 1,
+  maxItems: 10_000,
+  uniqueItems: true,
+  description: 'Multi-environment twins: the environment keys to answer in (GET .../environments; omit for all). The request\'s `environmentGroupIds` narrow them: names and groups are intersected, '
+    + 'never unioned, and an empty intersection answers 400. Single-environment twins refuse it (422).',
+});
+
 export const PredictionScenarioSchema = Family(
   'prediction',
-  { sample: Records('Rows to predict, keyed by variable; targets left out'), targetVars: Type.Array(Name, { minItems: 1, maxItems: 100 }), confidenceLevel: Type.Optional(Confidence) },
+  {
+    sample: Records('Rows to predict, keyed by variable; targets left out'),
+    targetVars: Type.Array(Name, { minItems: 1, maxItems: 100 }),
+    confidenceLevel: Type.Optional(Confidence),
+    environments: Type.Optional(Environments),
+  },
   'PredictionScenario',
   'Predicts targetVars for each row of `sample` (outputs align with the rows).',
 );
@@ -252,6 +266,23 @@ export const AnomalyScenarioSchema = Family(
   'AnomalyScenario',
   'Flags samples the twin finds improbable, calibrated so targetFpr is the false-alarm rate on normal data.',
 );
+
+/**
+ * A panel family of a multi-environment static twin: the static family's members (and `environments`), answered
+ * with each environment's mechanisms and combined over the environments weighted by their rows.
+ */
+const PanelFamily = <T extends string>(type: T, base: { properties: Record<string, TSchema> }, id: string, description: string) => {
+  const { type: _type, ...members } = base.properties;
+  return Type.Object({ type: Type.Literal(type), ...members, environments: Type.Optional(Environments) }, { additionalProperties: false, $id: id, title: id, description });
+};
+const PER_ENVIRONMENT = 'Answered in each environment with its own mechanisms (`outputs.details.environments`, keyed by environment) and combined over them weighted by their rows (`results`).';
+
+export const PanelInterventionScenarioSchema = PanelFamily('panel_intervention', InterventionScenarioSchema, 'PanelInterventionScenario', `What if, per environment (members as InterventionScenario). ${PER_ENVIRONMENT}`);
+export const PanelOptimisationScenarioSchema = PanelFamily('panel_optimisation', OptimisationScenarioSchema, 'PanelOptimisationScenario', `The best settings per environment (members as OptimisationScenario). ${PER_ENVIRONMENT}`);
+export const PanelCounterfactualScenarioSchema = PanelFamily('panel_counterfactual', CounterfactualScenarioSchema, 'PanelCounterfactualScenario', `Best action per environment (members as CounterfactualScenario). ${PER_ENVIRONMENT}`);
+export const PanelExplanationScenarioSchema = PanelFamily('panel_explanation', ExplanationScenarioSchema, 'PanelExplanationScenario', `Why, per environment (members as ExplanationScenario). ${PER_ENVIRONMENT}`);
+export const StaticPanelRootCauseScenarioSchema = PanelFamily('static_panel_root_cause_analysis', RootCauseScenarioSchema, 'StaticPanelRootCauseScenario', `Root causes per environment (members as RootCauseScenario). ${PER_ENVIRONMENT}`);
+export const StaticPanelAnomalyScenarioSchema = PanelFamily('static_panel_anomaly_detection', AnomalyScenarioSchema, 'StaticPanelAnomalyScenario', `Anomaly scan per environment (members as AnomalyScenario). ${PER_ENVIRONMENT}`);
 
 const ForecastH = Type.Integer({ minimum: 1, maximum: 1000, description: 'Steps to forecast, in the twin\'s granularity' });
 const OriginTimestamp = Type.Number({
@@ -435,7 +466,7 @@ export const SubmitSimulationBody = Body({
       'The question: an object discriminated by `type` (spec "Scenario type values"), one of the *Scenario components of this document for the twin\'s kind. `scenarioType`, an unknown family, a family of another twin kind, unknown variables, ' +
       'a bare {variable, value} without valueSpec, more than one range or a range on a non-numeric variable answer 422.',
   }),
-  environmentGroupIds: Type.Optional(Type.Array(Name, { maxItems: 100, description: 'Panel runs only; ignored on single-environment twins' })),
+  environmentGroupIds: Type.Optional(Type.Array(Name, { maxItems: 100, description: 'Multi-environment twins: saved environment groups narrowing the run to their environments (several groups: the union of theirs), intersected with the scenario\'s `environments` when it names some; an empty intersection answers 400, an unknown group 422. Frozen into `environmentGroupSnapshots` at submit. Single-environment twins ignore them, unknown ids included.' })),
   webhookUrl: Type.Optional(WebhookUrl),
   userQuery: Type.Optional(Type.String({ maxLength: 4000, description: 'The question in the user’s words, kept on the run' })),
 });
@@ -566,8 +597,8 @@ export const ListSimulationsQuery = Type.Object({
 
 export const SweepQuery = Type.Object({
   metric: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Curve to return; required when the run swept several (omit to list them with the digest)' })),
-  environment: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Panel runs: the environment (static twins have none)' })),
-  filter: Type.Optional(Type.String({ maxLength: 256, description: 'Narrows the listing of metrics or environments (case-insensitive substring)' })),
+  environment: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Panel runs: the environment whose curves to read (required; omit it to list the environments). Single-environment runs refuse it (400).' })),
+  filter: Type.Optional(Type.String({ maxLength: 256, description: 'Narrows the listing of metrics, or on a panel run without `environment` of environments (case-insensitive substring)' })),
 });
 
 /** Whether a curve is decided by the twin's class of DAGs (see the intervention answers' `identified`). */
@@ -589,6 +620,8 @@ export const SweepSchema = Type.Object(
     unit: Type.Optional(Type.String()),
     ...CurveIdentification,
     points: Type.Array(SweepPointSchema, { description: 'Swept value, mean, standard deviation and confidence interval per grid point' }),
+    environment: Type.Optional(Nullable(Type.String({ description: 'Panel runs: the environment of these curves; null while listing' }))),
+    environments: Type.Optional(Type.Array(Type.String(), { description: 'Panel runs without `environment`: the environments with a sweep (after `filter`); name one to read its curves' })),
     digest: Type.Object({ from: Type.Number(), to: Type.Number(), bestValue: Nullable(Type.Number()), bestMean: Nullable(Type.Number()), curves: Type.Integer() }),
   },
   { $id: 'Sweep', title: 'Sweep' },

@@ -11,8 +11,14 @@ import forecast from './forecast/index.js';
 import type { FamilyDefinition } from './family.js';
 import intervention from './intervention/index.js';
 import optimisation from './optimisation/index.js';
+import panelCounterfactual from './panel-counterfactual/index.js';
+import panelExplanation from './panel-explanation/index.js';
+import panelIntervention from './panel-intervention/index.js';
+import panelOptimisation from './panel-optimisation/index.js';
 import prediction from './prediction/index.js';
 import rootCauseAnalysis from './root-cause-analysis/index.js';
+import staticPanelAnomalyDetection from './static-panel-anomaly-detection/index.js';
+import staticPanelRootCauseAnalysis from './static-panel-root-cause-analysis/index.js';
 import temporalAnomalyDetection from './temporal-anomaly-detection/index.js';
 import temporalCounterfactual from './temporal-counterfactual/index.js';
 import temporalExplanation from './temporal-explanation/index.js';
@@ -34,7 +40,8 @@ export const familiesOf = (twinType: TwinType): FamilyDefinition[] => [...famili
 
 export const registeredFamilies = (): FamilyDefinition[] => [...families.values()];
 
-for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention, temporalOptimisation, temporalCounterfactual, temporalExplanation, temporalRootCauseAnalysis, temporalAnomalyDetection, causalHealthMonitor]) registerFamily(family);
+for (const family of [prediction, intervention, optimisation, counterfactual, explanation, rootCauseAnalysis, anomalyDetection, forecast, temporalIntervention, temporalOptimisation, temporalCounterfactual, temporalExplanation, temporalRootCauseAnalysis, temporalAnomalyDetection, causalHealthMonitor,
+  panelIntervention, panelOptimisation, panelCounterfactual, panelExplanation, staticPanelRootCauseAnalysis, staticPanelAnomalyDetection]) registerFamily(family);
 
 /** The scenario-from-query readers of a twin kind's families, most specific wording first. */
 export const queryReaders = (twinType: TwinType) => familiesOf(twinType).flatMap((family) => family.fromQuery ?? []).sort((a, b) => a.order - b.order).map((reader) => reader.parse);

@@ -5,7 +5,7 @@
  * run with that message.
  */
 import type { ComputePool } from '../compute/pool.js';
-import type { FamilyOutcome } from '../engine/inference/outcome.js';
+import type { FamilyOutcome, SweepResult } from '../engine/inference/outcome.js';
 import type { ScoreRequest } from '../engine/inference/scenario.js';
 import { familyOf } from '../families/registry.js';
 import type { CbnModel } from '../engine/types.js';
@@ -15,6 +15,7 @@ import { nowIso } from '../lib/ids.js';
 import { presentVersion } from '../twins/records.js';
 import type { TwinRepo } from '../twins/repo.js';
 import { webhookEvent } from '../webhooks/deliver.js';
+import type { GroupSnapshot } from './environments.js';
 import type { MetricSql } from './metric-sql.js';
 import type { SimulationRepo } from './repo.js';
 
@@ -26,6 +27,15 @@ export interface RunParams {
   kind: 'scenario' | 'score';
   seed: number;
   userQuery: string | null;
+  /** Panel runs narrowed by environment groups: the environments resolved at submit (the scenario's intersected with the groups'). */
+  environments?: string[];
+  /** The groups as they were at submit (spec: frozen; later edits change nothing in the run). */
+  environmentGroupSnapshots?: GroupSnapshot[];
+}
+
+/** A panel run's stored sweep: one per environment. */
+export interface StoredPanelSweep {
+  environments: Record<string, SweepResult>;
 }
 
 /** The small part of a completed run, kept on its row (listings show it); outputs live apart. */
@@ -83,11 +93,11 @@ export class SimulationExecution {
     const outcome =
       family === undefined
         ? await this.compute().run({ kind: 'score', model: model as CbnModel, request: input as unknown as ScoreRequest, seed: params.seed }, options)
-        : await this.compute().run({ kind: 'question', engine: family.engine, model, scenario: input, seed: params.seed, identification }, options);
+        : await this.compute().run({ kind: 'question', engine: family.engine, model, scenario: params.environments === undefined ? input : ({ ...input, environments: params.environments } as typeof input), seed: params.seed, identification }, options);
     context.progress(0.97, 'saving results');
     await context.ensureActive();
     await this.save(job.id, job.organisation_id, params, outcome);
-    return { resultsSummary: outcome.summary, hasSweep: outcome.sweep !== undefined };
+    return { resultsSummary: outcome.summary, hasSweep: outcome.sweep !== undefined || outcome.sweeps !== undefined };
   }
 
   /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */
@@ -103,7 +113,7 @@ export class SimulationExecution {
       run_id: runId,
       organisation_id: organisationId,
       outputs: JSON.stringify(outputs),
-      sweep: outcome.sweep === undefined ? null : JSON.stringify(outcome.sweep),
+      sweep: outcome.sweeps !== undefined ? JSON.stringify({ environments: outcome.sweeps } satisfies StoredPanelSweep) : outcome.sweep === undefined ? null : JSON.stringify(outcome.sweep),
       score: outcome.score === undefined ? null : JSON.stringify(outcome.score),
       created_at: nowIso(),
     });

@@ -34,7 +34,7 @@ export function presentRun(row: RunRow): Omit<SimulationRunSummary, 'scenario'> 
     progress: status === 'pending' ? { ...progress, state: 'pending' } : progress,
     outputsStorageType: 'inline',
     resultsSummary: result?.resultsSummary ?? null,
-    environmentGroupSnapshots: [],
+    environmentGroupSnapshots: params.environmentGroupSnapshots ?? [],
     executedByUserId: row.created_by,
     applicationExecutionId: null,
     webhookUrl: row.webhook_url === null ? null : maskedWebhook(row.webhook_url),

@@ -10,11 +10,12 @@ import type { CursorCodec } from '../lib/cursor.js';
 import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
 import type { TwinService } from '../twins/service.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
-import type { RunParams, RunResult } from './execution.js';
+import type { RunParams, RunResult, StoredPanelSweep } from './execution.js';
 import { scenarioFromQuery } from './from-query/index.js';
 import type { MetricSql } from './metric-sql.js';
 import { presentRun, runStatus, spliceJson } from './present.js';
 import type { RunFilters, RunRow, SimulationRepo } from './repo.js';
+import { runEnvironments } from './environments.js';
 import { metricQueries, scenarioFamily, validateScenario } from './validate.js';
 import { familyOf, queryReaders } from '../families/registry.js';
 import { twinKind } from '../twins/kinds/registry.js';
@@ -35,13 +36,23 @@ export class SimulationService {
   /** Validates the scenario against the twin version, then queues the run (202: the run starts `pending`). */
   async submit(principal: Principal, workspaceId: string, input: SubmitSimulation): Promise<SimulationAccepted> {
     await this.access.require(principal, workspaceId, 'write');
-    const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, input.digitalTwinId, input.digitalTwinVersionId);
+    const { twinType, version, model, groups, profile } = await this.twins.simulationTarget(principal, workspaceId, input.digitalTwinId, input.digitalTwinVersionId);
     const family = scenarioFamily(input.scenario, twinType);
     const trained = requireTrained(version.version, model);
-    const scenario = validateScenario(family, input.scenario, { twinType, ...twinKind(twinType).questionContext(trained) });
+    const context = { twinType, ...twinKind(twinType).questionContext(trained) };
+    const scenario = validateScenario<{ type: string; environments?: string[] }>(family, input.scenario, context);
     for (const { sql, location } of metricQueries(family, scenario)) await this.metrics.check(principal.organisationId, sql, location);
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
-    const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'scenario', seed: randomInt(1, 2 ** 31 - 1), userQuery: input.userQuery ?? null };
+    const selection = context.environments === undefined ? { snapshots: [] } : runEnvironments(scenario.environments, input.environmentGroupIds, groups, profile, context.environments, version.version);
+    const params: RunParams = {
+      versionId: version.id,
+      versionLabel: version.version,
+      kind: 'scenario',
+      seed: randomInt(1, 2 ** 31 - 1),
+      userQuery: input.userQuery ?? null,
+      ...(selection.environments === undefined ? {} : { environments: selection.environments }),
+      environmentGroupSnapshots: selection.snapshots,
+    };
     return this.queue(principal, workspaceId, input.digitalTwinId, family.type, params, scenario, input.webhookUrl);
   }
 
@@ -138,8 +149,22 @@ export class SimulationService {
     const row = await this.find(principal, workspaceId, id);
     const stored = await this.finishedDetail(principal, row, 'sweep');
     if (stored === null) throw new AppError('not_found', `Simulation run ${id} has no sweep (only a completed intervention with a range valueSpec has one)`);
-    const sweep = stored as SweepResult;
-    if (query.environment !== undefined) throw new AppError('invalid_request', 'This run is on a single-environment twin: it has no environments; omit `environment`');
+    const panel = 'environments' in (stored as object) ? (stored as StoredPanelSweep).environments : null;
+    if (panel === null && query.environment !== undefined) throw new AppError('invalid_request', 'This run is on a single-environment twin: it has no environments; omit `environment`');
+    if (panel !== null && query.environment === undefined) {
+      // A panel run: the environments are listed (with the text filter) until one is named.
+      const keys = Object.keys(panel);
+      const first = panel[keys[0]!]!;
+      const needle = query.filter?.toLowerCase();
+      return {
+        runId: id, variable: first.variable, steps: first.steps, confidenceLevel: first.confidenceLevel, metrics: [], metric: null, points: [],
+        digest: { from: first.curves[0]?.points[0]?.value ?? 0, to: first.curves[0]?.points.at(-1)?.value ?? 0, bestValue: null, bestMean: null, curves: first.curves.length },
+        environment: null,
+        environments: keys.filter((key) => needle === undefined || key.toLowerCase().includes(needle)),
+      };
+    }
+    const sweep = panel === null ? (stored as SweepResult) : panel[query.environment!];
+    if (sweep === undefined) throw new AppError('invalid_request', `This run has no environment '${query.environment}'; omit \`environment\` to list them`);
     const needle = query.filter?.toLowerCase();
     const curves = sweep.curves.filter((curve) => needle === undefined || curve.metric.toLowerCase().includes(needle));
     const identification = (curve: SweepResult['curves'][number]) => ({ identified: curve.identified ?? null, ...(curve.decidingEdges === undefined ? {} : { decidingEdges: curve.decidingEdges }) });
@@ -162,6 +187,7 @@ export class SimulationService {
       ...(chosen === undefined ? {} : identification(chosen)),
       points: chosen?.points ?? [],
       digest: { from: grid[0]?.value ?? 0, to: grid.at(-1)?.value ?? 0, bestValue: best?.value ?? null, bestMean: best?.mean ?? null, curves: sweep.curves.length },
+      ...(panel === null ? {} : { environment: query.environment! }),
     };
   }
 

@@ -9,6 +9,8 @@ import { newId, nowIso } from '../lib/ids.js';
 import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
 import type { InferredColumn } from '../sources/inference/infer-schema.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
+import type { EnvironmentGroup } from '../../schemas/environments.js';
+import { type EnvironmentProfile, environmentProfile } from './environments/profile.js';
 import { applyFixedGraphPatch } from './fixed-graph.js';
 import { modelledColumns } from './frame.js';
 import { twinKind } from './kinds/registry.js';
@@ -152,9 +154,16 @@ export class TwinService {
    * What a simulation of a version needs (the caller has checked workspace access): the twin's kind, the version
    * record, and its fitted model (null until trained).
    */
-  async simulationTarget(principal: Principal, workspaceId: string, twinId: string, versionId: string): Promise<{ twinType: TwinType; version: TwinVersion; model: unknown }> {
+  /** What a run needs of its twin version: the model, and on a panel the saved groups and the environments as read. */
+  async simulationTarget(principal: Principal, workspaceId: string, twinId: string, versionId: string): Promise<{ twinType: TwinType; version: TwinVersion; model: unknown; groups: EnvironmentGroup[]; profile: EnvironmentProfile | null }> {
     const { twin, version } = await this.findVersion(principal, workspaceId, twinId, versionId);
-    return { twinType: twin.type as TwinType, version: presentVersion(version), model: version.model === null ? null : (JSON.parse(version.model) as unknown) };
+    return {
+      twinType: twin.type as TwinType,
+      version: presentVersion(version),
+      model: version.model === null ? null : (JSON.parse(version.model) as unknown),
+      groups: (JSON.parse(twin.record) as TwinRecord).environmentGroups ?? [],
+      profile: environmentProfile(version),
+    };
   }
 
   /**

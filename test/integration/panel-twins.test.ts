@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { buildTestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { panelRows, panelTruth } from '../helpers/panel.js';
+import { type TrainedTwin, completedRun, submit, waitForRun } from '../helpers/simulations.js';
 
 const API = '/api/v1';
 
@@ -76,11 +77,99 @@ test('a multi-environment static twin learns what holds everywhere and what is g
     assert.equal(refused.body.errors[0].location, location, JSON.stringify(refused.body));
   }
 
-  // Panel questions are not built yet: a located 422 that says so, not a wrong answer.
-  const run = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/simulations`, body: { digitalTwinId: created.body.data.id, digitalTwinVersionId: version.id, scenario: { type: 'prediction', targetVars: ['c'], sample: [{ a: 1 }] } } });
-  assert.equal(run.status, 422, JSON.stringify(run.body));
-  assert.equal(run.body.errors[0].location, 'body/scenario/type');
-  assert.match(run.body.errors[0].message, /not built yet/);
+  // Panel questions: each environment answers with its own mechanisms.
+  const twin: TrainedTwin = { app, ws, twinId: created.body.data.id, versionId: version.id, simulations: `${API}/workspaces/${ws}/simulations`, version: '1.0.0' };
+  const raiseB = { type: 'panel_intervention', interventions: [{ variable: 'b', valueSpec: { type: 'relative_change', mode: 'absolute', value: 1 } }], targetVars: ['c'] };
+  const whatIf = await completedRun(twin, raiseB);
+  const perEnvironment = whatIf.outputs['1.0.0'].details.environments;
+  assert.deepEqual(Object.keys(perEnvironment).sort(), [...truth.keys].sort());
+  const errors = truth.keys.map((key, e) => {
+    const c = perEnvironment[key].details.variables.find((v: { variable: string }) => v.variable === 'c');
+    return Math.abs(c.effect.difference - truth.coefficients[e]!['b->c']!) / Math.abs(truth.coefficients[e]!['b->c']!);
+  }).sort((x, y) => x - y);
+  assert.ok(errors[Math.floor(errors.length / 2)]! < 0.15, `median relative error of per-environment effects ${errors.join(', ')}`);
+  assert.ok(whatIf.outputs['1.0.0'].results.c.length > 0, 'combined results');
+  assert.match(whatIf.resultsSummary.summary, /12 environments/);
+  assert.deepEqual(whatIf.environmentGroupSnapshots, []);
+
+  // Groups narrow a run; names and groups intersect; the snapshot is frozen at submit.
+  const [inGroup, outside] = [sites(true)[0]!, sites(false)[0]!].map((site) => `site=${site}`) as [string, string];
+  const narrowed = await submit(twin, { ...raiseB, environments: [inGroup, outside] }, { environmentGroupIds: [group.body.data.id] });
+  const done = await waitForRun(twin, narrowed.runId);
+  assert.equal(done.status, 'completed', JSON.stringify(done.error));
+  assert.deepEqual(Object.keys(done.outputs['1.0.0'].details.environments), [inGroup]);
+  assert.equal(done.environmentGroupSnapshots[0].id, group.body.data.id);
+  assert.equal(done.environmentGroupSnapshots[0].envKeys.length, sites(true).length);
+  const edited = await app.call({ method: 'PATCH', url: `${base}/environment-groups/${group.body.data.id}`, body: { definition: { mode: 'columnValues', columnValues: { site: [outside.slice('site='.length)] } } } });
+  assert.equal(edited.status, 200, JSON.stringify(edited.body));
+  const reread = await app.call({ method: 'GET', url: `${twin.simulations}/${narrowed.runId}` });
+  assert.deepEqual(reread.body.data.environmentGroupSnapshots, done.environmentGroupSnapshots, 'frozen at submit');
+  const post = (scenario: Record<string, unknown>, extra: Record<string, unknown> = {}) => app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario, ...extra } });
+  const empty = await post({ ...raiseB, environments: [inGroup] }, { environmentGroupIds: [group.body.data.id] });
+  assert.equal(empty.status, 400, JSON.stringify(empty.body));
+  assert.match(empty.body.detail, /intersected/);
+  for (const [scenario, extra, location] of [
+    [{ ...raiseB, environments: ['site=nowhere'] }, {}, 'body/scenario/environments/0'],
+    [raiseB, { environmentGroupIds: ['eg_unknown'] }, 'body/environmentGroupIds/0'],
+  ] as const) {
+    const refused = await post(scenario, extra);
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.errors[0].location, location, JSON.stringify(refused.body));
+  }
+
+  // A range intervention sweeps each environment: the sweep lists them until one is named.
+  const swept = await completedRun(twin, { ...raiseB, interventions: [{ variable: 'b', valueSpec: { type: 'range', from: 0, to: 2, steps: 3 } }], environments: [inGroup, outside] });
+  const sweepUrl = `${twin.simulations}/${swept.id}/sweep`;
+  const listing = await app.call({ method: 'GET', url: sweepUrl });
+  assert.equal(listing.status, 200, JSON.stringify(listing.body));
+  assert.deepEqual(listing.body.data.environments.sort(), [inGroup, outside].sort());
+  assert.equal(listing.body.data.environment, null);
+  const filtered = await app.call({ method: 'GET', url: `${sweepUrl}?filter=${encodeURIComponent(inGroup.slice(-3))}` });
+  assert.deepEqual(filtered.body.data.environments, [inGroup]);
+  const curve = await app.call({ method: 'GET', url: `${sweepUrl}?environment=${encodeURIComponent(inGroup)}&metric=c` });
+  assert.equal(curve.status, 200, JSON.stringify(curve.body));
+  assert.equal(curve.body.data.environment, inGroup);
+  const points = curve.body.data.points as Array<{ value: number; mean: number }>;
+  assert.equal(points.length, 3);
+  const slope = (points[2]!.mean - points[0]!.mean) / (points[2]!.value - points[0]!.value);
+  const e = truth.keys.indexOf(inGroup);
+  assert.ok(Math.abs(slope - truth.coefficients[e]!['b->c']!) < 0.3, `sweep slope ${slope} vs ${truth.coefficients[e]!['b->c']}`);
+  const unknownEnvironment = await app.call({ method: 'GET', url: `${sweepUrl}?environment=site%3Dnowhere` });
+  assert.equal(unknownEnvironment.status, 400, JSON.stringify(unknownEnvironment.body));
+
+  // Every static panel family answers per environment.
+  const pair = [inGroup, outside];
+  const row = { a: 0, b: 0, c: 0, d: 0, e: 0 };
+  const optimised = await completedRun(twin, { type: 'panel_optimisation', objectives: [{ direction: 'maximise', variable: 'c' }], decisionVars: ['b'], variableConstraints: [{ variable: 'b', type: 'range', minValue: -1, maxValue: 1 }], samples: 500, environments: pair });
+  for (const key of pair) {
+    const b = optimised.outputs['1.0.0'].details.environments[key].details.recommendation.find((r: { variable: string }) => r.variable === 'b');
+    const coefficient = truth.coefficients[truth.keys.indexOf(key)]!['b->c']!;
+    assert.ok(Math.abs(b.value - Math.sign(coefficient)) < 0.1, `${key}: c moves with b by ${coefficient}; b set to ${b.value}`);
+  }
+  const others: Array<Record<string, unknown>> = [
+    { type: 'panel_counterfactual', samples: [row], targets: [{ variable: 'c', value: 3, matchMode: 'orMore' }], maxChanges: 1 },
+    { type: 'panel_explanation', explanationMode: 'discovery', effectVariable: 'c' },
+    { type: 'static_panel_root_cause_analysis', targetVariable: 'c', samples: [{ ...row, d: 6, c: 9 }] },
+    { type: 'static_panel_anomaly_detection', samples: [row, { ...row, d: 6, c: 9 }], autoRca: true },
+  ];
+  for (const scenario of others) {
+    const answered = await completedRun(twin, { ...scenario, environments: pair });
+    assert.deepEqual(Object.keys(answered.outputs['1.0.0'].details.environments).sort(), [...pair].sort(), String(scenario.type));
+    assert.match(answered.resultsSummary.summary, /2 environments/);
+  }
+
+  // Prediction per environment, combined by rows.
+  const predicted = await completedRun(twin, { type: 'prediction', sample: [{ a: 1, b: 0, d: 1, e: 0 }], targetVars: ['c'], environments: [inGroup, outside] });
+  const [x, y] = [inGroup, outside].map((key) => predicted.outputs['1.0.0'].details.environments[key].results.c[0].prediction as number);
+  const weights = predicted.outputs['1.0.0'].details.combination.weights;
+  const combined = predicted.outputs['1.0.0'].results.c[0].prediction as number;
+  assert.ok(Math.abs(combined - (weights[inGroup] * x! + weights[outside] * y!)) < 1e-4, `combined ${combined} from ${x}, ${y}`);
+  const at = (key: string) => truth.keys.indexOf(key);
+  for (const [key, value] of [[inGroup, x!], [outside, y!]] as const) {
+    const e = at(key);
+    const expected = truth.intercepts[e]!.c! + truth.coefficients[e]!['a->c']! + truth.coefficients[e]!['d->c']!;
+    assert.ok(Math.abs(value - expected) < 0.6, `${key}: predicted c ${value} vs ${expected}`);
+  }
 });
 
 test('a multi-environment twin whose data hold one environment fails its job with the reason', async (t) => {

@@ -65,6 +65,8 @@ export interface PredictionScenario {
   sample: Record<string, Value | null>[];
   targetVars: string[];
   confidenceLevel?: number;
+  /** Multi-environment twins: the environments to predict in (default all). */
+  environments?: string[];
 }
 
 export interface InterventionScenario extends ScenarioScope {

@@ -9,10 +9,11 @@
  *   edge when its posterior of presence exceeds one half. A source entering as several terms (a categorical
  *   source's indicators) holds where its Wald test rejects at alpha, and agreement is the share of such environments.
  * - Gated (`isEnvironmentGated`): present in some environments and absent in others, by the likelihood ratio of
- *   the mixture against the edge present everywhere (presenceTest); a several-term source by Cochran's Q test of
- *   equal coefficients (Cochran 1954; meta-analysis' heterogeneity test, asymptotically Chow's) where some
- *   environments show no effect; Benjamini-Hochberg over the graph's edges at alpha. Q's p-value is kept for every
- *   edge: a mechanism of different strength across environments (not gated) is still kept per environment.
+ *   the mixture against the edge present everywhere (presenceTest), or of materially different strength: Cochran's
+ *   Q test of equal coefficients (Cochran 1954; meta-analysis' heterogeneity test, asymptotically Chow's) with a
+ *   between-environment spread of at least MATERIAL_VARIATION of the mean (a several-term source: Q where some
+ *   environments show no effect); Benjamini-Hochberg over the graph's edges at alpha for each test. Mechanisms
+ *   that differ less are still kept per environment (partial pooling), without the flag.
  * - Absent everywhere: the stratified Wald test (the sum over environments of each one's chi-square), which
  *   discovery uses to drop edges a pooled test found only because slopes differ across environments.
  * Edges into categorical nodes are not judged per environment (null agreement, not gated).
@@ -23,6 +24,12 @@ import type { EdgeRef } from '../types.js';
 import type { Family, FamilyMoments } from './moments.js';
 import { block, environmentFit, invert, multiply } from './regression.js';
 
+/**
+ * A coefficient differs materially across environments when its between-environment standard deviation is at least
+ * this share of its mean's magnitude (and Cochran's Q rejects equal coefficients); smaller differences are the
+ * ordinary variation partial pooling absorbs.
+ */
+export const MATERIAL_VARIATION = 0.5;
 /** An environment judges an edge when its regression has this many residual degrees of freedom. */
 export const MIN_EVIDENCE_DF = 8;
 const EM_ITERATIONS = 200;
@@ -38,6 +45,8 @@ export interface EdgeJudgement extends EdgeRef {
   presenceP: number | null;
   /** p-value of the edge being absent in every environment judged: the stratified Wald test, sum of chi-squares. */
   absenceP: number | null;
+  /** Single-term sources: the between-environment standard deviation of the coefficient over its mean's magnitude (DerSimonian-Laird). */
+  variation: number | null;
 }
 
 /** `moments[e][f]` per environment and family. */
@@ -46,7 +55,7 @@ export function judgeEdges(edges: readonly EdgeRef[], families: readonly Family[
   const familyIndex = new Map(families.map((f, i) => [f.node, i]));
   const judged = edges.map((edge): EdgeJudgement => {
     const f = familyIndex.get(edge.target);
-    const empty = { ...edge, holds: moments.map(() => null), strength: moments.map(() => null), agreementRate: null, gated: false, heterogeneityP: null, presenceP: null, absenceP: null };
+    const empty = { ...edge, holds: moments.map(() => null), strength: moments.map(() => null), agreementRate: null, gated: false, heterogeneityP: null, presenceP: null, absenceP: null, variation: null };
     if (f === undefined) return empty;
     // Positions of the source's terms in [intercept, terms...].
     const at = families[f]!.terms.flatMap((t, i) => (t.parents.includes(edge.source) ? [i + 1] : []));
@@ -70,19 +79,38 @@ export function judgeEdges(edges: readonly EdgeRef[], families: readonly Family[
       const mixture = presenceMixture(judgedPoints);
       const holds = points.map((x) => (x === null || mixture === null ? null : mixture.posterior(x.b, x.v) > 0.5));
       const presenceP = mixture === null || judgedPoints.length < 2 ? null : presenceTest(judgedPoints, mixture);
-      return { ...edge, holds, strength, agreementRate: mixture === null ? null : mixture.pi, gated: false, heterogeneityP, presenceP, absenceP };
+      return { ...edge, holds, strength, agreementRate: mixture === null ? null : mixture.pi, gated: false, heterogeneityP, presenceP, absenceP, variation: variationOf(judgedPoints) };
     }
     const holds = estimates.map((x) => (x === null ? null : chiSquareSurvival(quadratic(x.b, x.precision), at.length) < alpha));
     const counted = holds.filter((h) => h !== null);
     const agreementRate = counted.length === 0 ? null : counted.filter(Boolean).length / counted.length;
     // Several terms: present everywhere unless the coefficients differ and some environments show no effect.
     const presenceP = agreementRate === null || agreementRate === 1 ? null : heterogeneityP;
-    return { ...edge, holds, strength, agreementRate, gated: false, heterogeneityP, presenceP, absenceP };
+    return { ...edge, holds, strength, agreementRate, gated: false, heterogeneityP, presenceP, absenceP, variation: null };
   });
-  const tested = judged.flatMap((j, i) => (j.presenceP === null ? [] : [i]));
-  const q = benjaminiHochberg(Float64Array.from(tested, (i) => judged[i]!.presenceP!));
-  const gated = new Set(tested.filter((_, k) => q[k]! <= alpha));
-  return judged.map((j, i) => ({ ...j, gated: gated.has(i) }));
+  const absentSomewhere = rejected(judged.map((j) => j.presenceP), alpha);
+  const differs = rejected(judged.map((j) => (j.variation !== null && j.variation >= MATERIAL_VARIATION ? j.heterogeneityP : null)), alpha);
+  return judged.map((j, i) => ({ ...j, gated: absentSomewhere.has(i) || differs.has(i) }));
+}
+
+/** Indices whose p-value Benjamini-Hochberg rejects at level q (null: not tested). */
+function rejected(pValues: ReadonlyArray<number | null>, q: number): Set<number> {
+  const tested = pValues.flatMap((p, i) => (p === null ? [] : [i]));
+  const adjusted = benjaminiHochberg(Float64Array.from(tested, (i) => pValues[i]!));
+  return new Set(tested.filter((_, k) => adjusted[k]! <= q));
+}
+
+/** tau / |mu| of the coefficients (DerSimonian & Laird 1986), or null without two environments. */
+function variationOf(points: ReadonlyArray<{ b: number; v: number }>): number | null {
+  if (points.length < 2) return null;
+  const w = points.map((x) => 1 / x.v);
+  const wSum = w.reduce((a, b) => a + b, 0);
+  const fixed = points.reduce((s, x, i) => s + w[i]! * x.b, 0) / wSum;
+  const q = points.reduce((s, x, i) => s + w[i]! * (x.b - fixed) ** 2, 0);
+  const tau2 = Math.max(0, (q - (points.length - 1)) / (wSum - w.reduce((s, x) => s + x * x, 0) / wSum));
+  const rw = points.map((x) => 1 / (x.v + tau2));
+  const mean = points.reduce((s, x, i) => s + rw[i]! * x.b, 0) / rw.reduce((a, b) => a + b, 0);
+  return Math.sqrt(tau2) / Math.max(Math.abs(mean), 1e-12);
 }
 
 /**

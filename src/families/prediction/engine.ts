@@ -1,6 +1,13 @@
 import { runPrediction } from '../../engine/inference/prediction.js';
 import type { PredictionScenario } from '../../engine/inference/scenario.js';
+import { isPanelModel, type PanelModel } from '../../engine/panel/model.js';
+import { perEnvironment } from '../../engine/panel/questions.js';
 import type { CbnModel } from '../../engine/types.js';
 import type { FamilyEngine } from '../../engine/inference/outcome.js';
 
-export default { run: runPrediction } satisfies FamilyEngine<CbnModel, PredictionScenario>;
+const perPlace = perEnvironment<PredictionScenario>({ run: runPrediction } as FamilyEngine<CbnModel, never>, 'prediction');
+
+/** A static twin's network, or each environment's of a panel. */
+export default {
+  run: (model, scenario, context) => (isPanelModel(model) ? perPlace.run(model, scenario, context) : runPrediction(model, scenario, context)),
+} satisfies FamilyEngine<CbnModel | PanelModel, PredictionScenario>;

@@ -1,0 +1,4 @@
+import { perEnvironment } from '../../engine/panel/questions.js';
+import engine from '../intervention/engine.js';
+
+export default perEnvironment(engine, 'intervention');
