@@ -565,7 +565,7 @@ const runMembers = {
   error: Nullable(Type.String({ description: 'Why the run failed (set when `failed`)' })),
   progress: ProgressSchema,
   scenario: Type.Record(Type.String(), Type.Unknown()),
-  outputsStorageType: Type.String({ description: '`inline`: outputs are stored with the run' }),
+  outputsStorageType: Type.String({ description: '`inline`: outputs are stored with the run; `inline+datastore`: a forecast-shaped panel run, whose per-environment records are kept in the data store (csv export) and its combined results inline' }),
   resultsSummary: Nullable(ResultsSummarySchema),
   environmentGroupSnapshots: Type.Array(
     Type.Object({ id: Type.String(), name: Type.String(), envKeys: Type.Array(Type.String()), droppedEnvKeys: Type.Array(Type.String()), notice: Type.Optional(Type.String()) }),
@@ -574,7 +574,7 @@ const runMembers = {
   applicationExecutionId: Nullable(Type.String()),
   webhookUrl: Nullable(Type.String({ description: 'The webhook’s origin only' })),
   seed: Type.Integer({ description: 'Seed of every random draw of the run: the same scenario and seed reproduce its answer' }),
-  exportFormats: Type.Array(literals(['json', 'csv'] as const), { description: '`[]` while unfinished; `["json"]` for a completed run on a single-environment twin' }),
+  exportFormats: Type.Array(literals(['json', 'csv'] as const), { description: '`[]` while unfinished; `["json", "csv"]` for a completed forecast-shaped run on a multi-environment twin with its panel result artifacts; `["json"]` for any other completed run' }),
 };
 
 export const SimulationRunSchema = Type.Object(

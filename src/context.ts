@@ -32,6 +32,7 @@ import { TwinLearning } from './twins/learning.js';
 import { SimulationExecution } from './simulations/execution.js';
 import { MetricSql } from './simulations/metric-sql.js';
 import { SimulationRepo } from './simulations/repo.js';
+import { PanelArtifacts } from './simulations/panel-artifacts.js';
 import { SimulationService } from './simulations/service.js';
 import { TwinRepo } from './twins/repo.js';
 import { TwinService } from './twins/service.js';
@@ -114,7 +115,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const simulationRepo = new SimulationRepo(meta.db);
   // Lazy like the data store: a metric is only parsed or run when a scenario has one.
   const metricSql = new MetricSql({ query: (...args) => data().query(...args) });
-  new SimulationExecution(simulationRepo, twinRepo, compute, metricSql).register(jobRunner, config.simulationConcurrency);
+  const artifacts = new PanelArtifacts(data);
+  new SimulationExecution(simulationRepo, twinRepo, compute, metricSql, artifacts).register(jobRunner, config.simulationConcurrency);
   const sources = new SourceService(
     sourceRepo,
     workspaceRepo,
@@ -130,6 +132,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     storageRoots: config.storageRoots,
   });
   new ConnectorImport(connectors, sources, uploads).register(jobRunner);
+  const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts);
+  // A deleted twin's runs stay as history; their panel result artifacts go with the twin.
+  twins.onDeleted((organisationId, twinId) => simulations.dropArtifactsOf(organisationId, twinId));
   return {
     config,
     meta,
@@ -150,7 +155,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     jobRunner,
     twins,
     environments: new EnvironmentService(twinRepo, workspaceAccess, cursors),
-    simulations: new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors),
+    simulations,
     connectors,
     compute,
     async close() {

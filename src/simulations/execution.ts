@@ -17,6 +17,7 @@ import type { TwinRepo } from '../twins/repo.js';
 import { webhookEvent } from '../webhooks/deliver.js';
 import type { GroupSnapshot } from './environments.js';
 import type { MetricSql } from './metric-sql.js';
+import type { PanelArtifacts, PanelArtifactsRecord } from './panel-artifacts.js';
 import type { SimulationRepo } from './repo.js';
 
 /** What a run keeps of its submission (the job row's params; the scenario itself is the row's `input`). */
@@ -42,6 +43,8 @@ export interface StoredPanelSweep {
 export interface RunResult {
   resultsSummary: { summary: string; keyPoints: string[] };
   hasSweep: boolean;
+  /** Panel runs of forecast-shaped families: where their per-environment records are (panel-artifacts.ts). */
+  artifacts?: PanelArtifactsRecord;
 }
 
 export const SIMULATION_LANE = 'simulations';
@@ -52,6 +55,7 @@ export class SimulationExecution {
     private readonly twins: TwinRepo,
     private readonly compute: () => ComputePool,
     private readonly metrics: MetricSql,
+    private readonly artifacts: PanelArtifacts,
   ) {}
 
   register(runner: JobRunner, concurrency: number): void {
@@ -96,8 +100,9 @@ export class SimulationExecution {
         : await this.compute().run({ kind: 'question', engine: family.engine, model, scenario: params.environments === undefined ? input : ({ ...input, environments: params.environments } as typeof input), seed: params.seed, identification }, options);
     context.progress(0.97, 'saving results');
     await context.ensureActive();
+    const artifacts = outcome.panelResults === undefined ? undefined : await this.artifacts.write(job.organisation_id, job.id, outcome.panelResults);
     await this.save(job.id, job.organisation_id, params, outcome);
-    return { resultsSummary: outcome.summary, hasSweep: outcome.sweep !== undefined || outcome.sweeps !== undefined };
+    return { resultsSummary: outcome.summary, hasSweep: outcome.sweep !== undefined || outcome.sweeps !== undefined, ...(artifacts === undefined ? {} : { artifacts }) };
   }
 
   /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */

@@ -32,15 +32,15 @@ export function presentRun(row: RunRow): Omit<SimulationRunSummary, 'scenario'> 
     status,
     error: row.error,
     progress: status === 'pending' ? { ...progress, state: 'pending' } : progress,
-    outputsStorageType: 'inline',
+    outputsStorageType: result?.artifacts === undefined ? 'inline' : 'inline+datastore',
     resultsSummary: result?.resultsSummary ?? null,
     environmentGroupSnapshots: params.environmentGroupSnapshots ?? [],
     executedByUserId: row.created_by,
     applicationExecutionId: null,
     webhookUrl: row.webhook_url === null ? null : maskedWebhook(row.webhook_url),
     seed: params.seed,
-    // Single-environment twins never offer csv (spec "Simulation run").
-    exportFormats: status === 'completed' ? ['json'] : [],
+    // csv: a completed forecast-shaped panel run with its artifacts; single-environment twins never offer it (spec "Simulation run").
+    exportFormats: status !== 'completed' ? [] : result?.artifacts === undefined ? ['json'] : ['json', 'csv'],
   };
 }
 

@@ -46,6 +46,11 @@ export class SimulationRepo {
     return newestFirstPage<RunRow>(scope, page);
   }
 
+  /** The completed runs of a twin with their results (for the artifacts a deleted twin leaves). */
+  resultsOfTwin(organisationId: string, twinId: string): Promise<Array<Pick<RunRow, 'id' | 'result'>>> {
+    return this.db.selectFrom('jobs').select(['id', 'result']).where('organisation_id', '=', organisationId).where('type', '=', SIMULATION_JOB).where('resource_id', '=', twinId).where('status', '=', 'completed').execute();
+  }
+
   /** Moves the owner's running run to another in-flight phase; false when it is no longer that owner's running run. */
   async setPhase(id: string, owner: string, phase: InFlightPhase): Promise<boolean> {
     const result = await this.db.updateTable('jobs').set({ phase }).where('id', '=', id).where('status', '=', 'running').where('owner', '=', owner).executeTakeFirst();

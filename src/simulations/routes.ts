@@ -143,12 +143,34 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
     schema: {
       operationId: 'exportSimulation',
       summary: 'Export a completed run',
-      description: '`json`: run metadata, scenario and outputs, for every scenario type. `csv`: only forecast-shaped runs on a multi-environment twin, so 400 on static twins; 400 also while the run has not completed.',
+      description:
+        '`json`: run metadata, scenario and outputs, for every scenario type. `csv`: the panel result artifacts of a completed forecast-shaped run on a multi-environment twin ' +
+        '(`prediction` today; `exportFormats` lists `csv` then), streamed as one wide file: `environment`, `timestamp` (empty for prediction), `row` (the sample row), then per target ' +
+        '`<target>`, `<target>_lower`, `<target>_upper` (a categorical target: the most likely class and `<target>_probability`), ordered by environment and row. ' +
+        '400 for every other run, while the run has not completed, and once the artifacts are gone (the twin was deleted).',
       tags,
       params: ExportParams,
-      response: { 200: Type.Object({ run: Type.Record(Type.String(), Type.Unknown()), scenario: Type.Record(Type.String(), Type.Unknown()), outputs: OutputsSchema, exportedAt: Type.String(), format: Type.Literal('json') }) },
+      response: {
+        200: {
+          description: 'The json bundle, or the csv file with Content-Disposition naming it',
+          content: {
+            'application/json': { schema: Type.Object({ run: Type.Record(Type.String(), Type.Unknown()), scenario: Type.Record(Type.String(), Type.Unknown()), outputs: OutputsSchema, exportedAt: Type.String(), format: Type.Literal('json') }) },
+            'text/csv': { schema: Type.String({ format: 'binary' }) },
+          },
+        } as never,
+      },
     },
   }, async (request, reply) => {
+    if (request.params.format === 'csv') {
+      // A client that goes away stops the query in the engine.
+      const abort = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      });
+      const file = await simulations.exportCsv(request.principal, request.params.wsId, request.params.id, abort.signal);
+      reply.header('content-disposition', `attachment; filename="simulation-${request.params.id}.csv"`);
+      return reply.type('text/csv; charset=utf-8').send(file);
+    }
     const bundle = await simulations.exportRun(request.principal, request.params.wsId, request.params.id, request.params.format);
     reply.header('content-disposition', `attachment; filename="simulation-${request.params.id}.json"`);
     return reply.type('application/json; charset=utf-8').send(bundle as never);

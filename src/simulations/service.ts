@@ -16,6 +16,8 @@ import type { MetricSql } from './metric-sql.js';
 import { presentRun, runStatus, spliceJson } from './present.js';
 import type { RunFilters, RunRow, SimulationRepo } from './repo.js';
 import { runEnvironments } from './environments.js';
+import type { PanelArtifacts } from './panel-artifacts.js';
+import type { Readable } from 'node:stream';
 import { metricQueries, scenarioFamily, validateScenario } from './validate.js';
 import { familyOf, queryReaders } from '../families/registry.js';
 import { twinKind } from '../twins/kinds/registry.js';
@@ -23,6 +25,8 @@ import { twinKind } from '../twins/kinds/registry.js';
 const IN_FLIGHT_MESSAGE = 'The run is still executing; read it again when it has completed';
 
 /** Simulation runs of a workspace: submitted, listed, read, exported and cancelled. */
+const CSV_NOT_OFFERED = 'csv export is only for forecast, panel_forecast or prediction runs on a multi-environment twin with stored panel results; this run offers json';
+
 export class SimulationService {
   constructor(
     private readonly repo: SimulationRepo,
@@ -31,6 +35,7 @@ export class SimulationService {
     private readonly metrics: MetricSql,
     private readonly access: WorkspaceAccess,
     private readonly cursors: CursorCodec,
+    private readonly artifacts: PanelArtifacts,
   ) {}
 
   /** Validates the scenario against the twin version, then queues the run (202: the run starts `pending`). */
@@ -130,10 +135,29 @@ export class SimulationService {
     const row = await this.find(principal, workspaceId, id);
     const status = runStatus(row);
     if (status !== 'completed') throw new AppError('invalid_request', `Simulation run ${id} cannot be exported: it is ${status}, not completed`);
-    if (format === 'csv') {
-      throw new AppError('invalid_request', 'csv export is only for forecast, panel_forecast or prediction runs on a multi-environment twin with stored panel results; this run offers json');
-    }
+    if (format === 'csv') throw new AppError('invalid_request', CSV_NOT_OFFERED);
     return spliceJson({ run: presentRun(row), exportedAt: new Date().toISOString(), format: 'json' }, { scenario: row.input, outputs: await this.outputsText(row) });
+  }
+
+  /** The wide csv of a panel run's result artifacts; 400 for a run without them, unfinished, or whose artifacts are gone. */
+  async exportCsv(principal: Principal, workspaceId: string, id: string, signal?: AbortSignal): Promise<Readable> {
+    await this.access.require(principal, workspaceId, 'read');
+    const row = await this.find(principal, workspaceId, id);
+    const status = runStatus(row);
+    if (status !== 'completed') throw new AppError('invalid_request', `Simulation run ${id} cannot be exported: it is ${status}, not completed`);
+    const artifacts = row.result === null ? undefined : (JSON.parse(row.result) as RunResult).artifacts;
+    if (artifacts === undefined) throw new AppError('invalid_request', CSV_NOT_OFFERED);
+    const stream = await this.artifacts.csv(principal.organisationId, artifacts, signal);
+    if (stream === null) throw new AppError('invalid_request', `The panel results of run ${id} are gone (its twin was deleted); its json export keeps the combined results`);
+    return stream;
+  }
+
+  /** Drops the panel result artifacts of a twin's runs (the twin is being deleted; the runs stay as history). */
+  async dropArtifactsOf(organisationId: string, twinId: string): Promise<void> {
+    for (const row of await this.repo.resultsOfTwin(organisationId, twinId)) {
+      const artifacts = row.result === null ? undefined : (JSON.parse(row.result) as RunResult).artifacts;
+      if (artifacts !== undefined) await this.artifacts.drop(organisationId, artifacts);
+    }
   }
 
   async cancel(principal: Principal, workspaceId: string, id: string): Promise<{ runId: string; status: SimulationRunSummary['status'] }> {

@@ -134,7 +134,15 @@ export class TwinService {
     const row = await this.find(principal, workspaceId, id);
     await this.jobs.cancelFor(principal.organisationId, [row.id, ...(await this.repo.versionIds(principal.organisationId, row.id))]);
     if (!(await this.repo.delete(principal.organisationId, workspaceId, id))) throw notFound('Digital twin', id);
+    for (const listener of this.deleted) await listener(principal.organisationId, id);
   }
+
+  /** Called after a twin is deleted (what other services keep of it: a panel run's result artifacts). */
+  onDeleted(listener: (organisationId: string, twinId: string) => Promise<void>): void {
+    this.deleted.push(listener);
+  }
+
+  private readonly deleted: Array<(organisationId: string, twinId: string) => Promise<void>> = [];
 
   async listVersions(principal: Principal, workspaceId: string, twinId: string, query: { limit?: number; cursor?: string }): Promise<Page<TwinVersion>> {
     await this.access.require(principal, workspaceId, 'read');

@@ -159,8 +159,26 @@ test('a multi-environment static twin learns what holds everywhere and what is g
   }
 
   // Prediction per environment, combined by rows.
-  const predicted = await completedRun(twin, { type: 'prediction', sample: [{ a: 1, b: 0, d: 1, e: 0 }], targetVars: ['c'], environments: [inGroup, outside] });
-  const [x, y] = [inGroup, outside].map((key) => predicted.outputs['1.0.0'].details.environments[key].results.c[0].prediction as number);
+  // The per-environment records are the run's panel result artifacts: kept in the data store, exported as csv.
+  const predicted = await completedRun(twin, { type: 'prediction', sample: [{ a: 1, b: 0, d: 1, e: 0 }, { a: 0, b: 0, d: 0, e: 0 }], targetVars: ['c'], environments: [inGroup, outside] });
+  assert.deepEqual(predicted.exportFormats, ['json', 'csv']);
+  assert.equal(predicted.outputsStorageType, 'inline+datastore');
+  assert.equal(predicted.outputs['1.0.0'].details.environments[inGroup].results, undefined, 'not inline');
+  const exportUrl = `${twin.simulations}/${predicted.id}/export/csv`;
+  const file = await app.call({ method: 'GET', url: exportUrl });
+  assert.equal(file.status, 200, file.raw.payload);
+  assert.match(String(file.headers['content-type']), /text\/csv/);
+  const [header, ...lines] = file.raw.payload.trim().split('\n');
+  assert.equal(header, '"environment","timestamp","row","c","c_lower","c_upper"');
+  assert.equal(lines.length, 4, 'two rows in each of two environments');
+  const cell = (key: string, row: number) => {
+    const line = lines.find((l) => l.startsWith(`"${key}",\\N,${row},`) || l.startsWith(`"${key}",,${row},`));
+    assert.ok(line !== undefined, `no csv line for ${key} row ${row}: ${lines.join(' | ')}`);
+    return line.split(',').slice(3).map(Number);
+  };
+  const [x, y] = [inGroup, outside].map((key) => cell(key, 0)[0]);
+  const [lower, upper] = cell(inGroup, 0).slice(1);
+  assert.ok(lower! < x! && x! < upper!, `interval ${lower} .. ${upper} around ${x}`);
   const weights = predicted.outputs['1.0.0'].details.combination.weights;
   const combined = predicted.outputs['1.0.0'].results.c[0].prediction as number;
   assert.ok(Math.abs(combined - (weights[inGroup] * x! + weights[outside] * y!)) < 1e-4, `combined ${combined} from ${x}, ${y}`);
@@ -170,6 +188,14 @@ test('a multi-environment static twin learns what holds everywhere and what is g
     const expected = truth.intercepts[e]!.c! + truth.coefficients[e]!['a->c']! + truth.coefficients[e]!['d->c']!;
     assert.ok(Math.abs(value - expected) < 0.6, `${key}: predicted c ${value} vs ${expected}`);
   }
+  // Other runs offer json only; a deleted twin takes its artifacts with it.
+  assert.deepEqual(whatIf.exportFormats, ['json']);
+  assert.equal((await app.call({ method: 'GET', url: `${twin.simulations}/${whatIf.id}/export/csv` })).status, 400);
+  assert.equal((await app.call({ method: 'DELETE', url: base })).status, 204);
+  const gone = await app.call({ method: 'GET', url: exportUrl });
+  assert.equal(gone.status, 400, JSON.stringify(gone.body));
+  assert.match(gone.body.detail, /gone/);
+  assert.equal((await app.call({ method: 'GET', url: `${twin.simulations}/${predicted.id}/export/json` })).status, 200);
 });
 
 test('a multi-environment twin whose data hold one environment fails its job with the reason', async (t) => {

@@ -83,6 +83,8 @@ export interface FamilyOutcome {
   /** Temporal families: where each variable's forecast path turns, with its driver (spec Outputs `changepoints`). */
   changepoints?: Record<string, Array<{ stepIndex: number; timestamp: number; direction: 'up' | 'down'; magnitude: number; primaryDriver: string; driverContribution: number }>>;
   sweep?: SweepResult;
+  /** Panel runs of forecast-shaped families: each environment's records, stored as the run's panel result artifacts (not inline). */
+  panelResults?: Record<string, Record<string, ResultRecord[]>>;
   /** Panel runs: each environment's sweep (GET .../sweep?environment=). */
   sweeps?: Record<string, SweepResult>;
   score?: ScoreResult;

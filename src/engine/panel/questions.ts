@@ -17,8 +17,12 @@ export interface PanelScenario {
   environments?: string[];
 }
 
-/** The panel engine of a static family: `staticType` is the scenario type the static engine answers. */
-export function perEnvironment<S extends PanelScenario>(engine: FamilyEngine<CbnModel, never>, staticType: string): FamilyEngine<PanelModel, S> {
+/**
+ * The panel engine of a static family: `staticType` is the scenario type the static engine answers. `artifacts`:
+ * the family's records per environment are the run's panel result artifacts (forecast-shaped families: stored
+ * apart and exported as csv), so they are not repeated under `details.environments`.
+ */
+export function perEnvironment<S extends PanelScenario>(engine: FamilyEngine<CbnModel, never>, staticType: string, options: { artifacts?: boolean } = {}): FamilyEngine<PanelModel, S> {
   return {
     async run(model, scenario, context) {
       const { environments: named, ...members } = scenario;
@@ -40,8 +44,9 @@ export function perEnvironment<S extends PanelScenario>(engine: FamilyEngine<Cbn
         results: combineResults(outcomes.map((o) => o.results), weights),
         details: {
           combination: { environments: keys.length, rows: total, weights: Object.fromEntries(keys.map((key, i) => [key, Number(weights[i]!.toFixed(6))])) },
-          environments: Object.fromEntries(keys.map((key, i) => [key, { results: outcomes[i]!.results, details: outcomes[i]!.details, summary: outcomes[i]!.summary.summary }])),
+          environments: Object.fromEntries(keys.map((key, i) => [key, { ...(options.artifacts === true ? {} : { results: outcomes[i]!.results }), details: outcomes[i]!.details, summary: outcomes[i]!.summary.summary }])),
         },
+        ...(options.artifacts === true ? { panelResults: Object.fromEntries(keys.map((key, i) => [key, outcomes[i]!.results])) } : {}),
         ...(Object.keys(sweeps).length === 0 ? {} : { sweeps }),
         summary: {
           summary: `Answered in ${keys.length} environment${keys.length === 1 ? '' : 's'} (${total} training rows), each with its own mechanisms; results combine them weighted by their rows.`,

@@ -5,7 +5,7 @@ import { perEnvironment } from '../../engine/panel/questions.js';
 import type { CbnModel } from '../../engine/types.js';
 import type { FamilyEngine } from '../../engine/inference/outcome.js';
 
-const perPlace = perEnvironment<PredictionScenario>({ run: runPrediction } as FamilyEngine<CbnModel, never>, 'prediction');
+const perPlace = perEnvironment<PredictionScenario>({ run: runPrediction } as FamilyEngine<CbnModel, never>, 'prediction', { artifacts: true });
 
 /** A static twin's network, or each environment's of a panel. */
 export default {
