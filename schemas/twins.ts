@@ -86,8 +86,14 @@ export const RelationshipSchema = Type.Object({
     description: 'Temporal twins: seasonal waves in the target\'s mechanism, `frequency` in cycles per step (1 / period), `strength` the amplitude over the target\'s standard deviation.',
   }),
   confidence: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Share of bootstrap resamples that found this edge in this direction' })),
-  agreementRate: Nullable(Type.Number({ description: 'Multi-environment twins: share of environments where the edge holds' })),
-  isEnvironmentGated: Type.Boolean(),
+  agreementRate: Nullable(Type.Number({
+    description: 'Multi-environment twins: the share of environments where the edge holds (each environment\'s coefficient read by a mixture of present and absent, so small environments whose own test '
+      + 'would miss the edge do not lower it); null on single-environment twins and for edges into a categorical variable',
+  })),
+  isEnvironmentGated: Type.Boolean({
+    description: 'Multi-environment twins: the mechanism differs across environments, tested: present in some and absent in others (likelihood ratio against present everywhere), '
+      + 'or of materially different strength (Cochran\'s Q, with a spread across environments of at least half the mean coefficient); Benjamini-Hochberg over the graph\'s edges',
+  }),
 });
 export type Relationship = Static<typeof RelationshipSchema>;
 
@@ -97,7 +103,7 @@ export const NodeSchema = Type.Object({
   type: Type.String({ description: '`continuous` or `categorical`' }),
   categories: Nullable(Type.Array(Type.String())),
   latentClusterId: Nullable(Type.String()),
-  environmentColumns: Type.Array(Type.String()),
+  environmentColumns: Type.Array(Type.String(), { description: 'Multi-environment twins: the twin\'s environment columns when this variable\'s mechanism changes across environments (the environment points to it in discovery, or an edge into it is gated); empty otherwise' }),
   isDerived: Type.Boolean(),
   symbolicEquation: Nullable(Type.String({ description: 'The fitted mechanism, e.g. `y = 1.2 + 0.8*x + N(0, 0.5^2)`' })),
   derivedInfo: Nullable(Json),
@@ -188,8 +194,13 @@ export const TwinVersionSchema = Type.Object(
     causalGraph: Type.Array(RelationshipSchema),
     reversibleEdgeCount: Type.Integer({ minimum: 0, description: 'Edges of `causalGraph` whose direction the data and the fixed graph leave open (`orientation` `reversible`)' }),
     nodes: Type.Array(NodeSchema),
-    evaluation: Nullable(EvaluationSchema),
-    panelEvaluation: Nullable(Json),
+    evaluation: Nullable(EvaluationSchema, { description: 'Held-out metrics of the fitted model (multi-environment twins: of the pooled model; per environment in panelEvaluation)' }),
+    panelEvaluation: Nullable(Json, {
+      description: 'Multi-environment twins, after training: each environment\'s mechanisms checked on its own held-out rows (`testFraction` of each). `environments`: per key, `nTrain`, `nTest` '
+        + 'and `nodeMetrics` (as `evaluation`\'s, where the test rows reach 20); `spread`: per continuous variable, the mean, std, min and max across environments of its held-out mse '
+        + '(environments with at least 5 test rows); `pooling`: per continuous variable, the held-out mse of the partially pooled mechanisms (`partial`), of the pooled model (`pooled`) '
+        + 'and of each environment fitted alone (`separate`), over all environments and over the small ones (`smallPartial`, `smallPooled`, `smallSeparate`: training rows below the median). Null on single-environment twins.',
+    }),
     discovery: Nullable(DiscoverySummarySchema),
     discoveredAt: Nullable(Timestamp),
     trainedAt: Nullable(Timestamp),

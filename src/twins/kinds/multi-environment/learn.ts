@@ -15,17 +15,16 @@ import { edgeConfidence } from '../../../engine/discovery/bootstrap.js';
 import { type EdgeJudgement, judgeEdges } from '../../../engine/panel/evidence.js';
 import { assemblePanel, type ShardStatistics, statisticsPlan } from '../../../engine/panel/fit.js';
 import type { Family, FamilyMoments } from '../../../engine/panel/moments.js';
-import type { CategoricalColumn, DiscoveryOptions, EdgeRef, Frame } from '../../../engine/types.js';
+import type { CategoricalColumn, EdgeRef, Frame } from '../../../engine/types.js';
 import { JobError } from '../../../jobs/runner.js';
 import { nowIso } from '../../../lib/ids.js';
 import { buildChangelog } from '../../changelog.js';
 import { type EnvironmentEntry, type EnvironmentProfile, environmentKey } from '../../environments/profile.js';
-import { edgesForTraining } from '../../fixed-graph.js';
 import { buildFrame, modelledColumns } from '../../frame.js';
 import { describeNodes, variableRoles, withFittedStrengths } from '../../model-summary.js';
 import { reversibleEdgeCount, withOrientations } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
-import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
+import { LEARN_DEFAULTS, discoverySetup, nodeRecords, rowBudget, trainingEdges, withResamples } from '../shared.js';
 import type panelEngine from './engine.js';
 
 const ENGINE = kindEngineRef<typeof panelEngine>(new URL('./engine.js', import.meta.url).href);
@@ -90,40 +89,15 @@ async function discover(io: LearnIo, data: PanelData, version: TwinVersion, shar
   const { params, signal } = io.context;
   const { frame } = data;
   const names = new Set(frame.columns.map((c) => c.name));
-  const inFrame = (e: EdgeRef) => names.has(e.source) && names.has(e.target);
-  const alpha = params.alpha ?? LEARN_DEFAULTS.alpha;
-  const timeBudgetSeconds = params.timeBudgetSeconds ?? LEARN_DEFAULTS.timeBudgetSeconds;
-  const bootstrapSamples = params.bootstrapSamples ?? LEARN_DEFAULTS.bootstrapSamples;
-  const seed = params.seed ?? LEARN_DEFAULTS.seed;
-  const options: DiscoveryOptions = {
-    alpha,
-    timeBudgetMs: timeBudgetSeconds * 1000,
-    required: version.fixedSubGraph.relationships.filter(inFrame),
-    forbidden: version.fixedSubGraph.antiRelationships.filter(inFrame),
-    seed,
-    ...(params.maxDepth === undefined ? {} : { maxDepth: params.maxDepth }),
-  };
+  const { alpha, bootstrapSamples, seed, options, summary } = discoverySetup(params, version, names);
   const indicator = indicatorName(names);
   const withIndicator: Frame = { nRows: frame.nRows, columns: [...frame.columns, { name: indicator, kind: 'categorical', codes: data.environment, categories: data.keys } satisfies CategoricalColumn] };
   const started = Date.now();
-  let mainFraction = 0;
-  let resamplesDone = 0;
-  const report = (state: string) => io.context.progress(0.05 + share * 0.9 * (0.7 * mainFraction + (bootstrapSamples === 0 ? 0.3 : (0.3 * resamplesDone) / bootstrapSamples)), state);
-  const main = io.compute().step(ENGINE, 'discover', { frame: withIndicator, indicator, options }, {
-    signal,
-    onProgress: (message) => {
-      mainFraction = message.fraction;
-      report(`discovering the pooled graph: ${message.state}`);
-    },
-  });
-  const resamples = Array.from({ length: bootstrapSamples }, (_, i) =>
-    io.compute().step(ENGINE, 'bootstrap', { frame: withIndicator, indicator, options, seed: seed * 1000 + i + 1 }, { signal }).then((found) => {
-      resamplesDone++;
-      report(`bootstrap resample ${resamplesDone} of ${bootstrapSamples}`);
-      return found;
-    }),
+  const [result, boots] = await withResamples(
+    io, share * 0.9, 'discovering the pooled graph', bootstrapSamples,
+    (onProgress) => io.compute().step(ENGINE, 'discover', { frame: withIndicator, indicator, options }, { signal, onProgress }),
+    (i) => io.compute().step(ENGINE, 'bootstrap', { frame: withIndicator, indicator, options, seed: seed * 1000 + i + 1 }, { signal }),
   );
-  const [result, ...boots] = await Promise.all([main, ...resamples]);
   const confidence = bootstrapSamples === 0 ? null : edgeConfidence(boots, result.edges);
   io.context.progress(0.05 + share * 0.92, 'judging edges per environment');
   const families = familiesOf(frame, result.edges);
@@ -146,17 +120,7 @@ async function discover(io: LearnIo, data: PanelData, version: TwinVersion, shar
     nodes: withEnvironmentColumns(nodeRecords(frame.columns), new Set(result.changing), judgements, data.environmentColumns),
     variableRoles: variableRoles(frame.columns.map((c) => c.name), causalGraph),
     environmentProfile: { ...data.profile, edges: evidenceOf(judgements) },
-    discovery: {
-      alpha,
-      maxDepth: params.maxDepth ?? null,
-      timeBudgetSeconds,
-      bootstrapSamples,
-      testsRun: result.stats.tests,
-      depthReached: result.stats.depthReached,
-      timedOut: result.stats.timedOut,
-      seconds: (Date.now() - started) / 1000,
-      nRows: frame.nRows,
-    },
+    discovery: summary(result.stats, started, frame.nRows),
     discoveredAt: nowIso(),
   };
 }
@@ -164,9 +128,7 @@ async function discover(io: LearnIo, data: PanelData, version: TwinVersion, shar
 async function train(io: LearnIo, data: PanelData, version: TwinVersion): Promise<Learned & { model: string }> {
   const { params, signal } = io.context;
   const { frame } = data;
-  const names = new Set(frame.columns.map((c) => c.name));
-  const inFrame = (e: EdgeRef) => names.has(e.source) && names.has(e.target);
-  const edges = edgesForTraining(version.causalGraph.filter(inFrame), { relationships: version.fixedSubGraph.relationships.filter(inFrame), antiRelationships: version.fixedSubGraph.antiRelationships });
+  const edges = trainingEdges(version, new Set(frame.columns.map((c) => c.name)));
   const testFraction = params.testFraction ?? LEARN_DEFAULTS.testFraction;
   const seed = params.seed ?? LEARN_DEFAULTS.seed;
   const alpha = version.discovery?.alpha ?? params.alpha ?? LEARN_DEFAULTS.alpha;

@@ -9,13 +9,12 @@ import { edgeConfidence } from '../../../engine/discovery/bootstrap.js';
 import type { DiscoveryOptions, Frame } from '../../../engine/types.js';
 import { nowIso } from '../../../lib/ids.js';
 import { buildChangelog } from '../../changelog.js';
-import { edgesForTraining } from '../../fixed-graph.js';
 import { buildFrame, modelledColumns } from '../../frame.js';
 import { describeNodes, variableRoles, withFittedStrengths } from '../../model-summary.js';
 import { reversibleEdgeCount, withOrientations } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import type staticEngine from './engine.js';
-import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
+import { LEARN_DEFAULTS, discoverySetup, nodeRecords, rowBudget, trainingEdges, withResamples } from '../shared.js';
 
 const ENGINE = kindEngineRef<typeof staticEngine>(new URL('./engine.js', import.meta.url).href);
 
@@ -33,41 +32,15 @@ export const staticLearner: KindLearner<Frame> = {
 
 async function discover(io: LearnIo, frame: Frame, version: TwinVersion, share: number): Promise<Learned> {
   const { params, signal } = io.context;
-  const names = new Set(frame.columns.map((c) => c.name));
-  const inFrame = (e: { source: string; target: string }) => names.has(e.source) && names.has(e.target);
-  const alpha = params.alpha ?? LEARN_DEFAULTS.alpha;
-  const timeBudgetSeconds = params.timeBudgetSeconds ?? LEARN_DEFAULTS.timeBudgetSeconds;
-  const bootstrapSamples = params.bootstrapSamples ?? LEARN_DEFAULTS.bootstrapSamples;
-  const seed = params.seed ?? LEARN_DEFAULTS.seed;
+  const { bootstrapSamples, seed, options: base, summary } = discoverySetup(params, version, new Set(frame.columns.map((c) => c.name)));
   const assumptions = params.orientationAssumptions ?? LEARN_DEFAULTS.orientationAssumptions;
-  const options: DiscoveryOptions = {
-    alpha,
-    timeBudgetMs: timeBudgetSeconds * 1000,
-    required: version.fixedSubGraph.relationships.filter(inFrame),
-    forbidden: version.fixedSubGraph.antiRelationships.filter(inFrame),
-    seed,
-    assumptions,
-    ...(params.maxDepth === undefined ? {} : { maxDepth: params.maxDepth }),
-  };
+  const options: DiscoveryOptions = { ...base, assumptions };
   const started = Date.now();
-  let mainFraction = 0;
-  let resamplesDone = 0;
-  const report = (state: string) => io.context.progress(0.05 + share * (0.7 * mainFraction + (bootstrapSamples === 0 ? 0.3 : (0.3 * resamplesDone) / bootstrapSamples)), state);
-  const main = io.compute().step(ENGINE, 'discover', { frame, options }, {
-    signal,
-    onProgress: (message) => {
-      mainFraction = message.fraction;
-      report(`discovering graph: ${message.state}`);
-    },
-  });
-  const resamples = Array.from({ length: bootstrapSamples }, (_, i) =>
-    io.compute().step(ENGINE, 'bootstrap', { frame, options, seed: seed * 1000 + i + 1 }, { signal }).then((result) => {
-      resamplesDone++;
-      report(`bootstrap resample ${resamplesDone} of ${bootstrapSamples}`);
-      return result;
-    }),
+  const [result, boots] = await withResamples(
+    io, share, 'discovering graph', bootstrapSamples,
+    (onProgress) => io.compute().step(ENGINE, 'discover', { frame, options }, { signal, onProgress }),
+    (i) => io.compute().step(ENGINE, 'bootstrap', { frame, options, seed: seed * 1000 + i + 1 }, { signal }),
   );
-  const [result, ...boots] = await Promise.all([main, ...resamples]);
   const confidence = bootstrapSamples === 0 ? null : edgeConfidence(boots, result.edges);
   const causalGraph: Relationship[] = withOrientations(
     result.edges.map((edge, i) => ({
@@ -90,27 +63,14 @@ async function discover(io: LearnIo, frame: Frame, version: TwinVersion, share: 
     reversibleEdgeCount: reversibleEdgeCount(causalGraph),
     nodes: nodeRecords(frame.columns),
     variableRoles: variableRoles(frame.columns.map((c) => c.name), causalGraph),
-    discovery: {
-      alpha,
-      maxDepth: params.maxDepth ?? null,
-      timeBudgetSeconds,
-      bootstrapSamples,
-      orientationAssumptions: assumptions,
-      testsRun: result.stats.tests,
-      depthReached: result.stats.depthReached,
-      timedOut: result.stats.timedOut,
-      seconds: (Date.now() - started) / 1000,
-      nRows: frame.nRows,
-    },
+    discovery: summary(result.stats, started, frame.nRows, { orientationAssumptions: assumptions }),
     discoveredAt: nowIso(),
   };
 }
 
 async function train(io: LearnIo, frame: Frame, version: TwinVersion): Promise<Learned & { model: string }> {
   const { params, signal } = io.context;
-  const names = new Set(frame.columns.map((c) => c.name));
-  const inFrame = (e: { source: string; target: string }) => names.has(e.source) && names.has(e.target);
-  const edges = edgesForTraining(version.causalGraph.filter(inFrame), { relationships: version.fixedSubGraph.relationships.filter(inFrame), antiRelationships: version.fixedSubGraph.antiRelationships });
+  const edges = trainingEdges(version, new Set(frame.columns.map((c) => c.name)));
   const nonlinear = params.nonlinear === true;
   const testFraction = params.testFraction ?? LEARN_DEFAULTS.testFraction;
   const seed = params.seed ?? LEARN_DEFAULTS.seed;
