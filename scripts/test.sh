@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (`make test`): builds, provides fresh scale-out stores when they are reachable (a new
-# PostgreSQL database, Redis), runs every test under c8, and ends with one plain totals line.
+# PostgreSQL database, Redis), runs every test under c8 (two test files at a time: the suite is mostly waiting on
+# jobs and stores, and one file at a time took 48 minutes on two cores), and ends with one plain totals line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,7 @@ echo "external services: TEST_DATABASE_URL=${TEST_DATABASE_URL:-<none, skipped>}
 log=$(mktemp)
 status=0
 npx c8 --reporter=text-summary --reporter=lcov --all --src dist/src --exclude 'dist/test/**' --exclude 'dist/bench/**' \
-  node --test --test-reporter=tap dist/test 2>&1 | tee "$log" || status=$?
+  node --test --test-concurrency=2 --test-reporter=tap dist/test 2>&1 | tee "$log" || status=$?
 
 pass=$(grep -E '^# pass ' "$log" | tail -1 | awk '{print $3}')
 fail=$(grep -E '^# fail ' "$log" | tail -1 | awk '{print $3}')
