@@ -458,6 +458,53 @@ export const HealthMonitorScenarioSchema = Type.Object(
   },
 );
 
+/** Temporal panels: the temporal family's members and `environments`, answered with each environment's mechanisms and history. */
+const TEMPORAL_PER_ENVIRONMENT = 'Multi-environment temporal twins: answered in each environment with its own mechanisms and its own history (`outputs.details.environments`, keyed by environment), '
+  + 'and combined over them weighted by their steps (`results`, step by step).';
+
+export const PanelForecastScenarioSchema = Type.Object(
+  {
+    ...(({ type: _type, ...members }) => members)(ForecastScenarioSchema.properties),
+    type: Type.Literal('panel_forecast'),
+    environments: Type.Optional(Environments),
+    aggregateMode: Type.Optional(literals(['sum', 'avg', 'min', 'max'] as const, 'The statistic of the combined series over the environments at each timestamp (default avg)')),
+  },
+  {
+    additionalProperties: false, $id: 'PanelForecastScenario', title: 'PanelForecastScenario',
+    description: 'Multi-environment temporal twins: each environment\'s simulated future from the end of its own data (or from originTimestamp), and the combined series. Outputs: `results[var]` the '
+      + 'combined series, one record per timestamp, its Monte Carlo paths aggregated over the environments forecasting that timestamp by aggregateMode (numeric variables; '
+      + '`details.combined[var][]` {timestamp, environments} says how many); `details.environments[key]` {origin, summary}; each environment\'s records are the run\'s panel result '
+      + 'artifacts: GET .../export/csv streams them as one wide file (environment, timestamp, row, then per target its value and bounds).',
+  },
+);
+
+export const TemporalPanelInterventionScenarioSchema = PanelFamily('panel_intervention', TemporalInterventionScenarioSchema, 'TemporalPanelInterventionScenario', `What if over time, per environment (members as TemporalInterventionScenario). ${TEMPORAL_PER_ENVIRONMENT}`);
+export const TemporalPanelOptimisationScenarioSchema = PanelFamily('panel_optimisation', TemporalOptimisationScenarioSchema, 'TemporalPanelOptimisationScenario', `The best plan per environment (members as TemporalOptimisationScenario). ${TEMPORAL_PER_ENVIRONMENT}`);
+export const TemporalPanelCounterfactualScenarioSchema = PanelFamily('panel_counterfactual', TemporalCounterfactualScenarioSchema, 'TemporalPanelCounterfactualScenario', `Best action in each environment\'s history (members as TemporalCounterfactualScenario; without samples, each environment\'s own stored history). ${TEMPORAL_PER_ENVIRONMENT}`);
+export const TemporalPanelExplanationScenarioSchema = PanelFamily('panel_explanation', TemporalExplanationScenarioSchema, 'TemporalPanelExplanationScenario', `Why over time, per environment (members as TemporalExplanationScenario). ${TEMPORAL_PER_ENVIRONMENT}`);
+
+/** A window family on temporal panels: `samples` shared by every environment, or `panelSamples` per environment key. */
+const PanelWindowFamily = <T extends string>(type: T, base: { properties: Record<string, TSchema> }, id: string, description: string) => {
+  const { type: _type, samples: _samples, ...members } = base.properties;
+  return Type.Object(
+    {
+      type: Type.Literal(type),
+      samples: Type.Optional(WindowRecordsOf('The window, shared by every environment')),
+      panelSamples: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 2000 }), WindowRecordsOf('The window of this environment'), {
+        description: 'Per environment key, its own window (records as samples). Without `environments`, the environments are the keys given here; an environment named without a window of its own uses `samples`',
+      })),
+      ...members,
+      environments: Type.Optional(Environments),
+    },
+    { additionalProperties: false, $id: id, title: id, description },
+  );
+};
+const WINDOW_PER_ENVIRONMENT = 'Answered in each environment with its own mechanisms on its window (`outputs.details.environments`, keyed by environment); `results` combine them only when one window is shared.';
+
+export const PanelRootCauseScenarioSchema = PanelWindowFamily('panel_root_cause_analysis', TemporalRootCauseScenarioSchema, 'PanelRootCauseScenario', `Root causes over time per environment (members as TemporalRootCauseScenario). ${WINDOW_PER_ENVIRONMENT}`);
+export const PanelAnomalyScenarioSchema = PanelWindowFamily('panel_anomaly_detection', TemporalAnomalyScenarioSchema, 'PanelAnomalyScenario', `Anomaly scan over time per environment (members as TemporalAnomalyScenario). ${WINDOW_PER_ENVIRONMENT}`);
+export const PanelHealthMonitorScenarioSchema = PanelWindowFamily('panel_causal_health_monitor', HealthMonitorScenarioSchema, 'PanelHealthMonitorScenario', `Mechanism health per environment (members as HealthMonitorScenario; without a window, each environment's own recent data). ${WINDOW_PER_ENVIRONMENT}`);
+
 export const SubmitSimulationBody = Body({
   digitalTwinId: Name,
   digitalTwinVersionId: Name,

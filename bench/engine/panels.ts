@@ -25,7 +25,7 @@ import { structuralHammingDistance } from '../../src/engine/graph/metrics.js';
 import type { PdagEdge } from '../../src/engine/graph/pdag.js';
 import { discoverPanel } from '../../src/engine/panel/discover.js';
 import { judgeEdges } from '../../src/engine/panel/evidence.js';
-import { evaluatePanel, fitPanel, shardStatistics, statisticsPlan } from '../../src/engine/panel/fit.js';
+import { evaluatePanel, fitPanel, randomSplit, shardStatistics, statisticsPlan } from '../../src/engine/panel/fit.js';
 import { environmentModel } from '../../src/engine/panel/model.js';
 import type { EdgeRef, Frame } from '../../src/engine/types.js';
 import { panelRows, panelTruth } from '../../test/helpers/panel.js';
@@ -117,7 +117,7 @@ function generated(): string[] {
         const expected = truth.coefficients[e]!['b->c']!;
         return Math.abs(estimate - expected) / Math.abs(expected);
       })));
-      const evaluation = evaluatePanel(frame, environment, truth.keys, found.edges as EdgeRef[], 0.3, seed, kernels);
+      const evaluation = evaluatePanel(frame, environment, truth.keys, found.edges as EdgeRef[], randomSplit(environment, truth.keys.length, 0.3, seed), 0.3, kernels);
       const c = evaluation.pooling.c!;
       small.push([c.smallPartial!, c.smallSeparate!, c.smallPooled!]);
       all.push([c.partial, c.pooled]);

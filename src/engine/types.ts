@@ -147,7 +147,7 @@ export interface NodeMetrics {
 }
 
 export interface Evaluation {
-  modelType: 'cbn' | 'temporal-cbn';
+  modelType: 'cbn' | 'temporal-cbn' | 'temporal-panel-cbn';
   nodeMetrics: Record<string, NodeMetrics>;
   globalMetrics: Record<string, number>;
   skippedReason: string | null;

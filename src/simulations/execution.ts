@@ -77,14 +77,14 @@ export class SimulationExecution {
     const { job, signal, params } = context;
     const input = JSON.parse(job.input ?? 'null') as { type: string } | null;
     if (input === null) throw new JobError('The run has no scenario');
-    const family = params.kind === 'score' ? undefined : familyOf(input.type);
-    if (params.kind !== 'score' && family === undefined) throw new JobError(`This service no longer answers '${input.type}' questions`);
     await this.phase(context, 'configuring', 0.01);
     const twinId = job.resource_id ?? '';
     const version = await this.twins.findVersion(job.organisation_id, twinId, params.versionId);
     if (version?.model == null) throw new JobError(`Twin version ${params.versionLabel} no longer has a trained model (deleted or relearned since the run was submitted)`);
     const model = JSON.parse(version.model) as unknown;
     const record = presentVersion(version);
+    const family = params.kind === 'score' ? undefined : familyOf(input.type, record.type);
+    if (params.kind !== 'score' && family === undefined) throw new JobError(`This service no longer answers '${input.type}' questions`);
     const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     await this.phase(context, 'configured', 0.03);
     await this.phase(context, 'running', 0.05);

@@ -1,9 +1,9 @@
 /**
- * Panel result artifacts: a panel run's per-environment records (predictions today; forecast paths once temporal
- * panels answer) kept in the organisation's data store, one table per run, rather than inline with the run. The
- * csv export streams them as one wide file: `environment`, `timestamp` (empty for prediction), `row`, then per
- * target its value and its bounds (`<target>`, `<target>_lower`, `<target>_upper`; a categorical target: the most
- * likely class and `<target>_probability`).
+ * Panel result artifacts: a panel run's per-environment records (a panel prediction's rows, a panel_forecast's
+ * steps) kept in the organisation's data store, one table per run, rather than inline with the run. The csv export
+ * streams them as one wide file: `environment`, `timestamp` (empty for prediction), `row`, then per target its value
+ * and its bounds (`<target>`, `<target>_lower`, `<target>_upper`; a categorical target: the most likely class and
+ * `<target>_probability`).
  */
 import type { Readable } from 'node:stream';
 import type { ResultRecord } from '../engine/inference/outcome.js';

@@ -145,7 +145,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
       summary: 'Export a completed run',
       description:
         '`json`: run metadata, scenario and outputs, for every scenario type. `csv`: the panel result artifacts of a completed forecast-shaped run on a multi-environment twin ' +
-        '(`prediction` today; `exportFormats` lists `csv` then), streamed as one wide file: `environment`, `timestamp` (empty for prediction), `row` (the sample row), then per target ' +
+        '(`prediction` and `panel_forecast`; `exportFormats` lists `csv` then), streamed as one wide file: `environment`, `timestamp` (empty for prediction), `row` (the sample row or forecast step), then per target ' +
         '`<target>`, `<target>_lower`, `<target>_upper` (a categorical target: the most likely class and `<target>_probability`), ordered by environment and row. ' +
         '400 for every other run, while the run has not completed, and once the artifacts are gone (the twin was deleted).',
       tags,

@@ -27,7 +27,7 @@ export function scenarioFamily(scenario: Record<string, unknown>, twinType: Twin
   const type = scenario.type;
   if (typeof type !== 'string') throw fail([{ location: `${BASE}/type`, message: 'missing required member `type` (the scenario family)' }]);
   const answered = familiesOf(twinType).map((family) => family.type);
-  const family = familyOf(type);
+  const family = familyOf(type, twinType);
   if (family === undefined && !SCENARIO_TYPES.includes(type as never)) {
     throw fail([{ location: `${BASE}/type`, message: `unknown scenario family '${type}'; a ${twinType} twin answers ${answered.join(', ')}` }]);
   }

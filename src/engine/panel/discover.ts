@@ -11,7 +11,7 @@ import type { Kernels } from '../../compute/kernels.js';
 import { termsFor } from '../cbn/design.js';
 import { DEFAULT_ALPHA, discoverStatic } from '../discovery/discover-static.js';
 import { edgeOrientations, type Orientation } from '../identification/class.js';
-import type { CategoricalColumn, DiscoveredEdge, DiscoveryOptions, DiscoveryResult, Frame, WorkHooks } from '../types.js';
+import type { CategoricalColumn, DiscoveredEdge, DiscoveryOptions, DiscoveryResult, EdgeRef, Frame, WorkHooks } from '../types.js';
 import { judgeEdges } from './evidence.js';
 import { familyMoments } from './moments.js';
 
@@ -52,7 +52,7 @@ export function discoverPanel(frame: Frame, indicator: string, options: Discover
  * indicator's levels, and the per-environment judgement after (withinEnvironments, evidence.ts) uses every
  * environment.
  */
-function coarsened(frame: Frame, indicator: string): Frame {
+export function coarsened(frame: Frame, indicator: string): Frame {
   const column = frame.columns.find((c) => c.name === indicator) as CategoricalColumn;
   const levels = column.categories.length;
   if (levels <= MAX_INDICATOR_LEVELS) return frame;
@@ -120,13 +120,21 @@ function kMeans(points: number[][], k: number): number[] {
 function withinEnvironments(frame: Frame, indicator: string, edges: DiscoveredEdge[], options: DiscoveryOptions): DiscoveredEdge[] {
   const column = frame.columns.find((c) => c.name === indicator) as CategoricalColumn;
   const variables: Frame = { nRows: frame.nRows, columns: frame.columns.filter((c) => c.name !== indicator) };
-  const environments = column.categories.map((_, e) => e);
   const pinned = new Set((options.required ?? []).map((e) => `${e.source}\u0000${e.target}`));
-  let kept = edges;
+  return heldSomewhere(variables, column.codes, column.categories.length, edges, pinned, options.alpha ?? DEFAULT_ALPHA);
+}
+
+/**
+ * `edges` (into `frame`'s continuous columns, or into `targets` of them) less those the stratified test finds in no
+ * environment; `pinned` (`source\0target`) always stay.
+ */
+export function heldSomewhere<E extends EdgeRef>(frame: Frame, environment: Int32Array, count: number, edges: readonly E[], pinned: ReadonlySet<string>, alpha: number, targets?: ReadonlySet<string>): E[] {
+  const environments = Array.from({ length: count }, (_, e) => e);
+  let kept = [...edges];
   for (let pass = 0; pass < 2; pass++) {
-    const families = variables.columns.flatMap((c) => (c.kind === 'continuous' ? [{ node: c.name, terms: termsFor(variables, kept.filter((e) => e.target === c.name).map((e) => e.source), false) }] : []));
-    const judged = judgeEdges(kept, families, familyMoments(variables, column.codes, environments, families), options.alpha ?? DEFAULT_ALPHA);
-    const absent = new Set(judged.filter((j) => j.absenceP !== null && j.absenceP > (options.alpha ?? DEFAULT_ALPHA) && !pinned.has(`${j.source}\u0000${j.target}`)).map((j) => `${j.source}\u0000${j.target}`));
+    const families = frame.columns.flatMap((c) => (c.kind === 'continuous' && (targets === undefined || targets.has(c.name)) ? [{ node: c.name, terms: termsFor(frame, kept.filter((e) => e.target === c.name).map((e) => e.source), false) }] : []));
+    const judged = judgeEdges(kept, families, familyMoments(frame, environment, environments, families), alpha);
+    const absent = new Set(judged.filter((j) => j.absenceP !== null && j.absenceP > alpha && !pinned.has(`${j.source}\u0000${j.target}`)).map((j) => `${j.source}\u0000${j.target}`));
     if (absent.size === 0) break;
     kept = kept.filter((e) => !absent.has(`${e.source}\u0000${e.target}`));
   }

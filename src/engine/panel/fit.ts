@@ -86,15 +86,34 @@ export interface PanelEvaluation {
 
 const SPREAD_MIN_TEST_ROWS = 5;
 
-export function evaluatePanel(frame: Frame, environment: Int32Array, keys: readonly string[], edges: readonly EdgeRef[], testFraction: number, seed: number, kernels: Kernels): PanelEvaluation {
-  const rowsOf = keys.map((): number[] => []);
-  for (let r = 0; r < frame.nRows; r++) if (environment[r]! >= 0) rowsOf[environment[r]!]!.push(r);
+/** Each environment's rows split into training and held-out rows. */
+export type PanelSplit = Array<{ train: number[]; test: number[] }>;
+
+const rowsByEnvironment = (environment: Int32Array, count: number) => {
+  const rowsOf = Array.from({ length: count }, (): number[] => []);
+  environment.forEach((e, r) => e >= 0 && rowsOf[e]!.push(r));
+  return rowsOf;
+};
+
+/** A random `testFraction` of each environment's rows held out (static panels). */
+export function randomSplit(environment: Int32Array, count: number, testFraction: number, seed: number): PanelSplit {
   const rng = new Rng(seed);
-  const split = rowsOf.map((rows) => {
+  return rowsByEnvironment(environment, count).map((rows) => {
     const order = rng.shuffle([...rows]);
     const nTest = Math.round(rows.length * testFraction);
     return { test: order.slice(0, nTest).sort((a, b) => a - b), train: order.slice(nTest).sort((a, b) => a - b) };
   });
+}
+
+/** The last `testFraction` of each environment's rows held out (temporal panels: rows in time order within each environment). */
+export function tailSplit(environment: Int32Array, count: number, testFraction: number): PanelSplit {
+  return rowsByEnvironment(environment, count).map((rows) => {
+    const nTrain = rows.length - Math.round(rows.length * testFraction);
+    return { train: rows.slice(0, nTrain), test: rows.slice(nTrain) };
+  });
+}
+
+export function evaluatePanel(frame: Frame, environment: Int32Array, keys: readonly string[], edges: readonly EdgeRef[], split: PanelSplit, testFraction: number, kernels: Kernels): PanelEvaluation {
   const trainRows = split.flatMap((s) => s.train).sort((a, b) => a - b);
   const train = selectRows(frame, trainRows);
   const trainEnvironment = Int32Array.from(trainRows, (r) => environment[r]!);

@@ -31,7 +31,7 @@ export interface PanelModel {
 export const isPanelModel = (model: unknown): model is PanelModel => (model as { kind?: unknown } | null)?.kind === 'panel';
 
 /** The network of one environment: the pooled graph with the environment's parameters. */
-export function environmentModel(panel: PanelModel, key: string): CbnModel {
+export function environmentModel(panel: Pick<PanelModel, 'pooled' | 'environments'>, key: string): CbnModel {
   const environment = panel.environments.find((e) => e.key === key);
   if (environment === undefined) throw new Error(`environment ${key} is not in the panel`);
   return {

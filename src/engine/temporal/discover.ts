@@ -55,6 +55,8 @@ export interface TemporalDiscoveryResult {
   links: TemporalLink[];
   /** Seasonal terms kept as parents: variable and period. */
   seasonal: Array<{ variable: string; period: number }>;
+  /** With context columns: the variables a context stays adjacent to (their mechanisms change across environments). */
+  changing: string[];
   stats: { tests: number; rows: number; timedOut: boolean };
 }
 
@@ -64,18 +66,36 @@ const CONTEMPORANEOUS_DEPTH = 2;
 const CONTEMPORANEOUS_CANDIDATES = 6;
 
 export function discoverTemporal(series: Frame, options: TemporalDiscoveryOptions, kernels: Kernels, hooks: WorkHooks = {}): TemporalDiscoveryResult {
+  const design = laggedDesign(series, Math.max(1, options.maxLag), options.periods, { complete: true });
+  return discoverOnDesign(design.frame, series.columns.map((c) => c.name), 0, options, kernels, hooks);
+}
+
+/**
+ * The search over a lagged design (lagged.ts's column order: each variable at lags 0..maxLag, then the seasonal
+ * terms) followed by `contexts` context columns (J-PCMCI+, Guenther, Ninad & Runge 2023: variables of the
+ * environment that nothing in the system causes). A context column is offered to every variable as a same-step
+ * candidate parent, like a seasonal term, and is tested again given same-step neighbours; a variable it stays
+ * adjacent to has a mechanism that changes with the environment (`changing`), and those edges orient same-step
+ * links as CD-NOD's indicator does (context -> X - Y with the context separated from Y: X -> Y by Meek's first rule,
+ * or a collider when the separating set lacks X).
+ */
+export function discoverOnDesign(design: Frame, names: readonly string[], contexts: number, options: TemporalDiscoveryOptions, kernels: Kernels, hooks: WorkHooks = {}): TemporalDiscoveryResult {
   const L = Math.max(1, options.maxLag);
-  const N = series.columns.length;
-  const names = series.columns.map((c) => c.name);
+  const N = names.length;
   const index = new Map(names.map((n, i) => [n, i]));
-  const design = laggedDesign(series, L, options.periods, { complete: true });
-  const prepared = prepareForDiscovery(design.frame, kernels);
+  const prepared = prepareForDiscovery(design, kernels);
   const tester = ciTesterFor(prepared, kernels);
   const col = (v: number, lag: number) => v * (L + 1) + lag;
   const seasonCols = options.periods.flatMap((_, k) => [N * (L + 1) + 2 * k, N * (L + 1) + 2 * k + 1]);
+  const contextStart = N * (L + 1) + 2 * options.periods.length;
+  const contextCols = Array.from({ length: contexts }, (_, k) => contextStart + k);
   const varOf = (c: number) => Math.floor(c / (L + 1));
   const lagOf = (c: number) => c % (L + 1);
-  const isSeason = (c: number) => c >= N * (L + 1);
+  const isSeason = (c: number) => c >= N * (L + 1) && c < contextStart;
+  const isContext = (c: number) => c >= contextStart;
+  /** Inputs from outside the variables' dynamics: seasonal terms and contexts (never shifted, never targets). */
+  const exogenous = (c: number) => c >= N * (L + 1);
+  const sameStep = (c: number) => !exogenous(c) && lagOf(c) === 0;
   const maxCond = options.maxConditions ?? 8;
   const deadline = Date.now() + (options.timeBudgetMs ?? Infinity);
   let tests = 0;
@@ -101,12 +121,12 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
     const list: number[] = [];
     if (informative(col(j, 0))) {
       for (let i = 0; i < N; i++) for (let lag = 1; lag <= L; lag++) if (informative(col(i, lag)) && !forbidden(i, j, lag)) list.push(col(i, lag));
-      for (const c of seasonCols) if (informative(c)) list.push(c);
+      for (const c of [...seasonCols, ...contextCols]) if (informative(c)) list.push(c);
     }
     candidates.push(list);
     strength.push(new Map(list.map((c) => [c, Infinity])));
   }
-  const keep = (c: number, j: number) => !isSeason(c) && required(varOf(c), j, lagOf(c));
+  const keep = (c: number, j: number) => !exogenous(c) && required(varOf(c), j, lagOf(c));
   for (let p = 0; p <= maxCond && !timedOut; p++) {
     const batch: CiTest[] = [];
     const owners: Array<[number, number]> = [];
@@ -132,8 +152,8 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
   /** i's selected conditions shifted back by `lag` (those that stay inside the window). */
   const shifted = (i: number, lag: number, count: number) =>
     top(i, -1, count)
-      .filter((c) => isSeason(c) || lagOf(c) + lag <= L)
-      .map((c) => (isSeason(c) ? c : col(varOf(c), lagOf(c) + lag)));
+      .filter((c) => exogenous(c) || lagOf(c) + lag <= L)
+      .map((c) => (exogenous(c) ? c : col(varOf(c), lagOf(c) + lag)));
 
   // 2. MCI over every lagged pair, Benjamini-Hochberg over the p-values.
   const mci: CiTest[] = [];
@@ -149,7 +169,7 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
         mciOwners.push({ j, c });
       }
     }
-    for (const c of candidates[j]!.filter(isSeason)) {
+    for (const c of candidates[j]!.filter(exogenous)) {
       mci.push({ x: c, y: col(j, 0), s: top(j, c, maxCond) });
       mciOwners.push({ j, c });
     }
@@ -166,21 +186,21 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
     const i = index.get(pin.source);
     const j = index.get(pin.target);
     if (i === undefined || j === undefined) continue;
-    const atSomeLag = [...lagged[j]!.keys()].some((c) => !isSeason(c) && varOf(c) === i);
+    const atSomeLag = [...lagged[j]!.keys()].some((c) => !exogenous(c) && varOf(c) === i);
     if (atSomeLag || i === j) continue;
     // The strongest lag by its MCI test, unless the pin is met at lag 0 below.
     let best = -1;
     mciOwners.forEach(({ j: jj, c }, k) => {
-      if (jj === j && !isSeason(c) && varOf(c) === i && (best < 0 || mciResult.dependence[k]! > mciResult.dependence[best]!)) best = k;
+      if (jj === j && !exogenous(c) && varOf(c) === i && (best < 0 || mciResult.dependence[k]! > mciResult.dependence[best]!)) best = k;
     });
     if (best >= 0) lagged[j]!.set(mciOwners[best]!.c, { pValue: mciResult.pValue[best]!, dependence: mciResult.dependence[best]! });
   }
   const parentsOf = (j: number, exclude = -1) => [...lagged[j]!.keys()].filter((c) => c !== exclude).sort((a, b) => lagged[j]!.get(b)!.dependence - lagged[j]!.get(a)!.dependence).slice(0, maxCond);
   const shiftedParents = (i: number, lag: number) =>
     parentsOf(i)
-      .filter((c) => isSeason(c) || lagOf(c) + lag <= L)
+      .filter((c) => exogenous(c) || lagOf(c) + lag <= L)
       .slice(0, Math.ceil(maxCond / 2))
-      .map((c) => (isSeason(c) ? c : col(varOf(c), lagOf(c) + lag)));
+      .map((c) => (exogenous(c) ? c : col(varOf(c), lagOf(c) + lag)));
 
   // 3. The contemporaneous skeleton, and lagged links given contemporaneous neighbours.
   const adjacent0 = Array.from({ length: N }, () => new Set<number>());
@@ -215,8 +235,8 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
       for (let j = 0; j < N; j++) {
         for (const c of lagged[j]!.keys()) {
           if (isSeason(c) || keep(c, j)) continue;
-          const near = [...adjacent0[j]!].filter((v) => v !== varOf(c) || lagOf(c) > 0);
-          const base = [...new Set([...parentsOf(j, c), ...shiftedParents(varOf(c), lagOf(c))])].filter((d) => d !== c);
+          const near = isContext(c) ? [...adjacent0[j]!] : [...adjacent0[j]!].filter((v) => v !== varOf(c) || lagOf(c) > 0);
+          const base = [...new Set([...parentsOf(j, c), ...(isContext(c) ? [] : shiftedParents(varOf(c), lagOf(c)))])].filter((d) => d !== c);
           for (const s of subsets(near.slice(0, CONTEMPORANEOUS_CANDIDATES), p)) {
             batch.push({ x: c, y: col(j, 0), s: [...base, ...s.map((v) => col(v, 0))] });
             owners.push({ kind: 'lagged', j, c, s });
@@ -247,20 +267,22 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
   }
 
   // 4. Orientation over the window's nodes (variable columns only).
+  // Context columns are the window's last nodes (after the seasonal terms, which are not nodes of it).
   const P = N * (L + 1);
-  const g = emptyPdag(P);
-  for (let j = 0; j < N; j++) for (const c of lagged[j]!.keys()) if (!isSeason(c)) setDirected(g, c, col(j, 0));
+  const node = (c: number) => (isContext(c) ? P + (c - contextStart) : c);
+  const g = emptyPdag(P + contexts);
+  for (let j = 0; j < N; j++) for (const c of lagged[j]!.keys()) if (!isSeason(c)) setDirected(g, node(c), col(j, 0));
   for (let i = 0; i < N; i++) for (const j of adjacent0[i]!) if (i < j) setUndirected(g, col(i, 0), col(j, 0));
   const fixed = new Set<string>();
   for (let i = 0; i < N; i++) {
     for (const j of adjacent0[i]!) {
-      if (required(i, j, 0) || requiredAnyLag.some((e) => index.get(e.source) === i && index.get(e.target) === j && ![...lagged[j]!.keys()].some((c) => !isSeason(c) && varOf(c) === i))) {
+      if (required(i, j, 0) || requiredAnyLag.some((e) => index.get(e.source) === i && index.get(e.target) === j && ![...lagged[j]!.keys()].some((c) => !exogenous(c) && varOf(c) === i))) {
         setDirected(g, col(i, 0), col(j, 0));
         fixed.add(`${i}>${j}`);
       } else if (forbidden(i, j, 0) && isUndirected(g, col(i, 0), col(j, 0))) setDirected(g, col(j, 0), col(i, 0));
     }
   }
-  const sepsetOf = (x: number, y: number) => sepset.get(lagOf(x) === 0 ? pairKey(varOf(x), y) : `${x}>${y}`) ?? [];
+  const sepsetOf = (x: number, y: number) => sepset.get(sameStep(x) ? pairKey(varOf(x), y) : `${x}>${y}`) ?? [];
   // Unshielded triples x - k - y (y and k same-step, x same-step or lagged) whose separating set lacks k.
   const triples: Array<{ x: number; y: number; k: number }> = [];
   for (let k = 0; k < N; k++) {
@@ -268,7 +290,7 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
     const laggedIn = [...lagged[k]!.keys()].filter((c) => !isSeason(c));
     for (const y of around) {
       for (const x of [...around.filter((v) => v !== y).map((v) => col(v, 0)), ...laggedIn]) {
-        const xAdjacentY = lagOf(x) === 0 ? adjacent0[varOf(x)]!.has(y) : lagged[y]!.has(x);
+        const xAdjacentY = sameStep(x) ? adjacent0[varOf(x)]!.has(y) : lagged[y]!.has(x);
         if (!xAdjacentY && !sepsetOf(x, y).includes(k)) triples.push({ x, y, k });
       }
     }
@@ -277,15 +299,20 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
   // chain or a fork through k weakens it: a separating set found without k by a weak test would otherwise orient a
   // chain as a collider (PCMCI+'s collider rules guard the same way).
   const conditioning = ({ x, y, k }: { x: number; y: number; k: number }, withK: boolean) => {
-    const base = lagOf(x) === 0 ? [...parentsOf(varOf(x)), ...parentsOf(y)] : [...parentsOf(y, x), ...shiftedParents(varOf(x), lagOf(x))];
+    const base = sameStep(x) ? [...parentsOf(varOf(x)), ...parentsOf(y)] : [...parentsOf(y, x), ...(isContext(x) ? [] : shiftedParents(varOf(x), lagOf(x)))];
     return { x, y: col(y, 0), s: [...new Set([...base, ...sepsetOf(x, y).map((v) => col(v, 0)), ...(withK ? [col(k, 0)] : [])])].filter((d) => d !== x && d !== col(y, 0)) };
   };
   const confirm = run(triples.flatMap((triple) => [conditioning(triple, false), conditioning(triple, true)]));
-  triples.forEach(({ x, y, k }, i) => {
+  // A context's colliders first: the context is exogenous by construction (CD-NOD's argument), so its v-structures
+  // rest on fewer assumptions than a lagged variable's, whose pooled tests slopes that differ across environments
+  // can mislead; a later conflicting collider cannot reverse them.
+  const order = [...triples.keys()].sort((a, b) => Number(isContext(triples[b]!.x)) - Number(isContext(triples[a]!.x)));
+  order.forEach((i) => {
+    const { x, y, k } = triples[i]!;
     if (confirm.dependence[2 * i + 1]! <= confirm.dependence[2 * i]!) return;
     // x -> k <- y: a collider, unless an earlier orientation (or a pin) says otherwise.
     if (isUndirected(g, col(y, 0), col(k, 0))) setDirected(g, col(y, 0), col(k, 0));
-    if (lagOf(x) === 0 && isUndirected(g, x, col(k, 0))) setDirected(g, x, col(k, 0));
+    if (sameStep(x) && isUndirected(g, x, col(k, 0))) setDirected(g, x, col(k, 0));
   });
   applyMeekRules(g);
   // What stays undirected is reversible: one acyclic choice among the same-step variables.
@@ -301,7 +328,7 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
   const links: TemporalLink[] = [];
   for (let j = 0; j < N; j++) {
     for (const [c, evidence] of lagged[j]!) {
-      if (isSeason(c)) continue;
+      if (exogenous(c)) continue;
       links.push({ source: names[varOf(c)]!, target: names[j]!, lag: lagOf(c), ...evidence, orientation: keep(c, j) ? 'fixed' : 'time' });
     }
   }
@@ -321,8 +348,9 @@ export function discoverTemporal(series: Frame, options: TemporalDiscoveryOption
       if (!seasonal.some((s) => s.variable === names[j] && s.period === period)) seasonal.push({ variable: names[j]!, period });
     }
   }
+  const changing = names.filter((_, j) => [...lagged[j]!.keys()].some(isContext));
   hooks.progress?.(1, 'oriented');
-  return { links, seasonal, stats: { tests, rows: design.frame.nRows, timedOut } };
+  return { links, seasonal, changing, stats: { tests, rows: design.nRows, timedOut } };
 }
 
 /** Contemporaneous neighbours of i or j other than the pair, strongest first (a few: PC's subsets grow fast). */

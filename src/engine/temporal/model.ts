@@ -104,15 +104,25 @@ export function fitTemporal(
   options: { seed?: number; to?: number },
   kernels: Kernels,
 ): TemporalModel {
-  const maxLag = Math.max(1, ...structure.edges.map((e) => e.lag));
-  const periods = [...new Set(structure.seasonal.map((s) => s.period))];
-  const used = new Set(series.columns.map((c) => c.name));
-  const edges: EdgeRef[] = structure.edges.map((e) => ({ source: lagName(e.source, e.lag), target: e.target }));
-  for (const { variable, period } of structure.seasonal) for (const term of seasonNames(period)) edges.push({ source: term, target: variable });
-  for (const e of edges) used.add(e.source);
+  const { maxLag, periods, edges, used } = designEdges(series, structure);
   const design = laggedDesign(series, maxLag, periods, { only: used, ...(options.to === undefined ? {} : { to: options.to }) });
   const cbn = fitCbn(design.frame, edges, { ...(options.seed === undefined ? {} : { seed: options.seed }) }, kernels);
-  const from = Math.max(0, series.nRows - TAIL_STEPS);
+  return {
+    kind: 'temporal',
+    variables: variablesOf(series),
+    maxLag,
+    edges: structure.edges,
+    seasonal: structure.seasonal,
+    cbn,
+    ...historyOf(series, stepTimes, timeline, TAIL_STEPS),
+  };
+}
+
+export const variablesOf = (series: Frame): TemporalVariable[] => series.columns.map((c) => ({ name: c.name, kind: c.kind, categories: c.kind === 'categorical' ? c.categories : [] }));
+
+/** A series' place in time and its last `keep` steps, as a model keeps them. */
+export function historyOf(series: Frame, stepTimes: readonly number[], timeline: Timeline, keep: number): Pick<TemporalModel, 'timeline' | 'steps' | 'stepTimes' | 'tail'> {
+  const from = Math.max(0, series.nRows - keep);
   const values: TemporalModel['tail']['values'] = {};
   for (const column of series.columns) {
     values[column.name] = [];
@@ -122,15 +132,20 @@ export function fitTemporal(
     }
   }
   return {
-    kind: 'temporal',
-    variables: series.columns.map((c) => ({ name: c.name, kind: c.kind, categories: c.kind === 'categorical' ? c.categories : [] })),
-    maxLag,
-    edges: structure.edges,
-    seasonal: structure.seasonal,
-    cbn,
     timeline,
     steps: series.nRows,
     stepTimes: { first: stepTimes[0] ?? timeline.origin, last: stepTimes.at(-1) ?? timeline.origin },
     tail: { from, times: stepTimes.slice(from), values },
   };
+}
+
+/** The CBN edges of a structure (lagged inputs by their lag names, seasonal terms), and the design columns it uses. */
+export function designEdges(series: Frame, structure: TemporalStructure): { maxLag: number; periods: number[]; edges: EdgeRef[]; used: Set<string> } {
+  const maxLag = Math.max(1, ...structure.edges.map((e) => e.lag));
+  const periods = [...new Set(structure.seasonal.map((s) => s.period))];
+  const used = new Set(series.columns.map((c) => c.name));
+  const edges: EdgeRef[] = structure.edges.map((e) => ({ source: lagName(e.source, e.lag), target: e.target }));
+  for (const { variable, period } of structure.seasonal) for (const term of seasonNames(period)) edges.push({ source: term, target: variable });
+  for (const e of edges) used.add(e.source);
+  return { maxLag, periods, edges, used };
 }

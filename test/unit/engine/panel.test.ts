@@ -8,7 +8,7 @@ import { loadWasmKernels } from '../../../src/compute/wasm.js';
 import { categoricalColumn, continuousColumn, frameOf } from '../../../src/engine/frame.js';
 import { discoverPanel } from '../../../src/engine/panel/discover.js';
 import { judgeEdges, presenceMixture } from '../../../src/engine/panel/evidence.js';
-import { evaluatePanel, fitPanel, statisticsPlan, shardStatistics } from '../../../src/engine/panel/fit.js';
+import { evaluatePanel, fitPanel, randomSplit, statisticsPlan, shardStatistics } from '../../../src/engine/panel/fit.js';
 import { environmentModel } from '../../../src/engine/panel/model.js';
 import type { Frame, NodeModel } from '../../../src/engine/types.js';
 import { panelRows, panelTruth } from '../../helpers/panel.js';
@@ -67,7 +67,7 @@ test('partial pooling predicts the small environments better than fitting each a
   const rows = panelRows(truth, 22);
   const { frame, environment, withIndicator } = panelFrame(rows, truth.keys);
   const found = discoverPanel(withIndicator, INDICATOR, { alpha: 0.01 }, kernels);
-  const evaluation = evaluatePanel(frame, environment, truth.keys, found.edges, 0.3, 1, kernels);
+  const evaluation = evaluatePanel(frame, environment, truth.keys, found.edges, randomSplit(environment, truth.keys.length, 0.3, 1), 0.3, kernels);
   const c = evaluation.pooling.c!;
   assert.ok(c.smallPartial! < c.smallSeparate!, `small environments: partial ${c.smallPartial} vs separate ${c.smallSeparate}`);
   assert.ok(c.partial < c.pooled, `all environments: partial ${c.partial} vs pooled ${c.pooled}`);

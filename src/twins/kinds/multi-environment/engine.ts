@@ -5,7 +5,7 @@ import { evaluateCbn, splitHoldout } from '../../../engine/cbn/evaluate.js';
 import { fitCbn } from '../../../engine/cbn/fit.js';
 import { resampleFrame } from '../../../engine/discovery/bootstrap.js';
 import { cpdagOf, discoverPanel } from '../../../engine/panel/discover.js';
-import { evaluatePanel, shardStatistics, type statisticsPlan } from '../../../engine/panel/fit.js';
+import { evaluatePanel, randomSplit, shardStatistics, type statisticsPlan } from '../../../engine/panel/fit.js';
 import type { DiscoveryOptions, EdgeRef, Frame, WorkHooks } from '../../../engine/types.js';
 
 export default {
@@ -25,5 +25,5 @@ export default {
   },
   /** Per-environment held-out evaluation of the partially pooled mechanisms (engine/panel/fit.ts). */
   evaluate: ({ frame, environment, keys, edges, testFraction, seed }: { frame: Frame; environment: Int32Array; keys: string[]; edges: EdgeRef[]; testFraction: number; seed: number }, kernels: Kernels) =>
-    evaluatePanel(frame, environment, keys, edges, testFraction, seed, kernels),
+    evaluatePanel(frame, environment, keys, edges, randomSplit(environment, keys.length, testFraction, seed), testFraction, kernels),
 } satisfies KindEngine;

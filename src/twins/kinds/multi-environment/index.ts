@@ -1,27 +1,51 @@
 /**
  * Multi-environment twins (panels): the same process observed in many places. Static panels learn a pooled graph
- * with per-environment mechanisms (learn.ts); temporal panels are recorded with their environment and time columns
- * and not learned yet.
+ * with per-environment mechanisms (learn.ts); temporal panels the same over lagged and same-step links, with each
+ * environment's own history (temporal-learn.ts).
  */
 import type { TwinType } from '../../../../schemas/twins.js';
 import type { PanelModel } from '../../../engine/panel/model.js';
-import { defineKind, type KindLearner } from '../kind.js';
-import { type PanelData, panelLearner } from './learn.js';
+import { type TemporalPanelModel, environmentTemporalModel } from '../../../engine/panel/temporal.js';
+import type { FieldError } from '../../../errors.js';
+import type { TwinRecord } from '../../records.js';
+import { defineKind } from '../kind.js';
+import temporal from '../temporal/index.js';
+import { panelLearner } from './learn.js';
+import { temporalPanelLearner } from './temporal-learn.js';
 
-const panel = (type: TwinType, timed: boolean, learner?: KindLearner<PanelData>) =>
-  defineKind<PanelData, PanelModel>({
-    type,
-    lagged: timed,
-    requirements: (twin) => [
-      ...(twin.environmentColumns.length === 0 ? [{ location: 'body/environmentColumns', message: `a ${type} twin needs environmentColumns` }] : []),
-      ...(timed && twin.selectedTimeColumnName === null ? [{ location: 'body/selectedTimeColumnName', message: `a ${type} twin needs selectedTimeColumnName` }] : []),
-    ],
-    ...(learner === undefined ? {} : { learner }),
-    questionContext: (model) => ({
-      variables: new Map(model.pooled.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }])),
+const requirements = (type: TwinType, timed: boolean) => (twin: Pick<TwinRecord, 'selectedTimeColumnName' | 'environmentColumns'>): FieldError[] => [
+  ...(twin.environmentColumns.length === 0 ? [{ location: 'body/environmentColumns', message: `a ${type} twin needs environmentColumns` }] : []),
+  ...(timed && twin.selectedTimeColumnName === null ? [{ location: 'body/selectedTimeColumnName', message: `a ${type} twin needs selectedTimeColumnName` }] : []),
+];
+
+export const multiEnvironmentStatic = defineKind({
+  type: 'multi-environment-static',
+  lagged: false,
+  requirements: requirements('multi-environment-static', false),
+  learner: panelLearner,
+  questionContext: (model: PanelModel) => ({
+    variables: new Map(model.pooled.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }])),
+    environments: model.environments.map((e) => e.key),
+  }),
+});
+
+/**
+ * A temporal panel's questions see its variables and one time axis over every environment: from the earliest
+ * first step to the latest last one, an origin valid where every environment has the lags it needs.
+ */
+export const multiEnvironmentTemporal = defineKind({
+  type: 'multi-environment-temporal',
+  lagged: true,
+  requirements: requirements('multi-environment-temporal', true),
+  learner: temporalPanelLearner,
+  questionContext: (model: TemporalPanelModel) => {
+    const contexts = model.environments.map((e) => temporal.questionContext(environmentTemporalModel(model, e.key)));
+    const times = contexts.map((c) => c.time!);
+    const longest = contexts.reduce((a, b) => ((b.time!.history?.times.length ?? 0) > (a.time!.history?.times.length ?? 0) ? b : a));
+    return {
+      variables: contexts[0]!.variables,
       environments: model.environments.map((e) => e.key),
-    }),
-  });
-
-export const multiEnvironmentStatic = panel('multi-environment-static', false, panelLearner);
-export const multiEnvironmentTemporal = panel('multi-environment-temporal', true);
+      time: { ...longest.time!, first: Math.min(...times.map((t) => t.first)), last: Math.max(...times.map((t) => t.last)), earliestOrigin: Math.max(...times.map((t) => t.earliestOrigin)) },
+    };
+  },
+});

@@ -8,28 +8,24 @@
  * and the panel evaluation.
  */
 import { createHash } from 'node:crypto';
-import type { Node, Relationship, TwinVersion } from '../../../../schemas/twins.js';
+import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
 import { kindEngineRef } from '../../../compute/kind-engine.js';
-import { termsFor } from '../../../engine/cbn/design.js';
 import { edgeConfidence } from '../../../engine/discovery/bootstrap.js';
-import { type EdgeJudgement, judgeEdges } from '../../../engine/panel/evidence.js';
+import { judgeEdges } from '../../../engine/panel/evidence.js';
 import { assemblePanel, type ShardStatistics, statisticsPlan } from '../../../engine/panel/fit.js';
-import type { Family, FamilyMoments } from '../../../engine/panel/moments.js';
-import type { CategoricalColumn, EdgeRef, Frame } from '../../../engine/types.js';
-import { JobError } from '../../../jobs/runner.js';
+import type { CategoricalColumn, Frame } from '../../../engine/types.js';
 import { nowIso } from '../../../lib/ids.js';
 import { buildChangelog } from '../../changelog.js';
-import { type EnvironmentEntry, type EnvironmentProfile, environmentKey } from '../../environments/profile.js';
+import type { EnvironmentProfile } from '../../environments/profile.js';
 import { buildFrame, modelledColumns } from '../../frame.js';
 import { describeNodes, variableRoles, withFittedStrengths } from '../../model-summary.js';
 import { reversibleEdgeCount, withOrientations } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import { LEARN_DEFAULTS, discoverySetup, nodeRecords, rowBudget, trainingEdges, withResamples } from '../shared.js';
 import type panelEngine from './engine.js';
+import { entry, evidenceOf, familiesOf, labelRows, momentsByEnvironment, panelMembers, shardGroups, withEnvironmentColumns } from './shared.js';
 
 const ENGINE = kindEngineRef<typeof panelEngine>(new URL('./engine.js', import.meta.url).href);
-/** An environment judges edges (and counts in graph slices) from this many rows. */
-const EVIDENCE_ROWS = 10;
 
 export interface PanelData {
   /** The modelled columns. */
@@ -48,22 +44,8 @@ export const panelLearner: KindLearner<PanelData> = {
     const excluded = [...environmentColumns, ...(twin.selectedTimeColumnName === null ? [] : [twin.selectedTimeColumnName])];
     const columns = modelledColumns(schema, excluded);
     const all = await rows([...columns.map((c) => c.field), ...environmentColumns], rowBudget(columns.length + environmentColumns.length));
-    const labelled = all.flatMap((row) => {
-      const values: Record<string, string> = {};
-      for (const column of environmentColumns) {
-        const value = row[column];
-        if (value === null || value === undefined || value === '') return [];
-        values[column] = String(value);
-      }
-      return [{ row, key: environmentKey(environmentColumns, values), values }];
-    });
-    const { frame, dropped, signature } = await buildFrame(labelled.map((l) => l.row), columns);
-    const valuesOf = new Map(labelled.map((l) => [l.key, l.values]));
-    const keys = [...valuesOf.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-    if (keys.length < 2) throw new JobError(`A multi-environment twin needs at least two environments; the data has ${keys.length} (environment columns ${environmentColumns.join(', ')})`);
-    const index = new Map(keys.map((k, i) => [k, i]));
-    const environment = new Int32Array(new SharedArrayBuffer(labelled.length * 4));
-    labelled.forEach((l, r) => (environment[r] = index.get(l.key)!));
+    const { labelled, keys, valuesOf, environment } = labelRows(all, environmentColumns);
+    const { frame, dropped, signature } = await buildFrame(labelled, columns);
     const profile: EnvironmentProfile = {
       columns: environmentColumns,
       environments: keys.map((key, e) => entry(frame, environment, e, key, valuesOf.get(key)!)),
@@ -101,7 +83,7 @@ async function discover(io: LearnIo, data: PanelData, version: TwinVersion, shar
   const confidence = bootstrapSamples === 0 ? null : edgeConfidence(boots, result.edges);
   io.context.progress(0.05 + share * 0.92, 'judging edges per environment');
   const families = familiesOf(frame, result.edges);
-  const judgements = judgeEdges(result.edges, families, momentsByEnvironment(data, await statisticsShards(io, data, { families, cpts: [] })), alpha);
+  const judgements = judgeEdges(result.edges, families, momentsByEnvironment(data.keys.length, await statisticsShards(io, data, { families, cpts: [] })), alpha);
   const causalGraph: Relationship[] = result.edges.map((edge, i) => ({
     source: edge.source,
     target: edge.target,
@@ -139,7 +121,7 @@ async function train(io: LearnIo, data: PanelData, version: TwinVersion): Promis
   const plan = statisticsPlan(pooled.model);
   const shards = await statisticsShards(io, data, plan);
   const panel = assemblePanel(pooled.model, data.environmentColumns, data.keys, data.profile.environments.map((e) => e.nRows), shards);
-  const judgements = judgeEdges(edges, plan.families, momentsByEnvironment(data, shards), alpha);
+  const judgements = judgeEdges(edges, plan.families, momentsByEnvironment(data.keys.length, shards), alpha);
   const judged = new Map(judgements.map((j) => [`${j.source}\u0000${j.target}`, j]));
   const known = new Map(version.causalGraph.map((edge) => [`${edge.source}\u0000${edge.target}`, edge]));
   const graph = edges.map((edge): Relationship => {
@@ -180,86 +162,8 @@ function indicatorName(names: ReadonlySet<string>): string {
   return name;
 }
 
-function entry(frame: Frame, environment: Int32Array, e: number, key: string, values: Record<string, string>): EnvironmentEntry {
-  let nRows = 0;
-  for (const x of environment) if (x === e) nRows++;
-  const stats: EnvironmentEntry['stats'] = {};
-  for (const column of frame.columns) {
-    let n = 0;
-    let sum = 0;
-    let sumSq = 0;
-    let min = Number.POSITIVE_INFINITY;
-    let max = Number.NEGATIVE_INFINITY;
-    let missing = 0;
-    for (let r = 0; r < frame.nRows; r++) {
-      if (environment[r] !== e) continue;
-      if (column.kind === 'categorical') {
-        if (column.codes[r]! < 0) missing++;
-        continue;
-      }
-      const v = column.values[r]!;
-      if (Number.isNaN(v)) {
-        missing++;
-        continue;
-      }
-      n++;
-      sum += v;
-      sumSq += v * v;
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-    const mean = n > 0 ? sum / n : null;
-    stats[column.name] = {
-      mean: mean === null ? null : round(mean),
-      std: n > 1 ? round(Math.sqrt(Math.max(0, (sumSq - n * mean! * mean!) / (n - 1)))) : null,
-      min: n > 0 ? min : null,
-      max: n > 0 ? max : null,
-      missing,
-    };
-  }
-  return { key, values, nRows, timeSpan: null, stats, hasEvidence: nRows >= EVIDENCE_ROWS };
-}
-
-const round = (x: number) => Number(x.toPrecision(8));
-
-function familiesOf(frame: Frame, edges: readonly EdgeRef[]): Family[] {
-  return frame.columns.flatMap((column) => {
-    if (column.kind !== 'continuous') return [];
-    const parents = edges.filter((e) => e.target === column.name).map((e) => e.source);
-    return [{ node: column.name, terms: termsFor(frame, parents, false) }];
-  });
-}
-
 /** Environments split into `shardCount` groups of about equal rows, each gathered by one pool task. */
 async function statisticsShards(io: LearnIo, data: PanelData, plan: ReturnType<typeof statisticsPlan>): Promise<ShardStatistics[]> {
-  const count = Math.max(1, Math.min(data.shardCount, data.keys.length));
-  const groups = Array.from({ length: count }, () => ({ rows: 0, environments: [] as number[] }));
-  const bySize = data.profile.environments.map((e, i) => ({ i, rows: e.nRows })).sort((a, b) => b.rows - a.rows);
-  for (const { i, rows } of bySize) {
-    const lightest = groups.reduce((a, b) => (b.rows < a.rows ? b : a));
-    lightest.environments.push(i);
-    lightest.rows += rows;
-  }
-  return Promise.all(groups.filter((g) => g.environments.length > 0).map((g) =>
-    io.compute().step(ENGINE, 'statistics', { frame: data.frame, environment: data.environment, environments: g.environments.sort((a, b) => a - b), plan }, { signal: io.context.signal })));
-}
-
-function momentsByEnvironment(data: PanelData, shards: readonly ShardStatistics[]): FamilyMoments[][] {
-  const out: FamilyMoments[][] = new Array(data.keys.length);
-  for (const shard of shards) shard.environments.forEach((e, at) => (out[e] = shard.moments[at]!));
-  return out;
-}
-
-function panelMembers(judgement: EdgeJudgement): Pick<Relationship, 'agreementRate' | 'isEnvironmentGated'> {
-  return { agreementRate: judgement.agreementRate === null ? null : Number(judgement.agreementRate.toFixed(4)), isEnvironmentGated: judgement.gated };
-}
-
-function evidenceOf(judgements: readonly EdgeJudgement[]): EnvironmentProfile['edges'] {
-  return judgements.map((j) => ({ source: j.source, target: j.target, holds: j.holds, strength: j.strength.map((s) => (s === null ? null : Number(s.toFixed(4)))) }));
-}
-
-/** Nodes whose mechanism differs across environments (the indicator points to them, or an edge into them is gated) carry the environment columns. */
-function withEnvironmentColumns(nodes: Node[], changing: ReadonlySet<string>, judgements: readonly EdgeJudgement[], columns: string[]): Node[] {
-  const gatedTargets = new Set(judgements.filter((j) => j.gated).map((j) => j.target));
-  return nodes.map((node) => (changing.has(node.name) || gatedTargets.has(node.name) ? { ...node, environmentColumns: columns } : node));
+  return Promise.all(shardGroups(data.profile.environments.map((e) => e.nRows), data.shardCount).map((environments) =>
+    io.compute().step(ENGINE, 'statistics', { frame: data.frame, environment: data.environment, environments, plan }, { signal: io.context.signal })));
 }

@@ -4,10 +4,9 @@
  * fitted and evaluated one step and several steps ahead on the time-ordered tail.
  */
 import { createHash } from 'node:crypto';
-import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
-import { type LaggedEdgeRef, type TemporalLink } from '../../../engine/temporal/discover.js';
+import type { TwinVersion } from '../../../../schemas/twins.js';
+import type { LaggedEdgeRef } from '../../../engine/temporal/discover.js';
 import { linkKey, linkStrengths } from '../../../engine/temporal/effects.js';
-import type { TemporalStructure } from '../../../engine/temporal/model.js';
 import { kindEngineRef } from '../../../compute/kind-engine.js';
 import { linkConfidence, subsampleWindow } from '../../../engine/temporal/confidence.js';
 import { findSeasonality, type SeasonalFinding } from '../../../engine/temporal/seasonality.js';
@@ -21,6 +20,7 @@ import { describeNodes, variableRoles } from '../../model-summary.js';
 import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import type temporalEngine from './engine.js';
+import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, graphOf, structureFor } from './structure.js';
 import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
 
 export interface TemporalData {
@@ -29,19 +29,10 @@ export interface TemporalData {
   timeColumn: string;
 }
 
-/** What a temporal version keeps in `temporalDependencies`. */
-interface Dependencies {
-  maxLag: number;
-  links: TemporalLink[];
-  seasonal: Array<{ variable: string; period: number; strength: number }>;
-}
-
 /** Half-length windows rediscovered for confidence, at most (the discovery body's bootstrapSamples, capped). */
 const MAX_WINDOWS = 8;
 
 const ENGINE = kindEngineRef<typeof temporalEngine>(new URL('./engine.js', import.meta.url).href);
-
-const TIME_TYPES: Record<string, 'time' | 'index'> = { date: 'time', datetime: 'time', integer: 'index' };
 
 export const temporalLearner: KindLearner<TemporalData> = {
   async read(twin, schema, rows) {
@@ -72,20 +63,12 @@ export const temporalLearner: KindLearner<TemporalData> = {
   train,
 };
 
-/** The default largest lag: from the series length, raised to a short seasonal period. */
-function defaultMaxLag(data: TemporalData): number {
-  const steps = data.series.profile.steps;
-  const byLength = steps < 500 ? 1 : steps < 5000 ? 2 : 3;
-  const shortSeason = Math.max(0, ...data.seasonality.map((s) => s.period).filter((p) => p <= 7).map(Math.round));
-  return Math.max(byLength, shortSeason);
-}
-
 async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, share: number): Promise<Learned> {
   const { params, signal } = io.context;
   const alpha = params.alpha ?? LEARN_DEFAULTS.alpha;
   const timeBudgetSeconds = params.timeBudgetSeconds ?? LEARN_DEFAULTS.timeBudgetSeconds;
   // The window covers every lag a pin names.
-  const maxLag = Math.max(params.maxLag ?? defaultMaxLag(data), ...version.fixedSubGraph.relationships.map((e) => e.lag ?? 0));
+  const maxLag = Math.max(params.maxLag ?? defaultMaxLag(data.series.profile.steps, data.seasonality), ...version.fixedSubGraph.relationships.map((e) => e.lag ?? 0));
   const names = new Set(data.series.frame.columns.map((c) => c.name));
   const inSeries = (e: LaggedEdgeRef) => names.has(e.source) && names.has(e.target);
   const periods = [...new Set(data.seasonality.map((s) => s.period))];
@@ -154,7 +137,7 @@ async function train(io: LearnIo, data: TemporalData, version: TwinVersion): Pro
   const { params, signal } = io.context;
   const testFraction = params.testFraction ?? LEARN_DEFAULTS.testFraction;
   const seed = params.seed ?? LEARN_DEFAULTS.seed;
-  const dependencies = dependenciesOf(version, data);
+  const dependencies = dependenciesOf(version, data.series.frame.columns.map((c) => c.name), data.seasonality);
   const structure = structureFor(dependencies, version);
   io.context.progress(0.7, 'fitting the lagged model');
   const { series } = data;
@@ -186,76 +169,4 @@ async function train(io: LearnIo, data: TemporalData, version: TwinVersion): Pro
     trainedAt: nowIso(),
     model: JSON.stringify({ ...outcome.model, timeColumn: data.timeColumn }),
   };
-}
-
-/** The version's discovered links, or (trained without a discovery) none beyond each variable's own past. */
-function dependenciesOf(version: TwinVersion, data: TemporalData): Dependencies {
-  const stored = version.temporalDependencies as unknown as Dependencies | null;
-  if (stored !== null && Array.isArray(stored.links)) return stored;
-  const links = data.series.frame.columns.map((c): TemporalLink => ({ source: c.name, target: c.name, lag: 1, pValue: 0, dependence: 0, orientation: 'time' }));
-  return { maxLag: 1, links, seasonal: data.seasonality.map((s) => ({ ...s })) };
-}
-
-/**
- * The links the model is fitted on: the discovered ones minus forbidden ones, plus pins (a pin without a lag is
- * fitted at lag 1 unless a discovered link already joins the pair); same-step links that would close a cycle are
- * dropped, weakest first.
- */
-function structureFor(dependencies: Dependencies, version: TwinVersion): TemporalStructure {
-  const forbidden = (l: { source: string; target: string; lag: number }) =>
-    version.fixedSubGraph.antiRelationships.some((e) => e.source === l.source && e.target === l.target && (e.lag === undefined || e.lag === l.lag));
-  const edges = dependencies.links.filter((l) => !forbidden(l)).map(({ source, target, lag }) => ({ source, target, lag }));
-  for (const pin of version.fixedSubGraph.relationships) {
-    const lag = pin.lag ?? (edges.some((e) => e.source === pin.source && e.target === pin.target) ? null : 1);
-    if (lag !== null && !edges.some((e) => e.source === pin.source && e.target === pin.target && e.lag === lag)) edges.push({ source: pin.source, target: pin.target, lag });
-  }
-  const strength = (e: { source: string; target: string; lag: number }) => dependencies.links.find((l) => linkKey(l) === linkKey(e))?.dependence ?? Infinity;
-  const same = edges.filter((e) => e.lag === 0).sort((a, b) => strength(b) - strength(a));
-  const kept: typeof same = [];
-  for (const edge of same) if (!reaches(kept, edge.target, edge.source)) kept.push(edge);
-  return { edges: [...edges.filter((e) => e.lag > 0), ...kept], seasonal: dependencies.seasonal.map(({ variable, period }) => ({ variable, period })) };
-}
-
-function reaches(edges: ReadonlyArray<{ source: string; target: string }>, from: string, to: string): boolean {
-  const seen = new Set([from]);
-  const stack = [from];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node === to) return true;
-    for (const e of edges) if (e.source === node && !seen.has(e.target)) (seen.add(e.target), stack.push(e.target));
-  }
-  return false;
-}
-
-/**
- * The version's causalGraph: one edge per (source, target) pair of distinct variables, with its lags in
- * `timeLagEffects`; a lagged link is compelled by time, a same-step one as discovery oriented it. A variable's own
- * past (autoregression) and its seasonal terms stay in temporalDependencies; `cyclicalEffects` on an edge carry the
- * seasonality of its target's mechanism.
- */
-function graphOf(dependencies: Dependencies, granularity: string, fitted: Map<string, number | null> | null): Relationship[] {
-  const pairs = new Map<string, TemporalLink[]>();
-  for (const link of dependencies.links) {
-    if (link.source === link.target) continue;
-    const key = `${link.source}\u0000${link.target}`;
-    pairs.set(key, [...(pairs.get(key) ?? []), link]);
-  }
-  return [...pairs.values()].map((links) => {
-    const strengthOf = (l: TemporalLink) => fitted?.get(linkKey(l)) ?? Number(l.dependence.toFixed(6));
-    const strongest = links.reduce((a, b) => (Math.abs(strengthOf(b)) > Math.abs(strengthOf(a)) ? b : a));
-    const sameStep = links.find((l) => l.lag === 0);
-    const orientation: Relationship['orientation'] = links.some((l) => l.orientation === 'fixed') ? 'fixed' : sameStep === undefined || sameStep.orientation === 'compelled' || links.some((l) => l.lag > 0) ? 'compelled' : 'reversible';
-    return {
-      source: strongest.source,
-      target: strongest.target,
-      strength: strengthOf(strongest),
-      strengthStatus: 'measured',
-      timeLagEffects: links.sort((a, b) => a.lag - b.lag).map((l) => ({ lag: l.lag, strength: strengthOf(l), granularity })),
-      cyclicalEffects: dependencies.seasonal.filter((s) => s.variable === strongest.target).map((s) => ({ frequency: Number((1 / s.period).toFixed(6)), strength: s.strength })),
-      confidence: null,
-      agreementRate: null,
-      isEnvironmentGated: false,
-      orientation,
-    };
-  });
 }

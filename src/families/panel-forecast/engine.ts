@@ -1,0 +1,3 @@
+import { panelForecast } from '../../engine/panel/forecast.js';
+
+export default panelForecast;

@@ -1,0 +1,4 @@
+import { perEnvironment } from '../../engine/panel/questions.js';
+import engine from '../temporal-intervention/engine.js';
+
+export default perEnvironment(engine, 'temporal_intervention');
