@@ -33,7 +33,7 @@ import { describeNodes, variableRoles } from '../../model-summary.js';
 import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
-import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, graphOf, structureFor } from '../temporal/structure.js';
+import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, discoverySummary, graphOf, structureFor } from '../temporal/structure.js';
 import { entry, evidenceOf, familiesOf, labelRows, momentsByEnvironment, shardGroups, withEnvironmentColumns } from './shared.js';
 import type temporalPanelEngine from './temporal-engine.js';
 
@@ -186,19 +186,7 @@ async function discover(io: LearnIo, data: TemporalPanelData, version: TwinVersi
     nodes: withEnvironmentColumns(nodeRecords(first.frame.columns), new Set(result.changing), judgements, data.environmentColumns),
     variableRoles: variableRoles([...names], causalGraph),
     environmentProfile: { ...data.profile, edges: pairEvidence(causalGraph, judgements, data.keys.length) },
-    discovery: {
-      alpha,
-      maxDepth: null,
-      maxLag,
-      timeBudgetSeconds,
-      bootstrapSamples: windows,
-      orientationAssumptions: [],
-      testsRun: result.stats.tests,
-      depthReached: maxLag,
-      timedOut: result.stats.timedOut,
-      seconds: (Date.now() - started) / 1000,
-      nRows: result.stats.rows,
-    },
+    discovery: discoverySummary({ alpha, maxLag, timeBudgetSeconds, windows, started }, result.stats),
     discoveredAt: nowIso(),
   };
 }

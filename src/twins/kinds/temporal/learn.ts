@@ -20,7 +20,7 @@ import { describeNodes, variableRoles } from '../../model-summary.js';
 import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import type temporalEngine from './engine.js';
-import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, graphOf, structureFor } from './structure.js';
+import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, discoverySummary, graphOf, structureFor } from './structure.js';
 import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
 
 export interface TemporalData {
@@ -116,19 +116,7 @@ async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, s
     temporalDependencies: dependencies as unknown as Record<string, unknown>,
     nodes: nodeRecords(data.series.frame.columns),
     variableRoles: variableRoles([...names], causalGraph),
-    discovery: {
-      alpha,
-      maxDepth: null,
-      maxLag,
-      timeBudgetSeconds,
-      bootstrapSamples: windows,
-      orientationAssumptions: [],
-      testsRun: result.stats.tests,
-      depthReached: maxLag,
-      timedOut: result.stats.timedOut,
-      seconds: (Date.now() - started) / 1000,
-      nRows: result.stats.rows,
-    },
+    discovery: discoverySummary({ alpha, maxLag, timeBudgetSeconds, windows, started }, result.stats),
     discoveredAt: nowIso(),
   };
 }

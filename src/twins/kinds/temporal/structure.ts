@@ -3,7 +3,7 @@
  * on, and the causalGraph read from them; shared by temporal twins and temporal panels.
  */
 import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
-import type { TemporalLink } from '../../../engine/temporal/discover.js';
+import type { TemporalDiscoveryResult, TemporalLink } from '../../../engine/temporal/discover.js';
 import { linkKey } from '../../../engine/temporal/effects.js';
 import type { TemporalStructure } from '../../../engine/temporal/model.js';
 import type { SeasonalFinding } from '../../../engine/temporal/seasonality.js';
@@ -23,6 +23,26 @@ export function defaultMaxLag(steps: number, seasonality: readonly SeasonalFindi
   const byLength = steps < 500 ? 1 : steps < 5000 ? 2 : 3;
   const shortSeason = Math.max(0, ...seasonality.map((s) => s.period).filter((p) => p <= 7).map(Math.round));
   return Math.max(byLength, shortSeason);
+}
+
+/** What a temporal discovery records on the version (`discovery`): its settings and what the search did. */
+export function discoverySummary(
+  run: { alpha: number; maxLag: number; timeBudgetSeconds: number; windows: number; started: number },
+  stats: TemporalDiscoveryResult['stats'],
+): NonNullable<TwinVersion['discovery']> {
+  return {
+    alpha: run.alpha,
+    maxDepth: null,
+    maxLag: run.maxLag,
+    timeBudgetSeconds: run.timeBudgetSeconds,
+    bootstrapSamples: run.windows,
+    orientationAssumptions: [],
+    testsRun: stats.tests,
+    depthReached: run.maxLag,
+    timedOut: stats.timedOut,
+    seconds: (Date.now() - run.started) / 1000,
+    nRows: stats.rows,
+  };
 }
 
 /** The version's discovered links, or (trained without a discovery) none beyond each variable's own past. */
