@@ -134,6 +134,18 @@ export const ReadConfigSchema = Type.Object(
   { additionalProperties: false, description: 'Exactly one of `table`, `query` (SQL connectors) or `path` (storage)' },
 );
 
+/** GET .../browse: the level to list and its context (drivers take other members as context too). */
+export const BrowseMembers = {
+  level: Type.String({ minLength: 1, maxLength: 64, description: 'databases, schemas, tables, columns or files (by connector type)' }),
+  search: Type.Optional(Type.String({ maxLength: 200, description: 'Filters names case-insensitively' })),
+  database: Type.Optional(Type.String({ maxLength: 256 })),
+  schema: Type.Optional(Type.String({ maxLength: 256 })),
+  table: Type.Optional(Type.String({ maxLength: 512 })),
+  warehouse: Type.Optional(Type.String({ maxLength: 256 })),
+  path: Type.Optional(Type.String({ maxLength: 4096 })),
+};
+export const BrowseQuery = Type.Object(BrowseMembers, { additionalProperties: Type.String({ maxLength: 1024 }) });
+
 export const PreviewBody = Type.Object(
   {
     config: ReadConfigSchema,

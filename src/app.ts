@@ -31,6 +31,9 @@ import { installProblemHandling } from './http/problems.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { validatorCompiler } from './http/validation.js';
 import './http/types.js';
+import { mcpRoutes } from './mcp/routes.js';
+import { McpServer } from './mcp/server.js';
+import { McpStreams } from './mcp/streams.js';
 import { meRoutes } from './me/routes.js';
 import { catalogRoutes } from './catalog/routes.js';
 import { datasetRoutes } from './datasets/routes.js';
@@ -99,9 +102,14 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     { name: 'dataStore', check: () => context.data().ping() },
   ]);
 
+  // MCP event streams end before the server closes (they would hold it open).
+  const mcpStreams = new McpStreams();
+  app.addHook('preClose', async () => mcpStreams.closeAll());
+  const mcp = new McpServer(context);
   await app.register(
     async (api) => {
       meRoutes(api);
+      mcpRoutes(api, mcp, mcpStreams, context.config.mcpAllowedOrigins);
       apiKeyRoutes(api, context.apiKeys);
       userRoutes(api, context.users);
       workspaceRoutes(api, context.workspaces);

@@ -23,6 +23,8 @@ export interface Config {
   connectorAllowHosts: string[];
   /** Absolute directories storage connectors may read under (CAUSA_STORAGE_ROOTS, comma-separated; none by default). */
   storageRoots: string[];
+  /** Browser origins allowed to call the MCP endpoint besides the service's own (CAUSA_MCP_ALLOWED_ORIGINS, comma-separated). */
+  mcpAllowedOrigins: string[];
   logLevel: LogLevel;
 }
 
@@ -99,6 +101,23 @@ function hostList(env: Env, name: string): string[] {
   return hosts;
 }
 
+/** A comma-separated list of web origins (`https://app.example.com`), as browsers send them. */
+function originList(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  if (raw === undefined) return [];
+  const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = null;
+    }
+    if (parsed === null || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '')) throw new ConfigError(name, 'comma-separated origins such as https://app.example.com', origin);
+  }
+  return origins.map((origin) => origin.replace(/\/$/, ''));
+}
+
 /** A comma-separated list of absolute directories. */
 function directoryList(env: Env, name: string): string[] {
   const raw = optional(env, name);
@@ -134,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowHosts: hostList(env, 'CAUSA_WEBHOOK_ALLOW_HOSTS'),
     connectorAllowHosts: hostList(env, 'CAUSA_CONNECTOR_ALLOW_HOSTS'),
     storageRoots: directoryList(env, 'CAUSA_STORAGE_ROOTS'),
+    mcpAllowedOrigins: originList(env, 'CAUSA_MCP_ALLOWED_ORIGINS'),
     logLevel: logLevel as LogLevel,
   };
   config.jobConcurrency = integer(env, 'CAUSA_JOB_CONCURRENCY', config.workers, 1, 256);

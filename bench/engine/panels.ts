@@ -13,6 +13,13 @@
  * agreement error, per-environment effect of b on c (median relative error), held-out mse of partial pooling
  * against each environment fitted alone (small environments) and the pooled model.
  *
+ * Temporal panels (test/helpers/temporal-panel.ts; 4 variables, 7 links at lags 0 and 1, the same-step y -> z gated
+ * to half the environments, x -> w's coefficient varying 25% per environment, z's level shifting, environment
+ * lengths log-uniform): J-PCMCI+ link F1 and the same-step orientation, gated F1 and agreement error (judged as the
+ * learner judges them), forecasts 5 steps past each environment's end against the oracle's (the true model's mean
+ * path) with each environment fitted alone as the in-run baseline, and the held-out one-step mse of z on the small
+ * environments.
+ *
  * Run: `make bench-panels`. Env: BENCH_WRITE=0, BENCH_PANEL_SEEDS (default 5).
  */
 import { readFileSync } from 'node:fs';
@@ -27,8 +34,14 @@ import { discoverPanel } from '../../src/engine/panel/discover.js';
 import { judgeEdges } from '../../src/engine/panel/evidence.js';
 import { evaluatePanel, fitPanel, randomSplit, shardStatistics, statisticsPlan } from '../../src/engine/panel/fit.js';
 import { environmentModel } from '../../src/engine/panel/model.js';
+import { type EnvironmentSeries, discoverTemporalPanel, environmentTemporalModel, evaluateTemporalPanel, fitTemporalPanel, temporalShardStatistics } from '../../src/engine/panel/temporal.js';
+import { futureFrom } from '../../src/engine/temporal/forecast.js';
+import { lagName } from '../../src/engine/temporal/lagged.js';
+import { designEdges, type TemporalStructure } from '../../src/engine/temporal/model.js';
+import { inferTimeline } from '../../src/engine/temporal/timeline.js';
 import type { EdgeRef, Frame } from '../../src/engine/types.js';
 import { panelRows, panelTruth } from '../../test/helpers/panel.js';
+import { TEMPORAL_PANEL_LINKS, oraclePath, temporalPanelRows, temporalPanelTruth } from '../../test/helpers/temporal-panel.js';
 import { machineLine, median, writeSection } from '../lib/report.js';
 import { REPO_ROOT, benchmarkDataDir, readEdgeCsv } from './benchmark-data.js';
 
@@ -131,6 +144,80 @@ function generated(): string[] {
   return lines;
 }
 
-const section = [SECTION, '', machineLine(), '', ...sachs(), ...generated()].join('\n');
+const VARIABLES = ['x', 'y', 'z', 'w'] as const;
+const HORIZON = 5;
+
+function temporal(): string[] {
+  const lines = [
+    '### Temporal panels',
+    '',
+    '| environments | link F1 | y -> z oriented | gated F1 | max agreement error | forecast mse / oracle: partial pooling / each alone | held-out mse of z, small environments: partial / alone / pooled | seconds (discover + judge + fit) |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [environments, sizes] of [[20, { minSteps: 80, maxSteps: 400 }], [60, { minSteps: 80, maxSteps: 400 }], [200, { minSteps: 80, maxSteps: 400 }], [20, { minSteps: 400, maxSteps: 1500 }]] as const) {
+    const linkF1s: number[] = [];
+    const oriented: number[] = [];
+    const gatedF1s: number[] = [];
+    const agreementErrors: number[] = [];
+    const ratios: number[][] = [];
+    const small: number[][] = [];
+    const seconds: number[] = [];
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const truth = temporalPanelTruth(environments, 1000 * environments + seed, sizes);
+      const { rows, future } = temporalPanelRows(truth, 17 + seed, HORIZON);
+      const byKey = new Map(truth.keys.map((key) => [key, [] as Array<Record<string, number | string>>]));
+      for (const row of rows) byKey.get(`site=${row.site}`)!.push(row);
+      const series: EnvironmentSeries[] = truth.keys.map((key) => {
+        const own = byKey.get(key)!;
+        const stepTimes = own.map((r) => Date.parse(String(r.day)));
+        return { key, frame: frameOf(VARIABLES.map((v) => continuousColumn(v, own.map((r) => r[v] as number)))), stepTimes, timeline: inferTimeline(stepTimes, 'time'), observedSteps: own.length };
+      });
+      const frames = series.map((s) => s.frame);
+      const started = performance.now();
+      const found = discoverTemporalPanel(frames, { maxLag: 2, alpha: 0.01, periods: [] }, kernels);
+      const structure: TemporalStructure = { edges: found.links.map(({ source, target, lag }) => ({ source, target, lag })), seasonal: [] };
+      const model = fitTemporalPanel(series, structure, ['site'], kernels);
+      const plan = statisticsPlan(model.pooled);
+      const judged = judgeEdges(designEdges(frames[0]!, structure).edges, plan.families, temporalShardStatistics(frames, frames.map((_, e) => e), structure, plan).moments, 0.05);
+      seconds.push((performance.now() - started) / 1000);
+      const links = new Set(found.links.map((l) => `${l.source}>${l.target}@${l.lag}`));
+      const tp = TEMPORAL_PANEL_LINKS.filter((l) => links.has(l)).length;
+      linkF1s.push((2 * tp) / (links.size + TEMPORAL_PANEL_LINKS.length));
+      oriented.push(found.links.some((l) => l.source === 'y' && l.target === 'z' && l.lag === 0 && l.orientation === 'compelled') ? 1 : 0);
+      const linkOf = (j: { source: string; target: string }) => {
+        const link = found.links.find((l) => l.target === j.target && j.source === lagName(l.source, l.lag));
+        return link === undefined ? '' : `${link.source}>${link.target}@${link.lag}`;
+      };
+      const flagged = new Set(judged.filter((j) => j.gated).map(linkOf));
+      const gatedHit = flagged.has('y>z@0') ? 1 : 0;
+      gatedF1s.push(gatedHit === 0 ? 0 : 2 / (flagged.size + 1));
+      agreementErrors.push(Math.max(...judged.filter((j) => TEMPORAL_PANEL_LINKS.includes(linkOf(j))).map((j) => Math.abs((j.agreementRate ?? 0) - (linkOf(j) === 'y>z@0' ? truth.presence : 1)))));
+      const alone = fitTemporalPanel(series, structure, ['site'], kernels, 'separate');
+      const sums = [0, 0, 0];
+      truth.keys.forEach((key, e) => {
+        const last = byKey.get(key)!.at(-1)!;
+        const expected = oraclePath(truth, e, { x: last.x as number, y: last.y as number, z: last.z as number, w: last.w as number }, HORIZON);
+        const ours = [model, alone].map((m) => futureFrom(environmentTemporalModel(m, key), { report: series[e]!.frame.nRows, simulate: series[e]!.frame.nRows }, HORIZON, { samples: 300, seed: e }));
+        for (let h = 0; h < HORIZON; h++) {
+          for (const v of VARIABLES) {
+            const actual = future[e]![h]![v];
+            ours.forEach((paths, k) => (sums[k]! += ((paths[v]![h]!.reduce((a, b) => a + b, 0) / paths[v]![h]!.length) - actual) ** 2));
+            sums[2]! += (expected[h]![v] - actual) ** 2;
+          }
+        }
+      });
+      ratios.push([sums[0]! / sums[2]!, sums[1]! / sums[2]!]);
+      const z = evaluateTemporalPanel(frames, truth.keys, structure, 0.3, kernels).panelEvaluation.pooling.z;
+      if (z !== undefined) small.push([z.smallPartial!, z.smallSeparate!, z.smallPooled!]);
+    }
+    const med = (xs: number[][], i: number) => median(xs.map((x) => x[i]!)).toFixed(3);
+    lines.push(`| ${environments}, ${sizes.minSteps}..${sizes.maxSteps} steps each (${SEEDS} seeds, medians) | ${median(linkF1s).toFixed(2)} | ${oriented.filter((o) => o === 1).length} of ${SEEDS} | ${median(gatedF1s).toFixed(2)} | ${median(agreementErrors).toFixed(3)} | ${med(ratios, 0)} / ${med(ratios, 1)} | ${med(small, 0)} / ${med(small, 1)} / ${med(small, 2)} | ${median(seconds).toFixed(2)} |`);
+  }
+  lines.push('', 'Goals (issue 16): gated F1 >= 0.9; agreementRate within 0.1 of the truth; per-environment forecasts within 10% of the oracle\'s mse (ratio <= 1.10). '
+    + 'The forecast ratio pools every environment\'s squared errors over 5 steps and 4 variables, one origin per environment (its end of data); the oracle forecasts with the true coefficients.', '');
+  return lines;
+}
+
+const section = [SECTION, '', machineLine(), '', ...sachs(), ...generated(), ...temporal()].join('\n');
 console.log(section);
 if (process.env.BENCH_WRITE !== '0') writeSection(resolve(REPO_ROOT, 'BENCHMARKS.md'), SECTION, section);

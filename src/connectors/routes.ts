@@ -1,9 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import {
   BrowseEntrySchema,
+  BrowseQuery,
   CONNECTOR_TYPES,
   ConnectorSchema,
   CreateConnectorBody,
@@ -16,19 +17,11 @@ import {
   UpdateConnectorBody,
 } from '../../schemas/connectors.js';
 import { JobAcceptedSchema } from '../../schemas/jobs.js';
+import { clientGone } from '../http/client-gone.js';
 import type { ConnectorService } from './service.js';
 
 const Params = IdParam('id', 'Connector id');
 const TAGS = ['Connectors'];
-
-/** Aborts when the client goes away before the answer is sent: the statement on the source is stopped. */
-function clientGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
 
 export function connectorRoutes(app: FastifyInstance, connectors: ConnectorService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -111,18 +104,7 @@ export function connectorRoutes(app: FastifyInstance, connectors: ConnectorServi
         'Any other query parameter is forwarded to the driver as context. Moves the status to `connected`, or `error` (502) when the source cannot be reached.',
       tags: TAGS,
       params: Params,
-      querystring: Type.Object(
-        {
-          level: Type.String({ minLength: 1, maxLength: 64 }),
-          search: Type.Optional(Type.String({ maxLength: 200 })),
-          database: Type.Optional(Type.String({ maxLength: 256 })),
-          schema: Type.Optional(Type.String({ maxLength: 256 })),
-          table: Type.Optional(Type.String({ maxLength: 512 })),
-          warehouse: Type.Optional(Type.String({ maxLength: 256 })),
-          path: Type.Optional(Type.String({ maxLength: 4096 })),
-        },
-        { additionalProperties: Type.String({ maxLength: 1024 }) },
-      ),
+      querystring: BrowseQuery,
       response: { 200: dataEnvelope(Type.Array(ref(BrowseEntrySchema))) },
     },
   }, async (request, reply) => ({ data: await connectors.browse(request.principal, request.params.id, request.query as Record<string, string>, clientGone(reply)) }));

@@ -29,6 +29,8 @@ interface Sample {
   contentType?: string;
   /** A query string the operation needs. */
   query?: string;
+  /** The answer is an event stream that stays open: read its headers and first event, then let it go. */
+  stream?: boolean;
 }
 
 /** The storage root the matrix's service allows; each organisation reads its own directory in it (a small CSV). */
@@ -123,6 +125,8 @@ const SAMPLES: Record<string, Sample> = {
   testConnector: {},
   importFromConnector: { body: (ids: Ids) => ({ workspaceId: ids.workspace, config: { path: 'matrix.csv' } }) },
   directQueryConnector: { body: (ids: Ids) => ({ workspaceId: ids.workspace, config: { path: 'matrix.csv' } }) },
+  mcpPost: { body: { jsonrpc: '2.0', id: 1, method: 'ping' } },
+  mcpEvents: { stream: true },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -250,7 +254,24 @@ function send(world: TestApp, operation: Operation, ids: Ids, credential: Creden
   const body = typeof sample.body === 'function' ? (sample.body as (ids: Ids) => unknown)(ids) : sample.body;
   const headers = { ...(sample.contentType !== undefined && { 'content-type': sample.contentType }), ...credential.headers };
   const url = urlOf(operation, ids) + (sample.query === undefined ? '' : `?${sample.query}`);
+  if (sample.stream === true) return openStream(world, url, credential);
   return world.call({ method: operation.method as CallOptions['method'], url, body, ...credential, headers });
+}
+
+/** A GET answering an event stream that stays open: the status and headers, and the first event (or the problem document). */
+async function openStream(world: TestApp, url: string, credential: Credential): Promise<Response> {
+  const key = credential.key === undefined ? world.tenant.key : credential.key;
+  const headers = { accept: 'text/event-stream', ...(key === null ? {} : { authorization: `Bearer ${key}` }), ...credential.headers };
+  const raw = await world.app.inject({ method: 'GET', url, headers, payloadAsStream: true, ...(credential.remoteAddress === undefined ? {} : { remoteAddress: credential.remoteAddress }) });
+  const stream = raw.stream();
+  if (String(raw.headers['content-type']).startsWith('text/event-stream')) {
+    const first = await new Promise<string>((resolve) => stream.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    stream.destroy();
+    return { status: raw.statusCode, headers: raw.headers, body: first, raw } as unknown as Response;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return { status: raw.statusCode, headers: raw.headers, body: JSON.parse(Buffer.concat(chunks).toString()), raw } as unknown as Response;
 }
 
 function assertProblem(response: Response, status: number, type: string | null, context: string): void {

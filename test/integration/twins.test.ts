@@ -123,14 +123,17 @@ test('the fixed graph pins and forbids edges, and refuses conflicts with 422 lea
   assert.deepEqual(derived.body.data.fixedSubGraph, cleared.body.data, 'a new version copies the fixed graph of its base');
 });
 
-test('train before discovery answers 409; discovering a multi-environment temporal twin answers 422 (not learned yet)', async (t) => {
+test('train before discovery answers 409; a multi-environment temporal twin whose time column holds no times fails its job saying so', async (t) => {
   const { app, ws, sourceId, twin, base } = await setup(t);
   const train = await app.call({ method: 'POST', url: `${base}/versions/${twin.versionId}/train`, body: {} });
   assert.equal(train.status, 409);
   const temporal = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'T', sourceId, type: 'multi-environment-temporal', environmentColumns: ['w'], selectedTimeColumnName: 'x' } });
   assert.equal(temporal.status, 201, JSON.stringify(temporal.body));
   const discover = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${temporal.body.data.id}/versions/${temporal.body.data.versionId}/discover`, body: {} });
-  assert.equal(discover.status, 422);
+  assert.equal(discover.status, 202, JSON.stringify(discover.body));
+  const job = await waitForJob(app, ws, discover.body.data.jobId);
+  assert.equal(job.status, 'failed');
+  assert.match(job.error, /time column x must hold dates, datetimes or integers/);
 });
 
 test('run-pipeline learns a linear chain: graph, coefficients, evaluation, roles, changelog and suggestions', async (t) => {

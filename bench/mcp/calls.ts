@@ -1,0 +1,88 @@
+/**
+ * The MCP dispatcher's cost beside a REST read, in the same run: autocannon drives Causa (a child process started
+ * as bench/http/reads.ts serves it: embedded store, rate limits on, logger off) with
+ *   - me:        `GET /api/v1/me` (the REST baseline: auth, rate limit, scope, schema),
+ *   - tools/list: `POST /api/v1/mcp` listing the tools the key may call (schemas inlined per call),
+ *   - tools/call: `POST /api/v1/mcp` calling `list_workspaces` (a read through the workspace service),
+ * one after another over rounds, with the server's CPU time per request and each MCP call's ratio to `me`.
+ * Goal (issue 17): the dispatcher costs at most 2x a REST read.
+ *
+ * Run: `make bench-mcp`. Env: BENCH_DURATION (s, default 8), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50), BENCH_WRITE=0.
+ */
+import { fork } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { machineLine, writeSection } from '../lib/report.js';
+import { REPO_ROOT } from '../engine/benchmark-data.js';
+
+const SECTION = '## MCP endpoint (bench/mcp/calls.ts)';
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+type Autocannon = (options: { url: string; connections: number; duration: number; method?: string; headers?: Record<string, string>; body?: string }) => Promise<{ requests: { mean: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }>;
+interface Ready { type: 'ready'; port: number; targets: Record<string, { path: string; authorization?: string }> }
+
+const child = fork(resolve(HERE, '../http/reads.js'), ['--serve', 'causa'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const messages: Array<(message: unknown) => void> = [];
+child.on('message', (message) => messages.shift()?.(message));
+const next = () => new Promise<unknown>((resolveNext) => messages.push(resolveNext));
+const ready = (await next()) as Ready;
+const cpu = async () => {
+  const waiting = next();
+  child.send({ type: 'cpu' });
+  const usage = (await waiting) as { user: number; system: number };
+  return usage.user + usage.system;
+};
+
+const base = `http://127.0.0.1:${ready.port}`;
+const authorization = ready.targets.me!.authorization!;
+const rpc = (method: string, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+const targets = [
+  { name: 'me', label: 'REST `GET /api/v1/me` (baseline)', method: 'GET', path: '/api/v1/me' },
+  { name: 'list', label: 'MCP `tools/list`', method: 'POST', path: '/api/v1/mcp', body: rpc('tools/list', {}) },
+  { name: 'call', label: 'MCP `tools/call` list_workspaces', method: 'POST', path: '/api/v1/mcp', body: rpc('tools/call', { name: 'list_workspaces', arguments: {} }) },
+];
+const headers = { authorization, 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
+for (const target of targets) {
+  const response = await fetch(`${base}${target.path}`, { method: target.method, headers, ...(target.body === undefined ? {} : { body: target.body }) });
+  const text = await response.text();
+  if (response.status !== 200 || (target.name === 'call' && !text.includes('"isError":false'))) throw new Error(`${target.name}: ${response.status} ${text.slice(0, 300)}`);
+}
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+const results = new Map<string, Array<{ rps: number; cpuUs: number; p50: number; p99: number }>>();
+for (let round = 0; round < ROUNDS; round++) {
+  for (const target of targets) {
+    await autocannon({ url: `${base}${target.path}`, method: target.method, headers, connections: CONNECTIONS, duration: 2, ...(target.body === undefined ? {} : { body: target.body }) });
+    const before = await cpu();
+    const result = await autocannon({ url: `${base}${target.path}`, method: target.method, headers, connections: CONNECTIONS, duration: DURATION, ...(target.body === undefined ? {} : { body: target.body }) });
+    const used = (await cpu()) - before;
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    results.set(target.name, [...(results.get(target.name) ?? []), { rps: result.requests.mean, cpuUs: used / result.requests.total, p50: result.latency.p50, p99: result.latency.p99 }]);
+  }
+}
+child.send({ type: 'stop' });
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const baseline = mean(results.get('me')!.map((r) => r.cpuUs));
+const rows = targets.map((target) => {
+  const rs = results.get(target.name)!;
+  const cpuUs = mean(rs.map((r) => r.cpuUs));
+  return `| ${target.label} | ${Math.round(mean(rs.map((r) => r.rps)))} | ${mean(rs.map((r) => r.p50)).toFixed(1)} / ${mean(rs.map((r) => r.p99)).toFixed(1)} | ${cpuUs.toFixed(0)} | ${(cpuUs / baseline).toFixed(2)} |`;
+});
+const worst = Math.max(...targets.slice(1).map((target) => mean(results.get(target.name)!.map((r) => r.cpuUs)) / baseline));
+const section = [
+  SECTION, '', machineLine(), '',
+  `${ROUNDS} rounds of ${DURATION} s per target, ${CONNECTIONS} connections, server and load generator in separate processes; server CPU per request is the steadier figure on 2 cores.`, '',
+  '| target | req/s | latency p50 / p99 (ms) | server CPU per request (µs) | CPU ratio to `GET /me` |',
+  '|---|---|---|---|---|',
+  ...rows,
+  '',
+  `Goal (issue 17): an MCP call costs at most 2x a REST read: worst ratio ${worst.toFixed(2)}, ${worst <= 2 ? 'met' : 'NOT met'}.`,
+  '',
+].join('\n');
+console.log(section);
+if (process.env.BENCH_WRITE !== '0') writeSection(resolve(REPO_ROOT, 'BENCHMARKS.md'), SECTION, section);

@@ -1,0 +1,126 @@
+/**
+ * The MCP endpoint (spec "Model Context Protocol"): POST /mcp carries JSON-RPC messages (Streamable HTTP, answered
+ * in the response; or, with `?stream=`, the legacy HTTP+SSE transport, answered on that stream), GET /mcp opens a
+ * legacy event stream. The same Bearer credentials, rate limits and scopes as the REST API (the auth gate runs
+ * first); the session is the organisation's (`Mcp-Session-Id: org-<orgId>`); browser origins are checked.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../errors.js';
+import { clientGone } from '../http/client-gone.js';
+import { API_PREFIX } from '../http/openapi.js';
+import { HEADERLESS_REVISION, REVISIONS, RPC, type Revision, type RpcResponse, features, isRevision, negotiate, rpcError } from './protocol.js';
+import type { McpServer } from './server.js';
+import type { McpStreams } from './streams.js';
+
+const TAGS = ['MCP'];
+const sessionOf = (organisationId: string) => `org-${organisationId}`;
+
+export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpStreams, allowedOrigins: readonly string[]): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.post('/mcp', {
+    config: { scope: null, problems: [400, 403, 404] },
+    schema: {
+      operationId: 'mcpPost',
+      summary: 'Send Model Context Protocol messages (JSON-RPC 2.0)',
+      description: 'A JSON-RPC request, notification or response; a batch (array) only on revision 2025-03-26. `initialize` negotiates the revision (2025-11-25, 2025-06-18, 2025-03-26; an unknown one '
+        + 'gets 2025-11-25) and answers the session id `org-<orgId>` in `Mcp-Session-Id`; later requests name it in `MCP-Protocol-Version` (absent: 2025-03-26; not a supported revision: 400). '
+        + 'Notifications and responses answer 202 with no body. A request whose `_meta` names a stateless revision (2026-07-28 or later) answers 400 with error -32022 and the supported revisions. '
+        + 'With `stream` (the legacy HTTP+SSE transport, from GET /mcp\'s endpoint event) the answers go to that stream and the POST answers 202. A browser Origin that is neither the service\'s '
+        + 'own nor in CAUSA_MCP_ALLOWED_ORIGINS answers 403, as does another organisation\'s session id. Tools: tools/list (filtered by the credential\'s scopes).',
+      tags: TAGS,
+      querystring: Type.Object({ stream: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A legacy event stream (GET /mcp\'s endpoint event)' })) }),
+      body: Type.Unknown({ description: 'A JSON-RPC 2.0 message, or (2025-03-26) an array of them' }),
+      response: {
+        200: Type.Unknown({ description: 'The JSON-RPC response (an array for a batch)' }),
+        202: Type.Null({ description: 'Notifications and responses only, or a message posted to a legacy stream' }),
+      },
+    },
+  }, async (request, reply) => {
+    const principal = request.principal;
+    checkOrigin(request, allowedOrigins);
+    const header = request.headers['mcp-protocol-version'];
+    if (header !== undefined && !isRevision(header)) throw new AppError('invalid_request', `MCP-Protocol-Version ${String(header)} is not supported; supported: ${REVISIONS.join(', ')}`);
+    const session = request.headers['mcp-session-id'];
+    if (session !== undefined && session !== sessionOf(principal.organisationId)) throw new AppError('forbidden', 'This MCP session belongs to another organisation');
+    const stream = request.query.stream === undefined ? undefined : streams.find(request.query.stream, principal.organisationId);
+    if (request.query.stream !== undefined && stream === undefined) throw new AppError('not_found', 'No open MCP event stream has this id (open one with GET /mcp)');
+    const body = request.body;
+    const batch = Array.isArray(body);
+    const messages: unknown[] = batch ? body : [body];
+    const initialize = messages.find((m): m is { method: 'initialize'; params?: { protocolVersion?: unknown } } => (m as { method?: unknown } | null)?.method === 'initialize');
+    const revision: Revision = initialize !== undefined ? negotiate(initialize.params?.protocolVersion) : isRevision(header) ? header : (stream?.revision ?? HEADERLESS_REVISION);
+    if (batch && (!features(revision).batches || messages.length === 0)) {
+      const message = messages.length === 0 ? 'An empty batch is not a request' : `JSON-RPC batches are honoured only on revision 2025-03-26; this request is on ${revision}: send one message per request`;
+      return (reply as FastifyReply).code(400).send(rpcError(null, RPC.invalidRequest, message));
+    }
+    const signal = clientGone(reply);
+    if (stream === undefined && !batch && followsProgress(body) && String(request.headers.accept ?? '').includes('text/event-stream')) {
+      // A long tool followed to its end: progress notifications, then the response, on an event stream.
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': sessionOf(principal.organisationId) });
+      const send = (message: unknown) => reply.raw.writableEnded || reply.raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      const response = await server.handle(body, { principal, revision, signal, notify: send });
+      if (response !== null) send(response);
+      reply.raw.end();
+      return reply;
+    }
+    const notify = stream === undefined ? undefined : (message: unknown) => stream.send(message);
+    const responses = (await Promise.all(messages.map((message) => server.handle(message, { principal, revision, signal, ...(notify === undefined ? {} : { notify }) })))).filter((r): r is RpcResponse => r !== null);
+    if (initialize !== undefined) {
+      reply.header('mcp-session-id', sessionOf(principal.organisationId));
+      if (stream !== undefined) stream.revision = revision;
+    }
+    if (stream !== undefined) {
+      for (const response of responses) stream.send(response);
+      return (reply as FastifyReply).code(202).send();
+    }
+    if (responses.length === 0) return (reply as FastifyReply).code(202).send();
+    const unsupported = !batch && 'error' in responses[0]! && responses[0].error.code === RPC.unsupportedProtocolVersion;
+    return (reply as FastifyReply).code(unsupported ? 400 : 200).send(batch ? responses : responses[0]);
+  });
+
+  api.get('/mcp', {
+    config: { scope: null, problems: [403] },
+    schema: {
+      operationId: 'mcpEvents',
+      summary: 'Open a Model Context Protocol event stream (legacy HTTP+SSE transport)',
+      description: 'A `text/event-stream`: first an `endpoint` event whose data is the URI to POST messages to (`/api/v1/mcp?stream=<id>`), then a `message` event per answer to the messages posted '
+        + 'there, and a keep-alive comment every 15 s; ended when the service shuts down.',
+      tags: TAGS,
+      response: { 200: Type.String({ description: 'text/event-stream' }) },
+    },
+  }, async (request, reply) => {
+    checkOrigin(request, allowedOrigins);
+    reply.hijack();
+    reply.raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'mcp-session-id': sessionOf(request.principal.organisationId),
+    });
+    streams.start(reply.raw, request.principal.organisationId, (id) => `${API_PREFIX}/mcp?stream=${id}`);
+  });
+}
+
+/**
+ * DNS-rebinding protection (MCP transports, "Security Warning"): a request with an Origin (a browser's) must come
+ * from the service's own origin or one the operator allows.
+ */
+function checkOrigin(request: FastifyRequest, allowed: readonly string[]): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  const own = `${request.protocol}://${request.headers.host ?? ''}`;
+  if (origin === own || allowed.includes(origin)) return;
+  throw new AppError('forbidden', `Origin ${origin} may not call the MCP endpoint (the operator allows origins with CAUSA_MCP_ALLOWED_ORIGINS)`);
+}
+
+/** A tools/call carrying a progress token: its answer may come after progress notifications. */
+function followsProgress(message: unknown): boolean {
+  const m = message as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } } | null;
+  const token = m?.params?._meta?.progressToken;
+  return m?.method === 'tools/call' && (typeof token === 'string' || typeof token === 'number');
+}

@@ -1,0 +1,214 @@
+/**
+ * The MCP dispatcher: one JSON-RPC message in, its response out (null for notifications and responses), for a
+ * caller (the REST principal) on a negotiated revision. Transports (routes.ts) carry the messages; this file knows
+ * the methods: initialize, ping, tools, resources, prompts.
+ */
+import { Compile } from 'typebox/compile';
+import type { Principal } from '../auth/principal.js';
+import { AppError } from '../errors.js';
+import { PROMPTS, promptMessages } from './prompts.js';
+import { type Id, LATEST_REVISION, REVISIONS, RPC, type Revision, type RpcResponse, features, negotiate, rpcError, rpcResult, statelessRevision } from './protocol.js';
+import { RESOURCE_TEMPLATES, listResources, readResource } from './resources.js';
+import { selfContained } from './schemas.js';
+import { TERMINAL, type Tool, type ToolServices } from './tool.js';
+import { TOOLS, toolNamed } from './tools/index.js';
+
+export const SERVER_INFO = { name: 'causa', title: 'Causa', version: '0.1.0' };
+
+const INSTRUCTIONS = 'Causa learns causal models (digital twins) of tabular data and answers questions on them as asynchronous simulation runs. '
+  + 'Journey: list_workspaces -> list_sources / create_source_from_rows -> create_twin -> run_pipeline (confirm) -> get_job -> scenario_from_query -> submit_simulation (confirm) -> get_simulation. '
+  + 'Resources hold twins, versions, datasets and completed runs; prompts are the platform\'s skills.';
+
+/** JSON-RPC error for a resource that does not exist (MCP's resource-not-found code). */
+const RESOURCE_NOT_FOUND = -32002;
+
+export interface McpCall {
+  principal: Principal;
+  revision: Revision;
+  signal: AbortSignal;
+  /** Sends a notification to the client before the response (an event stream is open); absent otherwise. */
+  notify?: (message: Record<string, unknown>) => void;
+}
+
+/** How often a followed job or run is read again. */
+const FOLLOW_INTERVAL_MS = 250;
+/** A followed call gives up waiting (answering the state it reached) after this long. */
+const FOLLOW_LIMIT_MS = 10 * 60_000;
+
+const validators = new WeakMap<Tool, ReturnType<typeof Compile>>();
+const validatorOf = (tool: Tool) => {
+  let validator = validators.get(tool);
+  if (validator === undefined) validators.set(tool, (validator = Compile(tool.input)));
+  return validator;
+};
+
+export class McpServer {
+  constructor(private readonly services: ToolServices) {}
+
+  /** A message already parsed; `null` when it needs no response (a notification, or a client's response). */
+  async handle(message: unknown, call: McpCall): Promise<RpcResponse | null> {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) return rpcError(null, RPC.invalidRequest, 'A JSON-RPC message is an object');
+    const { jsonrpc, method, params, id } = message as { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown };
+    const validId = id === undefined || id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+    const replyId: Id = validId && id !== undefined ? (id as Id) : null;
+    if (jsonrpc !== '2.0' || !validId) return rpcError(replyId, RPC.invalidRequest, 'jsonrpc must be "2.0" and id a string, a number or null');
+    if (typeof method !== 'string') {
+      // A client's response (result or error) to a server request: nothing to answer.
+      if ('result' in message || 'error' in message) return null;
+      return rpcError(replyId, RPC.invalidRequest, 'method is required');
+    }
+    if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) return rpcError(replyId, RPC.invalidParams, 'params must be an object');
+    const p = (params ?? {}) as Record<string, unknown>;
+    const notification = id === undefined;
+    const stateless = statelessRevision(p);
+    if (stateless !== null) return rpcError(replyId, RPC.unsupportedProtocolVersion, `Unsupported protocol version ${stateless}`, { supported: [...REVISIONS], requested: stateless });
+    if (notification) return null;
+    try {
+      const result = await this.dispatch(method, p, call);
+      return result === undefined ? rpcError(replyId, RPC.methodNotFound, `Method ${method} is not supported`) : rpcResult(replyId, result);
+    } catch (error) {
+      if (error instanceof RpcFault) return rpcError(replyId, error.code, error.message, error.data);
+      if (error instanceof AppError) {
+        const code = error.code === 'not_found' && method === 'resources/read' ? RESOURCE_NOT_FOUND : error.status === 422 || error.status === 400 ? RPC.invalidParams : RPC.internalError;
+        return rpcError(replyId, code, error.detail, error.toProblem());
+      }
+      return rpcError(replyId, RPC.internalError, 'The request failed inside the service');
+    }
+  }
+
+  private async dispatch(method: string, params: Record<string, unknown>, call: McpCall): Promise<Record<string, unknown> | undefined> {
+    switch (method) {
+      case 'initialize':
+        return {
+          protocolVersion: negotiate(params.protocolVersion),
+          capabilities: { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false }, prompts: { listChanged: false } },
+          serverInfo: SERVER_INFO,
+          instructions: INSTRUCTIONS,
+        };
+      case 'ping':
+        return {};
+      case 'tools/list':
+        return { tools: this.visibleTools(call.principal).map((tool) => describeTool(tool, call.revision)) };
+      case 'tools/call':
+        return this.callTool(params, call);
+      case 'resources/list':
+        return { resources: await listResources(this.services, call.principal) };
+      case 'resources/templates/list':
+        return { resourceTemplates: RESOURCE_TEMPLATES };
+      case 'resources/read': {
+        if (typeof params.uri !== 'string') throw new RpcFault(RPC.invalidParams, 'resources/read needs uri');
+        return { contents: [await readResource(this.services, call.principal, params.uri)] };
+      }
+      case 'prompts/list':
+        return { prompts: PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, ...(features(call.revision).titles ? { title } : {}), description, arguments: args })) };
+      case 'prompts/get': {
+        if (typeof params.name !== 'string') throw new RpcFault(RPC.invalidParams, 'prompts/get needs name');
+        const args = (params.arguments ?? {}) as Record<string, string>;
+        try {
+          return promptMessages(params.name, args);
+        } catch (error) {
+          if (error instanceof AppError) throw new RpcFault(RPC.invalidParams, error.detail);
+          throw error;
+        }
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * Follows the job or run a long tool started to its end (the caller sent a progress token), sending
+   * notifications/progress as its percentage moves; answers what it started with the final record (`final`).
+   */
+  private async follow(tool: Tool, toolCall: Parameters<Tool['run']>[0], started: Record<string, unknown>, token: string | number, call: McpCall): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + FOLLOW_LIMIT_MS;
+    let last = -1;
+    for (;;) {
+      const state = await tool.follow!(toolCall, started);
+      if (state.progress.percentage !== last) {
+        last = state.progress.percentage;
+        call.notify!({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: state.progress.percentage, total: 100, message: state.progress.state } });
+      }
+      if (TERMINAL.has(state.status) || call.signal.aborted || Date.now() > deadline) return { ...started, final: state.record };
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+    }
+  }
+
+  /** The tools the credential's scopes permit. */
+  visibleTools(principal: Principal): Tool[] {
+    return TOOLS.filter((tool) => principal.scopes.has(tool.scope));
+  }
+
+  private async callTool(params: Record<string, unknown>, call: McpCall): Promise<Record<string, unknown>> {
+    const name = params.name;
+    const tool = typeof name === 'string' ? toolNamed(name) : undefined;
+    if (tool === undefined) throw new RpcFault(RPC.invalidParams, `Unknown tool: ${String(name)} (tools/list)`);
+    if (!call.principal.scopes.has(tool.scope)) return toolError(new AppError('missing_scope', `The tool ${tool.name} needs the scope ${tool.scope}, which this credential lacks`));
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    const validator = validatorOf(tool);
+    if (args === null || typeof args !== 'object' || Array.isArray(args) || !validator.Check(args)) {
+      const errors = [...validator.Errors(args)].slice(0, 20).map((e) => ({ location: `arguments${e.instancePath}`, message: e.message }));
+      const detail = `The arguments of ${tool.name} are invalid: ${errors.map((e) => `${e.location}: ${e.message}`).join('; ')}`;
+      if (features(call.revision).inputErrorsAsToolResults) return toolError(new AppError('validation_failed', detail, { errors }));
+      throw new RpcFault(RPC.invalidParams, detail, { errors });
+    }
+    const { confirm, ...rest } = args;
+    if ((tool.effect === 'destructive' || tool.effect === 'long') && confirm !== true) {
+      const wouldDo = tool.intent(rest);
+      return { content: [{ type: 'text', text: `Not run: this would ${wouldDo}. Ask the user, then call ${tool.name} again with confirm: true.` }], isError: true };
+    }
+    try {
+      const toolCall = { principal: call.principal, services: this.services, args: rest, signal: call.signal };
+      let value = await tool.run(toolCall);
+      const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+      if (tool.follow !== undefined && call.notify !== undefined && (typeof token === 'string' || typeof token === 'number')) {
+        value = await this.follow(tool, toolCall, value as Record<string, unknown>, token, call);
+      }
+      const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+      return {
+        content: [{ type: 'text', text: JSON.stringify(value) }],
+        ...(features(call.revision).structuredContent ? { structuredContent: structured } : {}),
+        isError: false,
+      };
+    } catch (error) {
+      if (error instanceof AppError) return toolError(error);
+      throw error;
+    }
+  }
+}
+
+/** A protocol fault raised inside a method (answered as a JSON-RPC error). */
+class RpcFault extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message);
+  }
+}
+
+/**
+ * A tool failure as a tool result: the problem document (type, title, status, detail, field errors) as its text.
+ * No structuredContent: a client checks that against the tool's outputSchema, which describes success.
+ */
+function toolError(error: AppError): Record<string, unknown> {
+  return { content: [{ type: 'text', text: JSON.stringify(error.toProblem()) }], isError: true };
+}
+
+/** tools/list's entry: title and outputSchema from 2025-06-18; annotations say truthfully what the tool does. */
+function describeTool(tool: Tool, revision: Revision): Record<string, unknown> {
+  const f = features(revision);
+  return {
+    name: tool.name,
+    ...(f.titles ? { title: tool.title } : {}),
+    description: tool.description + (tool.effect === 'destructive' || tool.effect === 'long' ? ' Needs confirm: true.' : ''),
+    inputSchema: selfContained(tool.input),
+    ...(f.structuredContent && tool.output !== undefined ? { outputSchema: selfContained(tool.output) } : {}),
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.effect === 'read',
+      destructiveHint: tool.effect === 'destructive',
+      idempotentHint: tool.effect === 'read' || tool.idempotent === true,
+      openWorldHint: tool.openWorld === true,
+    },
+  };
+}
+
+export { LATEST_REVISION };

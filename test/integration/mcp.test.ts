@@ -1,0 +1,202 @@
+/**
+ * The MCP endpoint with the official SDK client, over Streamable HTTP on each revision and over the legacy
+ * HTTP+SSE transport: initialize, tools filtered by scope, a whole journey (rows -> twin -> what-if -> results)
+ * through tools, `confirm`, resources and prompts; and the protocol rules over raw HTTP: batches, notifications,
+ * -32022, the session of another organisation, Origin, the revision header.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { buildTestApp } from '../helpers/app.js';
+import { chainWithPlanRows } from '../helpers/simulations.js';
+
+const REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+
+/** A connected SDK client asking for `revision` at initialize (the SDK asks for its newest otherwise). */
+async function connect(url: URL, key: string, revision: string, kind: 'streamable' | 'sse' = 'streamable'): Promise<{ client: Client; transport: Transport }> {
+  const headers = { authorization: `Bearer ${key}` };
+  const transport: Transport = kind === 'streamable'
+    ? new StreamableHTTPClientTransport(url, { requestInit: { headers } })
+    : new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } });
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send('method' in message && message.method === 'initialize' ? { ...message, params: { ...message.params, protocolVersion: revision } } : message, options);
+  const client = new Client({ name: 'causa-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const structured = (result: Awaited<ReturnType<Client['callTool']>>) => (result.structuredContent ?? JSON.parse((result.content as Array<{ text: string }>)[0]!.text)) as Record<string, any>;
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) assert.fail(`still waiting after ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 400)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('MCP with the SDK client: every revision, a whole journey through tools, confirm, resources, prompts, scopes and the legacy SSE transport', async (t) => {
+  const app = await buildTestApp(t);
+  const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
+  const url = new URL(`${address}/api/v1/mcp`);
+  const ws = app.tenant.libraryWorkspaceId;
+
+  for (const revision of REVISIONS) {
+    const { client, transport } = await connect(url, app.tenant.key, revision);
+    t.after(() => client.close());
+    assert.equal((transport as StreamableHTTPClientTransport).protocolVersion, revision);
+    assert.equal(client.getServerVersion()?.name, 'causa');
+    assert.deepEqual(Object.keys(client.getServerCapabilities() ?? {}).sort(), ['prompts', 'resources', 'tools']);
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    for (const name of ['list_workspaces', 'create_source_from_rows', 'create_twin', 'run_pipeline', 'submit_simulation', 'get_simulation', 'get_job', 'import_from_connector']) assert.ok(names.includes(name), name);
+    const runPipeline = tools.find((tool) => tool.name === 'run_pipeline')!;
+    assert.deepEqual(runPipeline.annotations, { title: 'Learn a twin', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+    const deleteTwin = tools.find((tool) => tool.name === 'delete_twin')!;
+    assert.equal(deleteTwin.annotations?.destructiveHint, true);
+    assert.equal(tools.find((tool) => tool.name === 'get_twin')!.annotations?.readOnlyHint, true);
+    // Structured output from 2025-06-18; titles too.
+    assert.equal(tools.find((tool) => tool.name === 'get_twin')!.outputSchema !== undefined, revision !== '2025-03-26');
+    assert.equal(runPipeline.title === 'Learn a twin', revision !== '2025-03-26');
+    const workspaces = await client.callTool({ name: 'list_workspaces', arguments: {} });
+    assert.equal(workspaces.isError, false);
+    assert.equal(workspaces.structuredContent !== undefined, revision !== '2025-03-26');
+    assert.ok(structured(workspaces).items.some((w: { id: string }) => w.id === ws));
+    // Arguments failing the input schema: a tool error on 2025-11-25, a JSON-RPC error before.
+    if (revision === '2025-11-25') {
+      const invalid = await client.callTool({ name: 'get_twin', arguments: { workspaceId: ws } });
+      assert.equal(invalid.isError, true);
+      assert.match((invalid.content as Array<{ text: string }>)[0]!.text, /urn:causa:problem:validation-failed/);
+    } else {
+      await assert.rejects(client.callTool({ name: 'get_twin', arguments: { workspaceId: ws } }), /-32602|arguments of get_twin are invalid/);
+    }
+  }
+
+  // The journey on the newest revision: rows -> source -> twin -> learning -> what-if -> results.
+  const { client } = await connect(url, app.tenant.key, REVISIONS[0]);
+  t.after(() => client.close());
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    assert.equal(result.isError, false, `${name}: ${JSON.stringify(result.content)}`);
+    return structured(result);
+  };
+  const source = await call('create_source_from_rows', { workspaceId: ws, name: 'chain', rows: chainWithPlanRows(600) });
+  const twin = await call('create_twin', { workspaceId: ws, name: 'Chain twin', sourceId: source.id });
+  await call('update_fixed_graph', { workspaceId: ws, twinId: twin.id, versionId: twin.versionId, addEdges: [{ source: 'x', target: 'y' }, { source: 'plan', target: 'y' }, { source: 'y', target: 'z' }] });
+  const unconfirmed = await client.callTool({ name: 'run_pipeline', arguments: { workspaceId: ws, twinId: twin.id, bootstrapSamples: 0 } });
+  assert.equal(unconfirmed.isError, true);
+  assert.match((unconfirmed.content as Array<{ text: string }>)[0]!.text, /Not run: this would start a learning job .* confirm: true/);
+  // With a progress token the call follows the job to its end, reporting progress on the way.
+  const progress: Array<{ progress: number; total?: number; message?: string }> = [];
+  const followed = await client.callTool({ name: 'run_pipeline', arguments: { workspaceId: ws, twinId: twin.id, bootstrapSamples: 0, confirm: true } }, undefined, { onprogress: (p) => progress.push(p) });
+  assert.equal(followed.isError, false, JSON.stringify(followed.content));
+  const job = structured(followed);
+  assert.equal(job.final.status, 'completed', JSON.stringify(job.final));
+  assert.ok(progress.length >= 2 && progress.at(-1)!.progress === 100 && progress.every((p) => p.total === 100), JSON.stringify(progress));
+  const learned = await call('get_job', { workspaceId: ws, jobId: job.jobId });
+  assert.equal(learned.status, 'completed');
+  const read = await call('scenario_from_query', { workspaceId: ws, twinId: twin.id, versionId: twin.versionId, query: 'what if x increases by 1?' });
+  assert.equal(read.scenario.type, 'intervention');
+  const accepted = await call('submit_simulation', { workspaceId: ws, digitalTwinId: twin.id, digitalTwinVersionId: twin.versionId, scenario: read.scenario, confirm: true });
+  const run = await until(() => call('get_simulation', { workspaceId: ws, runId: accepted.runId }), (r) => ['completed', 'failed'].includes(r.status));
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  const z = run.outputs['1.0.0'].details.variables.find((v: { variable: string }) => v.variable === 'z');
+  assert.ok(Math.abs(z.effect.difference - -3) < 0.4, `effect of x + 1 on z (truth -3): ${z.effect.difference}`);
+  const missing = await client.callTool({ name: 'get_twin', arguments: { workspaceId: ws, twinId: 'dt_nowhere' } });
+  assert.equal(missing.isError, true);
+  assert.match((missing.content as Array<{ text: string }>)[0]!.text, /"status":404/);
+
+  // Resources: the twin, its version and the completed run, readable as JSON.
+  const { resources } = await client.listResources();
+  const twinUri = `causa://workspaces/${ws}/digital-twins/${twin.id}`;
+  assert.ok(resources.some((r) => r.uri === twinUri), JSON.stringify(resources.map((r) => r.uri)));
+  assert.ok(resources.some((r) => r.uri === `causa://workspaces/${ws}/simulations/${accepted.runId}`));
+  const version = await client.readResource({ uri: `${twinUri}/versions/${twin.versionId}` });
+  assert.equal(JSON.parse((version.contents[0] as { text: string }).text).status, 'trained');
+  await assert.rejects(client.readResource({ uri: `causa://workspaces/${ws}/digital-twins/dt_nowhere` }), /-32002|not found/);
+  const templates = await client.listResourceTemplates();
+  assert.equal(templates.resourceTemplates.length, 4);
+
+  // Prompts: the platform's skills.
+  const { prompts } = await client.listPrompts();
+  assert.deepEqual(prompts.map((p) => p.name).sort(), ['build-twin', 'explain-metric-drivers', 'find-root-cause', 'what-if']);
+  const whatIf = await client.getPrompt({ name: 'what-if', arguments: { change: 'raise x by 1', outcome: 'z' } });
+  assert.match((whatIf.messages[0]!.content as { text: string }).text, /raise x by 1.*scenario_from_query.*submit_simulation/s);
+  await assert.rejects(client.getPrompt({ name: 'what-if', arguments: {} }), /needs change/);
+
+  // A workspace-scoped read-only key sees read tools only; a write tool names the scope it lacks.
+  const created = await app.call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'reader', workspaceId: ws, scopes: ['sources:read', 'datasets:read', 'digital-twins:read', 'simulations:read', 'jobs:read'] } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const reader = (await connect(url, created.body.data.key, REVISIONS[0])).client;
+  t.after(() => reader.close());
+  const readable = (await reader.listTools()).tools;
+  assert.ok(readable.length > 5);
+  assert.ok(readable.every((tool) => tool.annotations?.readOnlyHint === true || tool.name === 'cancel_job'), readable.map((tool) => tool.name).join(', '));
+  assert.ok(!readable.some((tool) => tool.name === 'create_twin'));
+  const refused = await reader.callTool({ name: 'create_twin', arguments: { workspaceId: ws, name: 'x', sourceId: source.id } });
+  assert.equal(refused.isError, true);
+  assert.match((refused.content as Array<{ text: string }>)[0]!.text, /needs the scope digital-twins:write/);
+
+  // The legacy HTTP+SSE transport: the endpoint event, then answers on the stream.
+  const legacy = (await connect(url, app.tenant.key, '2025-03-26', 'sse')).client;
+  t.after(() => legacy.close());
+  const overSse = await legacy.callTool({ name: 'get_twin', arguments: { workspaceId: ws, twinId: twin.id } });
+  assert.equal(JSON.parse((overSse.content as Array<{ text: string }>)[0]!.text).id, twin.id);
+});
+
+test('MCP protocol rules over raw HTTP: batches, notifications, -32022, sessions, Origin, revision header, credentials', async (t) => {
+  const app = await buildTestApp(t);
+  const post = (body: unknown, headers: Record<string, string> = {}, key: string | null = app.tenant.key) =>
+    app.app.inject({ method: 'POST', url: '/api/v1/mcp', headers: { 'content-type': 'application/json', ...(key === null ? {} : { authorization: `Bearer ${key}` }), ...headers }, payload: JSON.stringify(body) });
+  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  assert.equal(init.statusCode, 200);
+  assert.equal(init.json().result.protocolVersion, '2025-11-25', 'an unknown revision gets the newest');
+  assert.equal(init.headers['mcp-session-id'], `org-${app.tenant.organisationId}`);
+
+  const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+  const batch = await post([ping(1), ping(2), { jsonrpc: '2.0', method: 'notifications/initialized' }], { 'mcp-protocol-version': '2025-03-26' });
+  assert.equal(batch.statusCode, 200);
+  assert.deepEqual(batch.json(), [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: {} }]);
+  const headerless = await post([ping(1)]);
+  assert.equal(headerless.statusCode, 200, 'no header: 2025-03-26, which batches');
+  for (const revision of ['2025-06-18', '2025-11-25']) {
+    const refused = await post([ping(1)], { 'mcp-protocol-version': revision });
+    assert.equal(refused.statusCode, 400);
+    assert.equal(refused.json().error.code, -32600);
+  }
+  const notification = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': '2025-11-25' });
+  assert.equal(notification.statusCode, 202);
+  assert.equal(notification.body, '');
+  const stateless = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
+  assert.equal(stateless.statusCode, 400);
+  assert.equal(stateless.json().error.code, -32022);
+  assert.deepEqual(stateless.json().error.data.supported, ['2025-11-25', '2025-06-18', '2025-03-26']);
+  const unknownMethod = await post({ jsonrpc: '2.0', id: 4, method: 'tools/teleport' });
+  assert.equal(unknownMethod.json().error.code, -32601);
+  const notRpc = await post({ id: 5, method: 'ping' });
+  assert.equal(notRpc.json().error.code, -32600);
+  const unknownTool = await post({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'teleport', arguments: {} } }, { 'mcp-protocol-version': '2025-11-25' });
+  assert.equal(unknownTool.json().error.code, -32602);
+
+  const otherSession = await post(ping(7), { 'mcp-session-id': `org-${app.other.organisationId}` });
+  assert.equal(otherSession.statusCode, 403);
+  assert.equal((await post(ping(8), { 'mcp-session-id': `org-${app.tenant.organisationId}` })).statusCode, 200);
+  const foreign = await post(ping(9), { origin: 'https://evil.example' });
+  assert.equal(foreign.statusCode, 403);
+  assert.match(foreign.json().detail, /Origin https:\/\/evil.example/);
+  assert.equal((await post(ping(10), { origin: 'http://localhost:80', host: 'localhost:80' })).statusCode, 200, 'the service\'s own origin');
+  const badHeader = await post(ping(11), { 'mcp-protocol-version': '1999-01-01' });
+  assert.equal(badHeader.statusCode, 400);
+  const anonymous = await post(ping(12), {}, null);
+  assert.equal(anonymous.statusCode, 401);
+  assert.match(String(anonymous.headers['www-authenticate']), /^Bearer/);
+  const noStream = await post(ping(13), {}, app.tenant.key);
+  assert.equal(noStream.statusCode, 200);
+  const gone = await app.app.inject({ method: 'POST', url: '/api/v1/mcp?stream=nowhere', headers: { 'content-type': 'application/json', authorization: `Bearer ${app.tenant.key}` }, payload: JSON.stringify(ping(14)) });
+  assert.equal(gone.statusCode, 404);
+});
