@@ -11,7 +11,7 @@ import { AppError } from '../errors.js';
 import { clientGone } from '../http/client-gone.js';
 import { API_PREFIX } from '../http/openapi.js';
 import { HEADERLESS_REVISION, REVISIONS, RPC, type Revision, type RpcResponse, features, isRevision, negotiate, rpcError } from './protocol.js';
-import type { McpServer } from './server.js';
+import { type McpServer, encodeResponse } from './server.js';
 import type { McpStreams } from './streams.js';
 
 const TAGS = ['MCP'];
@@ -79,7 +79,8 @@ export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpS
     }
     if (responses.length === 0) return (reply as FastifyReply).code(202).send();
     const unsupported = !batch && 'error' in responses[0]! && responses[0].error.code === RPC.unsupportedProtocolVersion;
-    return (reply as FastifyReply).code(unsupported ? 400 : 200).send(batch ? responses : responses[0]);
+    const text = batch ? `[${responses.map(encodeResponse).join(',')}]` : encodeResponse(responses[0]!);
+    return (reply as FastifyReply).code(unsupported ? 400 : 200).type('application/json; charset=utf-8').send(text);
   });
 
   api.get('/mcp', {

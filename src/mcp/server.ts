@@ -13,6 +13,15 @@ import { selfContained } from './schemas.js';
 import { TERMINAL, type Tool, type ToolServices } from './tool.js';
 import { TOOLS, toolNamed } from './tools/index.js';
 
+/** Results kept between calls, with their JSON text (the transport splices it rather than serialize them again). */
+const PRESERIALIZED = new WeakMap<object, string>();
+
+/** A response as JSON text. */
+export function encodeResponse(response: RpcResponse): string {
+  const text = 'result' in response ? PRESERIALIZED.get(response.result) : undefined;
+  return text === undefined ? JSON.stringify(response) : `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":${text}}`;
+}
+
 export const SERVER_INFO = { name: 'causa', title: 'Causa', version: '0.1.0' };
 
 const INSTRUCTIONS = 'Causa learns causal models (digital twins) of tabular data and answers questions on them as asynchronous simulation runs. '
@@ -88,7 +97,7 @@ export class McpServer {
       case 'ping':
         return {};
       case 'tools/list':
-        return { tools: this.visibleTools(call.principal).map((tool) => describeTool(tool, call.revision)) };
+        return this.toolList(call);
       case 'tools/call':
         return this.callTool(params, call);
       case 'resources/list':
@@ -132,6 +141,20 @@ export class McpServer {
       if (TERMINAL.has(state.status) || call.signal.aborted || Date.now() > deadline) return { ...started, final: state.record };
       await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
     }
+  }
+
+  /** tools/list's result, kept per revision and set of scopes (the schemas are inlined once). */
+  private readonly lists = new Map<string, Record<string, unknown>>();
+
+  private toolList(call: McpCall): Record<string, unknown> {
+    const key = `${call.revision} ${[...call.principal.scopes].sort().join(' ')}`;
+    let list = this.lists.get(key);
+    if (list === undefined) {
+      list = { tools: this.visibleTools(call.principal).map((tool) => describeTool(tool, call.revision)) };
+      this.lists.set(key, list);
+      PRESERIALIZED.set(list, JSON.stringify(list));
+    }
+    return list;
   }
 
   /** The tools the credential's scopes permit. */

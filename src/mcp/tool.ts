@@ -89,6 +89,9 @@ export const PageMembers = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'Page size (default 50)' })),
   cursor: Type.Optional(Type.String({ maxLength: 512, description: 'The pagination cursor of the previous page' })),
 };
+/** A list tool's page arguments as the services take them. */
+export const page = (args: { limit?: number; cursor?: string }) => ({ ...(args.limit === undefined ? {} : { limit: args.limit }), ...(args.cursor === undefined ? {} : { cursor: args.cursor }) });
+
 /** A list tool's structured result. */
 export const ListOf = (item: TSchema) => Type.Object({ items: Type.Array(item), pagination: Type.Optional(Type.Unknown()) });
 

@@ -3,9 +3,8 @@ import { Type } from 'typebox';
 import { CreateDatasetBody, DatasetSchema, ValidateDatasetBody } from '../../../schemas/datasets.js';
 import { FromDataBody, OrgSourceSchema, SourceSchema } from '../../../schemas/sources.js';
 import { CreateWorkspaceBody, WorkspaceSchema } from '../../../schemas/workspaces.js';
-import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool } from '../tool.js';
+import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, page } from '../tool.js';
 
-const page = (args: { limit?: number; cursor?: string }) => ({ ...(args.limit === undefined ? {} : { limit: args.limit }), ...(args.cursor === undefined ? {} : { cursor: args.cursor }) });
 const listed = <T>(p: { items: T[]; pagination: unknown }) => ({ items: p.items, pagination: p.pagination });
 
 export const dataTools: Tool[] = [

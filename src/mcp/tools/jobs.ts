@@ -1,7 +1,7 @@
 /** Jobs and connectors as MCP tools. */
 import { BrowseEntrySchema, BrowseMembers, ConnectorSchema, ImportBody, PreviewBody } from '../../../schemas/connectors.js';
 import { JobAcceptedSchema, JobSchema } from '../../../schemas/jobs.js';
-import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, followJob } from '../tool.js';
+import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, followJob, page } from '../tool.js';
 
 const ConnectorId = IdOf('Connector');
 
@@ -24,7 +24,7 @@ export const jobTools: Tool[] = [
     description: 'The organisation\'s connectors to databases and warehouses (credentials are never shown).',
     input: { ...PageMembers }, output: ListOf(ConnectorSchema),
     run: async ({ services, principal, args }) => {
-      const listed = await services.connectors.list(principal, { ...(args.limit === undefined ? {} : { limit: args.limit }), ...(args.cursor === undefined ? {} : { cursor: args.cursor }) });
+      const listed = await services.connectors.list(principal, page(args));
       return { items: listed.items, pagination: listed.pagination };
     },
   }),

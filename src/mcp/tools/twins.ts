@@ -2,9 +2,8 @@
 import { Type } from 'typebox';
 import { JobAcceptedSchema } from '../../../schemas/jobs.js';
 import { CreateTwinBody, DigitalTwinSchema, FixedSubGraphSchema, PatchFixedGraphBody, RunPipelineBody, TwinVersionSchema } from '../../../schemas/twins.js';
-import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, followJob } from '../tool.js';
+import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, page, followJob } from '../tool.js';
 
-const page = (args: { limit?: number; cursor?: string }) => ({ ...(args.limit === undefined ? {} : { limit: args.limit }), ...(args.cursor === undefined ? {} : { cursor: args.cursor }) });
 const TwinId = IdOf('Digital twin');
 const VersionId = IdOf('Twin version');
 
