@@ -28,8 +28,8 @@ export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpS
       description: 'A JSON-RPC request, notification or response; a batch (array) only on revision 2025-03-26. `initialize` negotiates the revision (2025-11-25, 2025-06-18, 2025-03-26; an unknown one '
         + 'gets 2025-11-25) and answers the session id `org-<orgId>` in `Mcp-Session-Id`; later requests name it in `MCP-Protocol-Version` (absent: 2025-03-26; not a supported revision: 400). '
         + 'Notifications and responses answer 202 with no body. A request whose `_meta` names a stateless revision (2026-07-28 or later) answers 400 with error -32022 and the supported revisions. '
-        + 'With `stream` (the legacy HTTP+SSE transport, from GET /mcp\'s endpoint event) the answers go to that stream and the POST answers 202. A browser Origin that is neither the service\'s '
-        + 'own nor in CAUSA_MCP_ALLOWED_ORIGINS answers 403, as does another organisation\'s session id. Tools: tools/list (filtered by the credential\'s scopes).',
+        + 'With `stream` (the legacy HTTP+SSE transport, from GET /mcp\'s endpoint event) the answers go to that stream and the POST answers 202. A browser Origin answers 403 unless it is in '
+        + 'CAUSA_MCP_ALLOWED_ORIGINS or it and the Host are both loopback (localhost); so does another organisation\'s session id. Tools: tools/list (filtered by the credential\'s scopes).',
       tags: TAGS,
       querystring: Type.Object({ stream: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A legacy event stream (GET /mcp\'s endpoint event)' })) }),
       body: Type.Unknown({ description: 'A JSON-RPC 2.0 message, or (2025-03-26) an array of them' }),
@@ -108,16 +108,27 @@ export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpS
 }
 
 /**
- * DNS-rebinding protection (MCP transports, "Security Warning"): a request with an Origin (a browser's) must come
- * from the service's own origin or one the operator allows.
+ * DNS-rebinding protection (MCP transports, "Security Warning"): a request carrying a browser's Origin is served
+ * only when the operator allows that origin (CAUSA_MCP_ALLOWED_ORIGINS), or when both it and the Host it reached
+ * are loopback addresses (a page and a service on the same machine). A rebound name (evil.example resolving to
+ * this service) carries its own name in both, and is refused.
  */
 function checkOrigin(request: FastifyRequest, allowed: readonly string[]): void {
   const origin = request.headers.origin;
-  if (origin === undefined) return;
-  const own = `${request.protocol}://${request.headers.host ?? ''}`;
-  if (origin === own || allowed.includes(origin)) return;
+  if (origin === undefined || allowed.includes(origin)) return;
+  if (isLoopback(hostOf(origin)) && isLoopback(hostOf(`http://${request.headers.host ?? ''}`))) return;
   throw new AppError('forbidden', `Origin ${origin} may not call the MCP endpoint (the operator allows origins with CAUSA_MCP_ALLOWED_ORIGINS)`);
 }
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
+
+const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 
 /** A tools/call carrying a progress token: its answer may come after progress notifications. */
 function followsProgress(message: unknown): boolean {

@@ -189,7 +189,9 @@ test('MCP protocol rules over raw HTTP: batches, notifications, -32022, sessions
   const foreign = await post(ping(9), { origin: 'https://evil.example' });
   assert.equal(foreign.statusCode, 403);
   assert.match(foreign.json().detail, /Origin https:\/\/evil.example/);
-  assert.equal((await post(ping(10), { origin: 'http://localhost:80', host: 'localhost:80' })).statusCode, 200, 'the service\'s own origin');
+  assert.equal((await post(ping(10), { origin: 'http://localhost:3000', host: 'localhost:8080' })).statusCode, 200, 'a page on the same machine');
+  const rebound = await post(ping(15), { origin: 'http://evil.example.com', host: 'evil.example.com' });
+  assert.equal(rebound.statusCode, 403, 'a rebound name carries itself in Origin and Host');
   const badHeader = await post(ping(11), { 'mcp-protocol-version': '1999-01-01' });
   assert.equal(badHeader.statusCode, 400);
   const anonymous = await post(ping(12), {}, null);
