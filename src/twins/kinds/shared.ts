@@ -72,7 +72,12 @@ export function discoverySetup(params: LearnParams, version: TwinVersion, names:
  * The main discovery and its bootstrap resamples on the pool at once, with the job's progress: the main search is
  * 70% of `share`, the resamples 30%.
  */
-export async function withResamples<R, B>(io: LearnIo, share: number, label: string, count: number, main: (onProgress: (message: { fraction: number; state: string }) => void) => Promise<R>, resample: (i: number) => Promise<B>): Promise<[R, B[]]> {
+export async function withResamples<R, B>(
+  io: LearnIo, share: number, label: string, count: number,
+  main: (onProgress: (message: { fraction: number; state: string }) => void) => Promise<R>,
+  resample: (i: number) => Promise<B>,
+  resampleLabel = 'bootstrap resample',
+): Promise<[R, B[]]> {
   let mainFraction = 0;
   let resamplesDone = 0;
   const report = (state: string) => io.context.progress(0.05 + share * (0.7 * mainFraction + (count === 0 ? 0.3 : (0.3 * resamplesDone) / count)), state);
@@ -83,7 +88,7 @@ export async function withResamples<R, B>(io: LearnIo, share: number, label: str
   const rest = Array.from({ length: count }, (_, i) =>
     resample(i).then((result) => {
       resamplesDone++;
-      report(`bootstrap resample ${resamplesDone} of ${count}`);
+      report(`${resampleLabel} ${resamplesDone} of ${count}`);
       return result;
     }),
   );

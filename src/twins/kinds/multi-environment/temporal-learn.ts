@@ -32,7 +32,7 @@ import { buildFrame, modelledColumns } from '../../frame.js';
 import { describeNodes, variableRoles } from '../../model-summary.js';
 import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
-import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
+import { LEARN_DEFAULTS, nodeRecords, rowBudget, withResamples } from '../shared.js';
 import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, discoverySummary, graphOf, structureFor } from '../temporal/structure.js';
 import { entry, evidenceOf, familiesOf, labelRows, momentsByEnvironment, shardGroups, withEnvironmentColumns } from './shared.js';
 import type temporalPanelEngine from './temporal-engine.js';
@@ -149,24 +149,13 @@ async function discover(io: LearnIo, data: TemporalPanelData, version: TwinVersi
   };
   const started = Date.now();
   const windows = Math.min(params.bootstrapSamples ?? LEARN_DEFAULTS.bootstrapSamples, MAX_WINDOWS);
-  let windowsDone = 0;
-  let mainFraction = 0;
-  const report = (state: string) => io.context.progress(0.05 + share * 0.9 * (0.7 * mainFraction + (windows === 0 ? 0.3 : (0.3 * windowsDone) / windows)), state);
   const series = framesOf(data);
-  const main = io.compute().step(ENGINE, 'discover', { series, options }, {
-    signal,
-    onProgress: (message) => {
-      mainFraction = message.fraction;
-      report(`discovering lagged links across environments: ${message.state}`);
-    },
-  });
-  const subsamples = Array.from({ length: windows }, (_, index) =>
-    io.compute().step(ENGINE, 'window', { series, options, index, count: windows }, { signal }).then((result) => {
-      windowsDone++;
-      report(`window ${windowsDone} of ${windows}`);
-      return result;
-    }));
-  const [result, ...rediscovered] = await Promise.all([main, ...subsamples]);
+  const [result, rediscovered] = await withResamples(
+    io, share * 0.9, 'discovering lagged links across environments', windows,
+    (onProgress) => io.compute().step(ENGINE, 'discover', { series, options }, { signal, onProgress }),
+    (index) => io.compute().step(ENGINE, 'window', { series, options, index, count: windows }, { signal }),
+    'window',
+  );
   const dependencies: Dependencies = {
     maxLag,
     links: result.links,

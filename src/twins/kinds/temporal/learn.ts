@@ -21,7 +21,7 @@ import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import type temporalEngine from './engine.js';
 import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, discoverySummary, graphOf, structureFor } from './structure.js';
-import { LEARN_DEFAULTS, nodeRecords, rowBudget } from '../shared.js';
+import { LEARN_DEFAULTS, nodeRecords, rowBudget, withResamples } from '../shared.js';
 
 export interface TemporalData {
   series: TemporalSeries;
@@ -82,25 +82,13 @@ async function discover(io: LearnIo, data: TemporalData, version: TwinVersion, s
     timeBudgetMs: timeBudgetSeconds * 1000,
   };
   const windows = Math.min(params.bootstrapSamples ?? LEARN_DEFAULTS.bootstrapSamples, MAX_WINDOWS);
-  let windowsDone = 0;
-  let mainFraction = 0;
-  const report = (state: string) => io.context.progress(0.05 + share * (0.7 * mainFraction + (windows === 0 ? 0.3 : (0.3 * windowsDone) / windows)), state);
-  const main = io.compute().step(ENGINE, 'discover', { series: data.series.frame, options }, {
-    signal,
-    onProgress: (message) => {
-      mainFraction = message.fraction;
-      report(`discovering lagged links: ${message.state}`);
-    },
-  });
   // Half-length windows of the series rediscovered in parallel: an edge's confidence is its share of them.
-  const subsamples = Array.from({ length: windows }, (_, k) =>
-    io.compute().step(ENGINE, 'discover', { series: subsampleWindow(data.series.frame, k, windows), options }, { signal }).then((result) => {
-      windowsDone++;
-      report(`window ${windowsDone} of ${windows}`);
-      return result;
-    }),
+  const [result, rediscovered] = await withResamples(
+    io, share, 'discovering lagged links', windows,
+    (onProgress) => io.compute().step(ENGINE, 'discover', { series: data.series.frame, options }, { signal, onProgress }),
+    (k) => io.compute().step(ENGINE, 'discover', { series: subsampleWindow(data.series.frame, k, windows), options }, { signal }),
+    'window',
   );
-  const [result, ...rediscovered] = await Promise.all([main, ...subsamples]);
   const dependencies: Dependencies = {
     maxLag,
     links: result.links,
