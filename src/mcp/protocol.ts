@@ -42,15 +42,6 @@ export const RPC = {
 
 export type Id = string | number | null;
 
-export interface RpcMessage {
-  jsonrpc: '2.0';
-  id?: Id;
-  method?: string;
-  params?: Record<string, unknown>;
-  result?: unknown;
-  error?: unknown;
-}
-
 export interface RpcError {
   jsonrpc: '2.0';
   id: Id;

@@ -7,7 +7,7 @@ import { Compile } from 'typebox/compile';
 import type { Principal } from '../auth/principal.js';
 import { AppError } from '../errors.js';
 import { PROMPTS, promptMessages } from './prompts.js';
-import { type Id, LATEST_REVISION, REVISIONS, RPC, type Revision, type RpcResponse, features, negotiate, rpcError, rpcResult, statelessRevision } from './protocol.js';
+import { type Id, REVISIONS, RPC, type Revision, type RpcResponse, features, negotiate, rpcError, rpcResult, statelessRevision } from './protocol.js';
 import { RESOURCE_TEMPLATES, listResources, readResource } from './resources.js';
 import { selfContained } from './schemas.js';
 import { TERMINAL, type Tool, type ToolServices } from './tool.js';
@@ -233,5 +233,3 @@ function describeTool(tool: Tool, revision: Revision): Record<string, unknown> {
     },
   };
 }
-
-export { LATEST_REVISION };

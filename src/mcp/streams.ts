@@ -52,10 +52,6 @@ export class McpStreams {
     return stream?.organisationId === organisationId ? stream : undefined;
   }
 
-  get size(): number {
-    return this.open.size;
-  }
-
   closeAll(): void {
     for (const stream of [...this.open.values()]) stream.end();
   }

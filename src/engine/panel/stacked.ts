@@ -14,19 +14,8 @@ export interface StackedDesign {
   steps: Int32Array;
 }
 
-export function stackedDesign(
-  series: readonly Frame[],
-  maxLag: number,
-  periods: readonly number[],
-  options: { complete?: boolean; only?: ReadonlySet<string>; to?: ReadonlyArray<number | undefined>; from?: ReadonlyArray<number | undefined> } = {},
-): StackedDesign {
-  const designs = series.map((s, e) =>
-    laggedDesign(s, maxLag, periods, {
-      ...(options.complete === undefined ? {} : { complete: options.complete }),
-      ...(options.only === undefined ? {} : { only: options.only }),
-      ...(options.to?.[e] === undefined ? {} : { to: options.to[e]! }),
-      ...(options.from?.[e] === undefined ? {} : { from: options.from[e]! }),
-    }));
+export function stackedDesign(series: readonly Frame[], maxLag: number, periods: readonly number[], options: { complete?: boolean; only?: ReadonlySet<string> } = {}): StackedDesign {
+  const designs = series.map((s) => laggedDesign(s, maxLag, periods, options));
   const nRows = designs.reduce((s, d) => s + d.frame.nRows, 0);
   const environment = new Int32Array(nRows);
   const steps = new Int32Array(nRows);
@@ -36,26 +25,18 @@ export function stackedDesign(
     steps.set(d.steps, at);
     at += d.frame.nRows;
   });
-  const first = designs[0]?.frame.columns ?? [];
-  const columns = first.map((column, k): FrameColumn => {
-    if (column.kind === 'continuous') {
-      const values = new Float64Array(nRows);
-      let offset = 0;
-      for (const d of designs) {
-        const c = d.frame.columns[k]!;
-        if (c.kind === 'continuous') values.set(c.values, offset);
-        offset += d.frame.nRows;
-      }
-      return { ...column, values };
-    }
-    const codes = new Int32Array(nRows);
+  /** Column k of every design, one after another. */
+  const joined = <A extends Float64Array | Int32Array>(k: number, make: (n: number) => A, part: (c: FrameColumn) => A): A => {
+    const out = make(nRows);
     let offset = 0;
     for (const d of designs) {
-      const c = d.frame.columns[k]!;
-      if (c.kind === 'categorical') codes.set(c.codes, offset);
+      out.set(part(d.frame.columns[k]!), offset);
       offset += d.frame.nRows;
     }
-    return { ...column, codes };
-  });
+    return out;
+  };
+  const columns = (designs[0]?.frame.columns ?? []).map((column, k): FrameColumn => column.kind === 'continuous'
+    ? { ...column, values: joined(k, (n) => new Float64Array(n), (c) => (c as typeof column).values) }
+    : { ...column, codes: joined(k, (n) => new Int32Array(n), (c) => (c as typeof column).codes) });
   return { frame: { nRows, columns }, environment, steps };
 }

@@ -76,10 +76,10 @@ export function discoverTemporalPanel(series: readonly Frame[], options: Tempora
   return { ...found, links: found.links.filter((link) => held.has(link)) };
 }
 
-/** The pooled mechanisms on every environment's design rows (each environment's steps before `to[e]` when given). */
-export function fitPooledTemporal(series: readonly Frame[], structure: TemporalStructure, kernels: Kernels, to?: ReadonlyArray<number | undefined>): CbnModel {
+/** The pooled mechanisms on every environment's design rows. */
+export function fitPooledTemporal(series: readonly Frame[], structure: TemporalStructure, kernels: Kernels): CbnModel {
   const { maxLag, periods, edges, used } = designEdges(series[0]!, structure);
-  const stacked = stackedDesign(series, maxLag, periods, { only: used, ...(to === undefined ? {} : { to }) });
+  const stacked = stackedDesign(series, maxLag, periods, { only: used });
   return fitCbn(stacked.frame, edges, {}, kernels);
 }
 

@@ -93,6 +93,9 @@ export function stepAtTime(model: TemporalModel, time: number): number | null {
   return model.tail.from + lo;
 }
 
+/** The earliest time a forecast can start from: it needs maxLag observed steps before it, within the kept history. */
+export const earliestOrigin = (model: Pick<TemporalModel, 'tail' | 'maxLag' | 'stepTimes'>): number => model.tail.times[Math.min(model.maxLag, model.tail.times.length - 1)] ?? model.stepTimes.last;
+
 /** Steps of history a model keeps for forecasts from an origin inside the data. */
 export const TAIL_STEPS = 2000;
 

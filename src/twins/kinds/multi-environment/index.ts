@@ -6,6 +6,7 @@
 import type { TwinType } from '../../../../schemas/twins.js';
 import type { PanelModel } from '../../../engine/panel/model.js';
 import { type TemporalPanelModel, environmentTemporalModel } from '../../../engine/panel/temporal.js';
+import { earliestOrigin } from '../../../engine/temporal/model.js';
 import type { FieldError } from '../../../errors.js';
 import type { TwinRecord } from '../../records.js';
 import { defineKind } from '../kind.js';
@@ -39,13 +40,19 @@ export const multiEnvironmentTemporal = defineKind({
   requirements: requirements('multi-environment-temporal', true),
   learner: temporalPanelLearner,
   questionContext: (model: TemporalPanelModel) => {
-    const contexts = model.environments.map((e) => temporal.questionContext(environmentTemporalModel(model, e.key)));
-    const times = contexts.map((c) => c.time!);
-    const longest = contexts.reduce((a, b) => ((b.time!.history?.times.length ?? 0) > (a.time!.history?.times.length ?? 0) ? b : a));
+    // The longest history stands for the axis (plain-English windows read it); the bounds span every environment.
+    const histories = model.environments.map((e) => e.history);
+    const longest = model.environments.reduce((a, b) => (b.history.tail.times.length > a.history.tail.times.length ? b : a));
+    const context = temporal.questionContext(environmentTemporalModel(model, longest.key));
     return {
-      variables: contexts[0]!.variables,
+      ...context,
       environments: model.environments.map((e) => e.key),
-      time: { ...longest.time!, first: Math.min(...times.map((t) => t.first)), last: Math.max(...times.map((t) => t.last)), earliestOrigin: Math.max(...times.map((t) => t.earliestOrigin)) },
+      time: {
+        ...context.time!,
+        first: Math.min(...histories.map((h) => h.stepTimes.first)),
+        last: Math.max(...histories.map((h) => h.stepTimes.last)),
+        earliestOrigin: Math.max(...histories.map((h) => earliestOrigin({ ...h, maxLag: model.maxLag }))),
+      },
     };
   },
 });

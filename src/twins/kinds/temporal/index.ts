@@ -1,5 +1,5 @@
 /** Temporal twins: lagged and same-step mechanisms over a time-ordered series (learn.ts). */
-import type { TemporalModel } from '../../../engine/temporal/model.js';
+import { type TemporalModel, earliestOrigin } from '../../../engine/temporal/model.js';
 import { stepLength } from '../../../engine/temporal/timeline.js';
 import { defineKind } from '../kind.js';
 import { temporalLearner } from './learn.js';
@@ -16,8 +16,7 @@ export default defineKind({
       granularity: model.timeline.granularity,
       first: model.stepTimes.first,
       last: model.stepTimes.last,
-      // A forecast needs maxLag observed steps before its origin, within the history the model keeps.
-      earliestOrigin: model.tail.times[Math.min(model.maxLag, model.tail.times.length - 1)] ?? model.stepTimes.last,
+      earliestOrigin: earliestOrigin(model),
       ...(stepLength(model.timeline) === null ? {} : { stepMs: stepLength(model.timeline)! }),
       ...(model.timeColumn === undefined ? {} : { column: model.timeColumn }),
       history: { times: model.tail.times, values: model.tail.values, maxLag: model.maxLag },
