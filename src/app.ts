@@ -27,6 +27,7 @@ import { installAuth } from './http/auth.js';
 import { installIdempotency } from './http/idempotency.js';
 import { API_PREFIX, describeRoutes, installOpenApi } from './http/openapi.js';
 import { installOperations } from './http/operations.js';
+import { lazySerializers } from './http/serialization.js';
 import { installProblemHandling } from './http/problems.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { validatorCompiler } from './http/validation.js';
@@ -76,6 +77,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     return503OnClosing: true,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.addHook('onRequest', (request, reply, done) => {
