@@ -219,6 +219,20 @@ export const EnrichedDatasetSchema = Type.Object({
   columnMetadata: Type.Record(Type.String(), ref(ColumnMetadataSchema)),
   rowCount: Type.Integer(),
   operationDetails: Type.Array(OperationDetailSchema),
+  concepts: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      description: Nullable(Type.String()),
+      conceptClassification: Type.String(),
+      editVersion: Type.Integer(),
+      isAnchor: Type.Boolean({ description: 'The dataset\'s anchorConceptId' }),
+      fields: Type.Array(Type.Object({ sourceId: Type.String(), field: Type.String(), status: Type.String() }), { description: 'The concept\'s mappings to fields of the dataset\'s sources' }),
+      metadata: Type.Record(Type.String(), Type.Unknown()),
+      valueMappings: Type.Array(Type.Object({ canonicalValue: Type.String(), aliases: Type.Array(Type.String()) })),
+    }),
+    { description: 'The concepts the dataset names (its sources\' conceptIds and its anchor), with their metadata' },
+  ),
 });
 
 export const Row = Type.Record(Type.String(), Type.Unknown(), { description: 'One row: column name to value (datetimes as ISO-8601 UTC)' });

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, literals } from './common.js';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
-export const JOB_TYPES = ['twin_discover', 'twin_train', 'twin_pipeline', 'connector_import'] as const;
+export const JOB_TYPES = ['twin_discover', 'twin_train', 'twin_pipeline', 'connector_import', 'ontology_extraction'] as const;
 
 export const ProgressSchema = Type.Object(
   {
@@ -19,7 +19,7 @@ export const JobSchema = Type.Object(
     id: Type.String(),
     organisationId: Type.String(),
     workspaceId: Type.String(),
-    type: literals(JOB_TYPES, 'What the job does: `twin_discover`, `twin_train`, `twin_pipeline` (discover then train), `connector_import`'),
+    type: literals(JOB_TYPES, 'What the job does: `twin_discover`, `twin_train`, `twin_pipeline` (discover then train), `connector_import`, `ontology_extraction` (a source\'s fields described as concepts)'),
     status: literals(JOB_STATUSES, '`queued` -> `running` -> `completed` | `failed` | `cancelled`. A queued job can be cancelled before it starts.'),
     resource: Nullable(Type.Object({ type: Type.String({ description: 'e.g. `digital-twin-version`' }), id: Type.String(), twinId: Type.Optional(Type.String()) })),
     params: Type.Record(Type.String(), Type.Unknown(), { description: 'The inputs the job was submitted with' }),

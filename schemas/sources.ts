@@ -123,6 +123,7 @@ export const CreateSourceBody = Body({
   dataFormat: Type.Optional(DataFormatSchema),
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
   parentSourceId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+  ontologyMode: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('manual')], { description: '`auto` (default): every batch of rows is described as ontology concepts by an `ontology_extraction` job; `manual`: concepts are left to people' })),
 });
 export type CreateSource = Static<typeof CreateSourceBody>;
 
@@ -130,6 +131,7 @@ export type CreateSource = Static<typeof CreateSourceBody>;
 export const FromDataBody = Body({
   name: Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' }),
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  ontologyMode: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('manual')], { description: '`auto` (default): every batch of rows is described as ontology concepts by an `ontology_extraction` job; `manual`: concepts are left to people' })),
   rows: Type.Array(Type.Record(Type.String({ minLength: 1, maxLength: 300 }), Type.Unknown()), {
     minItems: 1,
     maxItems: 100_000,

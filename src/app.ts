@@ -28,6 +28,8 @@ import { installIdempotency } from './http/idempotency.js';
 import { API_PREFIX, describeRoutes, installOpenApi } from './http/openapi.js';
 import { installOperations } from './http/operations.js';
 import { lazySerializers } from './http/serialization.js';
+import { CatalogConceptSchema, CatalogGraphSchema, ConceptSchema, ConceptSplitSchema, DownstreamSchema } from '../schemas/ontology.js';
+import { ontologyRoutes } from './ontology/routes.js';
 import { installProblemHandling } from './http/problems.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { validatorCompiler } from './http/validation.js';
@@ -64,7 +66,7 @@ registerAjvFormats();
  * Builds the HTTP application over a context (never listens; server.ts does). Closing the app closes the
  * context's stores, after in-flight requests have drained.
  */
-export async function buildApp(context: Context, options: { logger?: boolean; logStream?: { write(line: string): void } } = {}): Promise<FastifyInstance> {
+export async function buildApp(context: Context, options: { logger?: boolean; logStream?: { write(line: string): void }; eagerSerializers?: boolean } = {}): Promise<FastifyInstance> {
   const nextRequestId = requestIdGenerator();
   const app = Fastify({
     logger: options.logger === false ? false : { level: context.config.logLevel, ...(options.logStream && { stream: options.logStream }) },
@@ -77,7 +79,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     return503OnClosing: true,
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers({ eager: options.eagerSerializers === true }) } },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.addHook('onRequest', (request, reply, done) => {
@@ -92,6 +94,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     // Environment groups before the twin, which references them.
     StatFilterSchema, EnvironmentGroupDefinitionSchema, EnvironmentGroupSchema, EnvironmentSchema, EnvironmentResolutionSchema, GraphSliceSchema, DigitalTwinSchema, TwinVersionSchema,
     ConnectorSchema, BrowseEntrySchema, RowsSchema, DirectQueryRowsSchema, SqlFieldCredentialsSchema, ConnectionStringCredentialsSchema, ClickHouseCredentialsSchema, StorageCredentialsSchema,
+    ConceptSchema, ConceptSplitSchema, DownstreamSchema, CatalogConceptSchema, CatalogGraphSchema,
     SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
     ...registeredFamilies().map((family) => family.schema)]);
@@ -118,6 +121,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
       sourceRoutes(api, context.sources);
       datasetRoutes(api, context.datasets);
       catalogRoutes(api, context.catalog);
+      ontologyRoutes(api, context.ontology);
       jobRoutes(api, context.jobs);
       twinRoutes(api, context.twins);
       environmentRoutes(api, context.environments);

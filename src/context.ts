@@ -19,11 +19,11 @@ import { createRedisBus } from './store/bus/redis.js';
 import type { MetaStore } from './store/meta/port.js';
 import { CatalogService } from './catalog/service.js';
 import { DatasetRepo } from './datasets/repo.js';
-import { DatasetService } from './datasets/service.js';
+import { DatasetService, datasetConcepts } from './datasets/service.js';
 import { SourceFileRepo } from './sources/files-repo.js';
 import { FolderFiles } from './sources/folders.js';
 import { SourceRepo } from './sources/repo.js';
-import { SourceService } from './sources/service.js';
+import { SourceService, toSource } from './sources/service.js';
 import { ComputePool } from './compute/pool.js';
 import { JobRepo } from './jobs/repo.js';
 import { JobRunner } from './jobs/runner.js';
@@ -48,6 +48,9 @@ import { hostGate } from './connectors/drivers/network.js';
 import { ConnectorImport } from './connectors/import-job.js';
 import { ConnectorRepo } from './connectors/repo.js';
 import { ConnectorService } from './connectors/service.js';
+import { OntologyExtraction } from './ontology/extraction.js';
+import { ConceptRepo } from './ontology/repo.js';
+import { OntologyService } from './ontology/service.js';
 
 /** The stores and services of one process, wired once; the HTTP app and the CLI both use it. */
 export interface Context {
@@ -66,6 +69,7 @@ export interface Context {
   sources: SourceService;
   datasets: DatasetService;
   catalog: CatalogService;
+  ontology: OntologyService;
   idempotency: IdempotencyRepo;
   jobs: JobService;
   jobRunner: JobRunner;
@@ -102,14 +106,28 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const apiKeys = new ApiKeyService(apiKeyRepo, userRepo, workspaceRepo, cursors, bus);
   const sourceRepo = new SourceRepo(meta.db);
   const datasetRepo = new DatasetRepo(meta.db);
-  const datasets = new DatasetService(datasetRepo, sourceRepo, workspaceAccess, cursors, data);
+  const twinRepo = new TwinRepo(meta.db);
+  // The ontology asks for extractions through the job (constructed with the sources below, before any request).
+  const conceptRepo = new ConceptRepo(meta.db);
+  const ontology = new OntologyService(conceptRepo, workspaceAccess, cursors, {
+    sourceFields: async (organisationId, workspaceId, sourceId) => {
+      const row = await sourceRepo.find(organisationId, sourceId);
+      if (row === undefined || !(await sourceRepo.linkedWorkspaceIds(sourceId)).includes(workspaceId)) return undefined;
+      return toSource(row).schemaEntries.map((entry) => entry.field);
+    },
+    queueExtraction: (organisationId, workspaceId, sourceId, createdBy, webhookUrl) => extraction.queue(organisationId, workspaceId, sourceId, createdBy, webhookUrl),
+    consumers: async (organisationId, workspaceId) => ({
+      datasets: (await datasetRepo.allIn(organisationId, workspaceId)).map(datasetConcepts),
+      twins: (await twinRepo.allIn(organisationId, workspaceId)).map((twin) => ({ id: twin.id, name: twin.name, datasetId: (JSON.parse(twin.record) as { datasetId?: string | null }).datasetId ?? null })),
+    }),
+  }, unique);
+  const datasets = new DatasetService(datasetRepo, sourceRepo, workspaceAccess, cursors, data, ontology);
   let pool: ComputePool | undefined;
   const compute = () => (pool ??= new ComputePool(config.workers));
   const jobRepo = new JobRepo(meta.db);
   const webhooks = new WebhookSender({ allowHosts: config.webhookAllowHosts });
   const jobRunner = new JobRunner(jobRepo, webhooks, { concurrency: config.jobConcurrency, exclusive: meta.kind === 'sqlite' });
   const jobs = new JobService(jobRepo, jobRunner, workspaceAccess, cursors, config.webhookAllowHosts);
-  const twinRepo = new TwinRepo(meta.db);
   new TwinLearning(twinRepo, datasets, compute).register(jobRunner);
   const twins = new TwinService(twinRepo, datasets, jobs, workspaceAccess, cursors, unique);
   const simulationRepo = new SimulationRepo(meta.db);
@@ -132,6 +150,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     storageRoots: config.storageRoots,
   });
   new ConnectorImport(connectors, sources, uploads).register(jobRunner);
+  const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data);
+  extraction.register(jobRunner);
   const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts);
   // A deleted twin's runs stay as history; their panel result artifacts go with the twin.
   twins.onDeleted((organisationId, twinId) => simulations.dropArtifactsOf(organisationId, twinId));
@@ -149,7 +169,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     workspaceAccess,
     sources,
     datasets,
-    catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors),
+    catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors, ontology),
+    ontology,
     idempotency: new IdempotencyRepo(meta.db, unique),
     jobs,
     jobRunner,

@@ -91,6 +91,7 @@ export class ConnectorImport {
           await this.sources.discardImported(job.organisation_id, source.id);
           throw error;
         });
+        await this.sources.rowsAdded(source, job.workspace_id, job.created_by);
         context.progress(1, 'completed');
         return { sourceId: source.id, sourceName: source.name, rowCount: source.documentCount, columnCount: source.schemaEntries.length, bytes: file.bytes };
       } finally {

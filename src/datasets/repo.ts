@@ -57,6 +57,11 @@ export class DatasetRepo {
     return Number(result.numDeletedRows) === 1;
   }
 
+  /** Every dataset of a workspace (who uses which concept). */
+  allIn(organisationId: string, workspaceId: string): Promise<DatasetRow[]> {
+    return this.db.selectFrom('datasets').selectAll().where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId).orderBy('created_at').execute();
+  }
+
   /** Datasets reading a source (in one workspace, or anywhere): a source in use stays. */
   async usingSource(sourceId: string, workspaceId?: string): Promise<string[]> {
     let query = this.db

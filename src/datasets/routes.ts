@@ -57,7 +57,8 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
         'The first source is the dataset; operations apply in order to the rows of their `sourceId`, and every other source must be ' +
         'joined into the first. The definition is compiled when it is written: an unknown source or column, a value of the wrong type, ' +
         'or an operation that does not fit its input answers 422 naming the place. `conceptVersions` must have exactly one entry per ' +
-        '`conceptId` and are returned as sent (stale-version checks arrive with the ontology).',
+        '`conceptId`, each concept one of the workspace\'s that maps a field of that source (422), at its current `editVersion` (409 naming the stale ones, nothing stored); ' +
+        '`anchorConceptId` must be a concept of the workspace (422). Reads return the concepts\' current edit versions.',
       tags,
       params: WsParams,
       body: CreateDatasetBody,
@@ -90,7 +91,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
     schema: {
       operationId: 'updateDataset',
       summary: 'Change a dataset (any of name, description, tags, sources, operations, anchorConceptId)',
-      description: 'The new definition is compiled as on create (422). Two updates racing: the later one answers 409.',
+      description: 'The new definition is compiled as on create (422). Sent `sources` must carry the current `conceptVersions` (409 when stale), as on create. Two updates racing: the later one answers 409.',
       tags,
       params: DatasetParams,
       body: PatchDatasetBody,
@@ -117,7 +118,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
     schema: {
       operationId: 'getEnrichedDataset',
       summary: 'A dataset with its output schema, column statistics, row count and each operation explained',
-      description: `Statistics are computed by the data engine on demand. Concept metadata arrives with the ontology. ${STALE}`,
+      description: `Statistics are computed by the data engine on demand. \`concepts\` are the ontology concepts the dataset names, with their metadata and current edit versions. ${STALE}`,
       tags,
       params: DatasetParams,
       response: { 200: dataEnvelope(EnrichedDatasetSchema) },

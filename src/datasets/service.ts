@@ -10,6 +10,7 @@ import type { SourceRepo, SourceRow } from '../sources/repo.js';
 import { toSource } from '../sources/service.js';
 import { type ColumnMetadata, computeColumnMetadata } from '../sources/statistics.js';
 import { type DataStore, DataStoreError, type TenantSql, quoteColumn } from '../store/data/port.js';
+import type { OntologyService } from '../ontology/service.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import { type CompiledDataset, type DatasetDefinition, type SourceInput, compileDataset } from './compiler/compile.js';
 import type { Relation } from './compiler/relation.js';
@@ -46,6 +47,8 @@ export class DatasetService {
     private readonly access: WorkspaceAccess,
     private readonly cursors: CursorCodec,
     private readonly data: () => DataStore,
+    /** Checks concept references on writes and gives reads the concepts' current edit versions. */
+    private readonly ontology: OntologyService,
   ) {}
 
   /** `list` names the listing a cursor belongs to (the catalog pages the same rows under its own name). */
@@ -55,7 +58,8 @@ export class DatasetService {
     const page = pageRequest(this.cursors, query, scope);
     const { rows, total } = await this.repo.list(principal.organisationId, workspaceId, page);
     const names = await this.sourceNames(principal.organisationId, rows.flatMap((row) => parse(row).sources.map((s) => s.id)));
-    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], (row) => present(row, names));
+    const versions = await this.conceptVersions(principal.organisationId, workspaceId, rows);
+    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], (row) => present(row, names, versions));
   }
 
   async create(principal: Principal, workspaceId: string, input: CreateDataset): Promise<Dataset> {
@@ -67,6 +71,7 @@ export class DatasetService {
       ...normalise(input.sources ?? [], input.operations ?? []),
     };
     const sources = await this.compileForWrite(principal, workspaceId, definition);
+    await this.ontology.checkReferences(principal.organisationId, workspaceId, definition.sources, definition.anchorConceptId);
     const now = nowIso();
     const row: DatasetRow = {
       id: newId('ds'),
@@ -79,12 +84,12 @@ export class DatasetService {
       version: 1,
     };
     await this.repo.insert(row, definition.sources.map((s) => s.id));
-    return present(row, namesOf(sources));
+    return present(row, namesOf(sources), await this.conceptVersions(principal.organisationId, workspaceId, [row]));
   }
 
   async get(principal: Principal, workspaceId: string, id: string): Promise<Dataset> {
     const row = await this.readable(principal, workspaceId, id);
-    return present(row, await this.sourceNames(principal.organisationId, parse(row).sources.map((s) => s.id)));
+    return present(row, await this.sourceNames(principal.organisationId, parse(row).sources.map((s) => s.id)), await this.conceptVersions(principal.organisationId, workspaceId, [row]));
   }
 
   async update(principal: Principal, workspaceId: string, id: string, input: PatchDataset): Promise<Dataset> {
@@ -98,11 +103,13 @@ export class DatasetService {
       ...normalise(input.sources ?? stored.sources, input.operations ?? stored.operations),
     };
     const sources = await this.compileForWrite(principal, workspaceId, definition);
+    // Concept versions are checked when the sources are sent (they must round-trip a current read), the anchor when it is.
+    await this.ontology.checkReferences(principal.organisationId, workspaceId, input.sources === undefined ? [] : definition.sources, input.anchorConceptId === undefined ? null : definition.anchorConceptId);
     const next: DatasetRow = { ...row, name: input.name?.trim() ?? row.name, definition: JSON.stringify(definition), updated_at: nowIso() };
     if (!(await this.repo.update(next, row.version, definition.sources.map((s) => s.id)))) {
       throw new AppError('conflict', `Dataset ${id} was changed by another request; read it again and retry`);
     }
-    return present({ ...next, version: row.version + 1 }, namesOf(sources));
+    return present({ ...next, version: row.version + 1 }, namesOf(sources), await this.conceptVersions(principal.organisationId, workspaceId, [next]));
   }
 
   async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
@@ -134,8 +141,21 @@ export class DatasetService {
   async enriched(principal: Principal, workspaceId: string, id: string) {
     const { row, compiled, names } = await this.compiled(principal, workspaceId, id);
     const statistics = await this.statistics(principal.organisationId, compiled);
+    const definition = parse(row);
+    const concepts = await this.ontology.describe(principal.organisationId, workspaceId, [...new Set([...definition.sources.flatMap((s) => s.conceptIds), ...(definition.anchorConceptId === null ? [] : [definition.anchorConceptId])])]);
     return {
-      ...present(row, names),
+      ...present(row, names, new Map(concepts.map((c) => [c.id, c.editVersion]))),
+      concepts: concepts.map((concept) => ({
+        id: concept.id,
+        name: concept.name,
+        description: concept.description,
+        conceptClassification: concept.conceptClassification,
+        editVersion: concept.editVersion,
+        isAnchor: concept.id === definition.anchorConceptId,
+        fields: concept.fieldMappings.filter((m) => definition.sources.some((s) => s.id === m.sourceId)).map((m) => ({ sourceId: m.sourceId, field: m.field, status: m.status })),
+        metadata: concept.metadata,
+        valueMappings: concept.valueMappings,
+      })),
       outputSchema: statistics.schemaEntries,
       columnMetadata: statistics.columnMetadata,
       rowCount: statistics.rowCount,
@@ -200,7 +220,7 @@ export class DatasetService {
       { key: 'createdAt', direction: 'desc' },
       { limit: 200, after: null },
     );
-    return recommendDatasets(rows.rows.map(toSource));
+    return recommendDatasets(rows.rows.map(toSource), await this.ontology.all(principal, workspaceId));
   }
 
   /**
@@ -308,6 +328,11 @@ export class DatasetService {
     return { inputs, rows: [...byId.values()] };
   }
 
+  /** The current edit versions of the concepts the datasets name (reads return them, not the ones written). */
+  private conceptVersions(organisationId: string, workspaceId: string, rows: DatasetRow[]): Promise<Map<string, number>> {
+    return this.ontology.currentVersions(organisationId, workspaceId, rows.flatMap((row) => parse(row).sources.flatMap((s) => s.conceptIds)));
+  }
+
   private async sourceNames(organisationId: string, ids: string[]): Promise<Map<string, string>> {
     return namesOf(await this.sources.findMany(organisationId, [...new Set(ids)]));
   }
@@ -342,7 +367,13 @@ function normalise(sources: Array<Partial<DatasetSource> & { id: string }>, oper
 const parse = (row: DatasetRow) => JSON.parse(row.definition) as StoredDefinition;
 const namesOf = (rows: SourceRow[]) => new Map(rows.map((row) => [row.id, row.name]));
 
-function present(row: DatasetRow, names: Map<string, string>): Dataset {
+/** A dataset's concept references as stored: the sources it reads and the edit version it was written against per concept. */
+export function datasetConcepts(row: DatasetRow): { id: string; name: string; sourceIds: string[]; conceptVersions: Record<string, number> } {
+  const definition = parse(row);
+  return { id: row.id, name: row.name, sourceIds: definition.sources.map((s) => s.id), conceptVersions: Object.assign({}, ...definition.sources.map((s) => s.conceptVersions)) };
+}
+
+function present(row: DatasetRow, names: Map<string, string>, versions: Map<string, number>): Dataset {
   const definition = parse(row);
   return {
     id: row.id,
@@ -352,7 +383,11 @@ function present(row: DatasetRow, names: Map<string, string>): Dataset {
     description: definition.description,
     tags: definition.tags,
     anchorConceptId: definition.anchorConceptId,
-    sources: definition.sources.map((entry) => ({ ...entry, name: names.get(entry.id) ?? null })),
+    sources: definition.sources.map((entry) => ({
+      ...entry,
+      name: names.get(entry.id) ?? null,
+      conceptVersions: Object.fromEntries(entry.conceptIds.map((conceptId) => [conceptId, versions.get(conceptId) ?? entry.conceptVersions[conceptId] ?? 0])),
+    })),
     operations: definition.operations,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

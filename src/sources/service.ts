@@ -50,7 +50,11 @@ const emptyDetails = (description: string | null): SourceDetails => ({
 });
 
 /** A new, empty source row (metadata only). */
-function newSourceRow(principal: Pick<Principal, 'organisationId'>, workspaceId: string, fields: { name: string; description: string | null; dataFormat: 'Tabular' | 'Folder'; parentId: string | null; dataSource: string }): SourceRow {
+function newSourceRow(
+  principal: Pick<Principal, 'organisationId'>,
+  workspaceId: string,
+  fields: { name: string; description: string | null; dataFormat: 'Tabular' | 'Folder'; parentId: string | null; dataSource: string; ontologyMode?: 'auto' | 'manual' },
+): SourceRow {
   const now = nowIso();
   return {
     id: newId('src'),
@@ -66,7 +70,7 @@ function newSourceRow(principal: Pick<Principal, 'organisationId'>, workspaceId:
     total_size: 0,
     created_at: now,
     last_saved: now,
-    details: JSON.stringify(emptyDetails(fields.description)),
+    details: JSON.stringify({ ...emptyDetails(fields.description), ontologyMode: fields.ontologyMode ?? 'auto' }),
     version: 1,
     lease_token: null,
     lease_expires_at: null,
@@ -90,6 +94,9 @@ export function toSource(row: SourceRow): Source {
     ...(JSON.parse(row.details) as SourceDetails),
   };
 }
+
+/** Told of new rows in a source: the source as stored, the workspace they came through and who sent them. */
+export type RowsAddedListener = (source: Source, workspaceId: string, createdBy: string) => Promise<void>;
 
 export interface OrgListQuery {
   limit?: number;
@@ -123,6 +130,9 @@ interface Lease {
 
 /** How long a write lease lasts unless renewed (renewed every third of it while the writer works). */
 const LEASE_MS = 5 * 60_000;
+/** How long a writer waits for the lease before answering 409, and how often it tries. */
+const LEASE_WAIT_MS = 2_000;
+const LEASE_POLL_MS = 50;
 
 /**
  * Sources belong to the organisation; a workspace sees one through a link. Who sees what: an organisation admin
@@ -158,10 +168,44 @@ export class SourceService {
     private readonly folders: FolderFiles,
   ) {}
 
+  private readonly rowListeners: RowsAddedListener[] = [];
+
+  /** Called after rows were stored in a tabular source (the ontology's extraction listens). */
+  onRowsAdded(listener: RowsAddedListener): void {
+    this.rowListeners.push(listener);
+  }
+
+  /** Tells the listeners that `source` has new rows (uploads call it themselves; an import once it is sure to keep them). */
+  async rowsAdded(source: Source, workspaceId: string, createdBy: string): Promise<void> {
+    for (const listener of this.rowListeners) await listener(source, workspaceId, createdBy);
+  }
+
+  /**
+   * Changes the ontology members of a source's record (status, schema entry aliases and descriptions, excluded
+   * fields) as its writer: waits for an upload or change in progress (up to `attempts` tries, a second apart).
+   */
+  async recordOntology(organisationId: string, id: string, change: (source: Source) => Partial<Pick<Source, 'ontologyStatus' | 'ontologyError' | 'schemaEntries' | 'ontologyExcludedFields'>>, attempts = 30): Promise<Source | null> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.withLease(organisationId, id, async (current, lease) => {
+          const source = toSource(current);
+          const details = JSON.parse(current.details) as SourceDetails;
+          const updated: SourceRow = { ...current, details: JSON.stringify({ ...details, ...change(source) }) };
+          await this.repo.updateLeased(updated, lease.token);
+          return toSource({ ...updated, version: updated.version + 1 });
+        });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'not_found') return null;
+        if (!(error instanceof AppError && error.code === 'conflict') || attempt >= attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
   /** A tabular source from inline records: schema inferred, rows stored as its first batch and version. */
   async createFromData(principal: Principal, workspaceId: string, input: FromData): Promise<Source> {
     await this.access.require(principal, workspaceId, 'write');
-    const row = newSourceRow(principal, workspaceId, { name: input.name, description: input.description ?? null, dataFormat: 'Tabular', parentId: null, dataSource: 'inline' });
+    const row = newSourceRow(principal, workspaceId, { name: input.name, description: input.description ?? null, dataFormat: 'Tabular', parentId: null, dataSource: 'inline', ontologyMode: input.ontologyMode ?? 'auto' });
     const text = canonicalJson(input.rows);
     const fields = fieldsOf(input.rows);
     const records = (async function* records() {
@@ -169,7 +213,9 @@ export class SourceService {
     })();
     const ingested = await this.ingest(row, fields, records, { hash: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), fileName: null }, 'json');
     await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
-    return toSource(ingested);
+    const created = toSource(ingested);
+    await this.rowsAdded(created, workspaceId, principal.userId);
+    return created;
   }
 
   /**
@@ -203,6 +249,9 @@ export class SourceService {
         await this.store(updated, () => this.repo.updateLeased(updated, lease.token));
         const result = toSource(updated);
         return { source: result, batch: result.batchRanges.at(-1)!, file: null, duplicate: false };
+      }).then(async (result) => {
+        if (!result.duplicate) await this.rowsAdded(result.source, workspaceId, principal.userId);
+        return result;
       });
     } finally {
       await file.discard();
@@ -273,7 +322,9 @@ export class SourceService {
       details: JSON.stringify({ ...details, derivedVia: 'folder_extraction', extractionStatus: 'completed', extractionRecipe: { folderId: folder.id, fileId: file.id, fileName: file.file_name, format: file.format } }),
     };
     const stored = { path: this.folders.path(file), hash: file.hash, bytes: Number(file.bytes), quotes: Number(file.quotes), blankLines: file.blank_lines === 1, fileName: file.file_name };
-    return this.createWithFile(derived, workspaceId, stored, file.format as UploadFormat);
+    const created = await this.createWithFile(derived, workspaceId, stored, file.format as UploadFormat);
+    await this.rowsAdded(created, workspaceId, principal.userId);
+    return created;
   }
 
   /**
@@ -334,8 +385,10 @@ export class SourceService {
     return this.writers.run(id, async () => {
       const token = newId('lease');
       const until = () => new Date(Date.now() + LEASE_MS).toISOString();
-      if (!(await this.repo.acquireLease(organisationId, id, token, nowIso(), until()))) {
-        throw new AppError('conflict', `Another upload or change to source ${id} is running; retry when it is done`);
+      // Short writers (an extraction recording its status) hold the lease for milliseconds: wait a little for them.
+      for (let waited = 0; !(await this.repo.acquireLease(organisationId, id, token, nowIso(), until())); waited += LEASE_POLL_MS) {
+        if (waited >= LEASE_WAIT_MS) throw new AppError('conflict', `Another upload or change to source ${id} is running; retry when it is done`);
+        await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
       }
       // A renewal that finds the lease gone (it lapsed, another writer took it) stops this writer before it
       // commits rows; one that cannot reach the store leaves the decision to the next renewal.
@@ -405,7 +458,7 @@ export class SourceService {
         errors: [{ location: 'body/parentSourceId', message: 'unknown source' }],
       });
     }
-    const row = newSourceRow(principal, workspaceId, { name: input.name, description: input.description ?? null, dataFormat: input.dataFormat ?? 'Tabular', parentId, dataSource: 'upload' });
+    const row = newSourceRow(principal, workspaceId, { name: input.name, description: input.description ?? null, dataFormat: input.dataFormat ?? 'Tabular', parentId, dataSource: 'upload', ontologyMode: input.ontologyMode ?? 'auto' });
     await this.repo.insert(row, workspaceId);
     return toSource(row);
   }
@@ -501,6 +554,8 @@ export class SourceService {
       batchRanges: [...details.batchRanges, { hash: file.hash, fileName: file.fileName, uploadedAt: now, rowStart: row.document_count, rowEnd: row.document_count + batch.rowCount - 1 }],
       currentVersionId: newId('ver'),
       latestVersionOrdinal: details.latestVersionOrdinal + 1,
+      // The new rows are described again (rowsAdded queues the extraction once they are stored).
+      ...(details.ontologyMode === 'auto' && { ontologyStatus: 'queued', ontologyError: null }),
     };
     return {
       ...row,

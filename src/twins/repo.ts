@@ -34,6 +34,11 @@ export class TwinRepo {
   }
 
   /** Writes the twin if it is still at `row.revision`; false when another writer came first. */
+  /** Every twin of a workspace (which learn from a dataset whose concepts changed). */
+  allIn(organisationId: string, workspaceId: string): Promise<TwinRow[]> {
+    return this.db.selectFrom('digital_twins').selectAll().where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId).orderBy('created_at').execute();
+  }
+
   async update(row: TwinRow): Promise<boolean> {
     const result = await this.db
       .updateTable('digital_twins')

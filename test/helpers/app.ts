@@ -76,13 +76,15 @@ export async function buildTestApp(
   beforeReady?: (app: FastifyInstance) => void,
   /** When given, the app logs at the config's level and every log line (JSON) is pushed here. */
   logLines?: string[],
+  /** Compile every response serializer at start (the service compiles each on its first response). */
+  eagerSerializers = false,
 ): Promise<TestApp> {
   const context = await createContext(config, {
     meta: overrides.meta ?? (await openEmbeddedMetaStore(':memory:')),
     data: overrides.data ?? sharedDataStore(),
     ...overrides,
   });
-  const app = await buildApp(context, logLines === undefined ? { logger: false } : { logStream: { write: (line) => logLines.push(line) } });
+  const app = await buildApp(context, { eagerSerializers, ...(logLines === undefined ? { logger: false } : { logStream: { write: (line: string) => logLines.push(line) } }) });
   beforeReady?.(app);
   await app.ready();
   t.after(() => app.close());

@@ -80,6 +80,15 @@ const SAMPLES: Record<string, Sample> = {
   exportDataset: {},
   listCatalogTables: {},
   listCatalogViews: {},
+  listCatalogConcepts: {},
+  getCatalogGraph: {},
+  listConcepts: {},
+  createConcept: { body: (ids: Ids) => ({ name: 'Matrix sample concept', fieldMappings: [{ sourceId: ids.source, field: 'b' }] }) },
+  getConcept: {},
+  putConcept: { body: (ids: Ids) => ({ _id: ids.concept, description: 'edited by the matrix' }) },
+  deleteConcept: {},
+  splitConcept: { body: (ids: Ids) => ({ fieldMapping: { sourceId: ids.source, field: 'a' } }) },
+  extractOntology: { body: (ids: Ids) => ({ sourceId: ids.source }) },
   listJobs: {},
   getJob: {},
   cancelJob: {},
@@ -189,7 +198,7 @@ function requiredScope(label: string, description = ''): Scope | null {
 
 type IdKind =
   | 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun' | 'connector'
-  | 'panelTwin' | 'panelVersion' | 'group';
+  | 'panelTwin' | 'panelVersion' | 'group' | 'concept';
 
 /** Path parameters that name no resource: always sent with this value (a simulation exports json: csv is for panels). */
 const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
@@ -204,6 +213,7 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'id' && template.startsWith(`${API}/connectors/`)) return 'connector';
   if (name === 'id' && template.includes('/datasets/{id}')) return 'dataset';
   if (name === 'groupId') return 'group';
+  if (name === 'id' && template.includes('/ontology/concepts/{id}')) return 'concept';
   if (name === 'id' && isPanelOperation(template)) return 'panelTwin';
   if (name === 'vId' && isPanelOperation(template)) return 'panelVersion';
   if (name === 'id' && template.includes('/digital-twins/{id}')) return 'twin';
@@ -236,6 +246,7 @@ const NONEXISTENT: Ids = {
   panelTwin: 'dt_00000000000000000000000001',
   panelVersion: 'dtv_00000000000000000000000002',
   group: 'eg_00000000000000000000000000',
+  concept: 'cpt_00000000000000000000000000',
 };
 
 const urlOf = (operation: Operation, ids: Ids) =>
@@ -348,6 +359,14 @@ async function createConnector(world: TestApp, key: string, organisationId: stri
   return response.body.data.id;
 }
 
+/** A concept mapping two fields of the matrix source (so that one can be split off). */
+async function createConcept(world: TestApp, key: string, workspaceId: string, sourceId: string): Promise<string> {
+  const body = { name: 'Matrix concept', fieldMappings: [{ sourceId, field: 'a' }, { sourceId, field: 'c' }] };
+  const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/ontology/concepts`, key, body });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body.data.id;
+}
+
 async function createDataset(world: TestApp, key: string, workspaceId: string): Promise<string> {
   const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/datasets`, key, body: { name: 'Matrix dataset' } });
   assert.equal(response.status, 201, JSON.stringify(response.body));
@@ -439,7 +458,13 @@ async function freshTargets(world: TestApp, admin: string, operation: Operation)
   const { id: key } = await createKey(world, { name: 'spare', scopes: [UNRELATED_SCOPE] });
   const source = await createSource(world, admin, workspace);
   const connector = await createConnector(world, admin, world.tenant.organisationId);
-  return { workspace, user, key, source, connector, folder: await createFolder(world, admin, workspace), dataset: await createDataset(world, admin, workspace), ...(await createTwinTargets(world, admin, workspace, source, needsRuns(operation))) };
+  return {
+    workspace, user, key, source, connector,
+    folder: await createFolder(world, admin, workspace),
+    dataset: await createDataset(world, admin, workspace),
+    concept: await createConcept(world, admin, workspace, source),
+    ...(await createTwinTargets(world, admin, workspace, source, needsRuns(operation))),
+  };
 }
 
 /** Only simulation operations need a trained version and runs (training one per operation would be slow). */
@@ -497,14 +522,14 @@ async function buildMatrix(t: TestContext): Promise<Matrix> {
     admin,
     ids: await (async () => {
       const source = await createSource(world, admin, workspaceA);
-      const rest = { folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA), connector: await createConnector(world, admin, world.tenant.organisationId) };
+      const rest = { folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA), connector: await createConnector(world, admin, world.tenant.organisationId), concept: await createConcept(world, admin, workspaceA, source) };
       return { workspace: workspaceA, user: member, key: spare.id, source, ...rest, ...(await createTwinTargets(world, admin, workspaceA, source)) };
     })(),
     workspaceB,
     otherIds: await (async () => {
       const [key, workspace] = [world.other.key, world.other.libraryWorkspaceId];
       const source = await createSource(world, key, workspace);
-      const rest = { folder: await createFolder(world, key, workspace), dataset: await createDataset(world, key, workspace), connector: await createConnector(world, key, world.other.organisationId) };
+      const rest = { folder: await createFolder(world, key, workspace), dataset: await createDataset(world, key, workspace), connector: await createConnector(world, key, world.other.organisationId), concept: await createConcept(world, key, workspace, source) };
       return { workspace, user: world.other.userId, key: otherKeyId, source, ...rest, ...(await createTwinTargets(world, key, workspace, source)) };
     })(),
     keys: {

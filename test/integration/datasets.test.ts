@@ -188,10 +188,15 @@ test('definitions that do not compile answer 422 naming the place, and store not
 
 test('patch recompiles and round-trips conceptVersions; validate previews without storing; old cursors are refused', async (t) => {
   const { app, ws, orders, create, records } = await setup(t);
-  const created = await create({ name: 'Orders', sources: [{ id: orders, conceptIds: ['con_a', 'con_b'], conceptVersions: { con_a: 3, con_b: 1 } }] });
+  const concept = async (name: string, field: string) =>
+    (await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/ontology/concepts`, body: { name, fieldMappings: [{ sourceId: orders, field }] } })).body.data.id as string;
+  const [a, b] = [await concept('Order by hand', 'order_id'), await concept('Sales region by hand', 'region')];
+  // Concepts edited before the dataset is written: it names their current versions.
+  await app.call({ method: 'PUT', url: `${API}/workspaces/${ws}/ontology/concepts/${a}`, body: { _id: a, description: 'one order' } });
+  const created = await create({ name: 'Orders', sources: [{ id: orders, conceptIds: [a, b], conceptVersions: { [a]: 1, [b]: 0 } }] });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const id = created.body.data.id;
-  assert.deepEqual(created.body.data.sources[0].conceptVersions, { con_a: 3, con_b: 1 });
+  assert.deepEqual(created.body.data.sources[0].conceptVersions, { [a]: 1, [b]: 0 });
   const first = await records(id, '?limit=2');
 
   const filter = { sourceId: orders, config: { type: 'filter', filterGroup: { booleanOperator: 'AND', filters: [{ column: 'region', comparisonOperator: 'Equal to', value: 'north' }] } } };
@@ -210,7 +215,7 @@ test('patch recompiles and round-trips conceptVersions; validate previews withou
   assert.equal(patched.status, 200, JSON.stringify(patched.body));
   assert.equal(patched.body.data.name, 'Northern orders');
   assert.match(patched.body.data.operations[0].id, /^op_/);
-  assert.deepEqual(patched.body.data.sources[0].conceptVersions, { con_a: 3, con_b: 1 }, 'kept when sources are not sent');
+  assert.deepEqual(patched.body.data.sources[0].conceptVersions, { [a]: 1, [b]: 0 }, 'kept when sources are not sent');
   assert.equal((await records(id)).pagination.total, 2);
   const stale = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/datasets/${id}/records?cursor=${encodeURIComponent(first.pagination.cursor)}` });
   assert.equal(stale.status, 400);

@@ -262,6 +262,32 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('connectors_organisation_created').on('connectors').columns(['organisation_id', 'created_at', 'id']).execute();
     },
   },
+  '0010_ontology_concepts': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('concepts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+        .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('name_key', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('sketch', 'text', (c) => c.notNull())
+        .addColumn('edit_version', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('concepts_name_unique', ['workspace_id', 'name_key'])
+        .execute();
+      await db.schema.createIndex('concepts_workspace_created').on('concepts').columns(['workspace_id', 'created_at', 'id']).execute();
+      await db.schema
+        .createTable('concept_sources')
+        .addColumn('concept_id', 'text', (c) => c.notNull().references('concepts.id').onDelete('cascade'))
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('concept_sources_pk', ['concept_id', 'source_id'])
+        .execute();
+      await db.schema.createIndex('concept_sources_source').on('concept_sources').columns(['source_id', 'concept_id']).execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */

@@ -226,6 +226,28 @@ export interface ConnectorsTable {
   updated_at: string;
 }
 
+/** Ontology concepts of a workspace: `body` holds the concept's members as JSON (see schemas/ontology.ts). */
+export interface ConceptsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  /** Lower-cased name: unique within the workspace. */
+  name_key: string;
+  body: string;
+  /** Value sketches of the mapped fields (JSON, never served): what extraction compares a new column's values with. */
+  sketch: string;
+  edit_version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Which sources a concept has a field mapping for (the `sourceId` filter of the listings). */
+export interface ConceptSourcesTable {
+  concept_id: string;
+  source_id: string;
+}
+
 export interface MetaDatabase {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -243,4 +265,6 @@ export interface MetaDatabase {
   twin_versions: TwinVersionsTable;
   simulation_outputs: SimulationOutputsTable;
   connectors: ConnectorsTable;
+  concepts: ConceptsTable;
+  concept_sources: ConceptSourcesTable;
 }
