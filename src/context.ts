@@ -152,7 +152,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   new ConnectorImport(connectors, sources, uploads).register(jobRunner);
   const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data);
   extraction.register(jobRunner);
-  const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts);
+  sources.onRemoved((organisationId, sourceId, workspaceId) => ontology.forgetSource(organisationId, sourceId, workspaceId));
+  const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts, ontology);
   // A deleted twin's runs stay as history; their panel result artifacts go with the twin.
   twins.onDeleted((organisationId, twinId) => simulations.dropArtifactsOf(organisationId, twinId));
   return {

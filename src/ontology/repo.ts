@@ -35,6 +35,13 @@ export class ConceptRepo {
     return this.db.selectFrom('concepts').selectAll().where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
   }
 
+  /** The concepts (of one workspace, or of any) with a field mapping for a source. */
+  mappingSource(organisationId: string, sourceId: string, workspaceId?: string): Promise<ConceptRow[]> {
+    let query = this.db.selectFrom('concepts').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', this.db.selectFrom('concept_sources').select('concept_id').where('source_id', '=', sourceId));
+    if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+    return query.execute();
+  }
+
   /** Current edit versions of the given concepts of a workspace (absent ids are left out). */
   async editVersions(organisationId: string, workspaceId: string, ids: string[]): Promise<Map<string, { editVersion: number; sourceIds: string[] }>> {
     const result = new Map<string, { editVersion: number; sourceIds: string[] }>();

@@ -197,6 +197,50 @@ export class OntologyService {
     if (stale.length > 0) throw new AppError('stale_version', `Stale conceptVersions: ${stale.join(', ')}; read the concepts (or the dataset) again and send their current editVersion`);
   }
 
+  /**
+   * Concepts named by a scenario's objectives: each one of the workspace (422, located), at the edit version the
+   * objective names when it names one (409 when the concept has changed since).
+   */
+  async checkObjectiveConcepts(organisationId: string, workspaceId: string, references: Array<{ conceptId: string; conceptEditVersion?: number; location: string }>): Promise<void> {
+    if (references.length === 0) return;
+    const current = await this.repo.editVersions(organisationId, workspaceId, references.map((r) => r.conceptId));
+    for (const reference of references) {
+      const known = current.get(reference.conceptId);
+      if (known === undefined) throw locatedError(`${reference.location}/conceptId`, `${reference.conceptId} is not a concept of this workspace`);
+      if (reference.conceptEditVersion !== undefined && reference.conceptEditVersion !== known.editVersion) throw staleError(reference.conceptId, known.editVersion);
+    }
+  }
+
+  /**
+   * A source deleted (or unlinked from a workspace): the concepts lose what they knew of it (its field mappings,
+   * value sketches, rules, time order and anchor links); their edit version moves. Concepts left without mappings
+   * stay: their meaning was someone's work.
+   */
+  async forgetSource(organisationId: string, sourceId: string, workspaceId?: string): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      const rows = await this.repo.mappingSource(organisationId, sourceId, workspaceId);
+      const updates = rows.map((row) => {
+        const body = bodyOf(row);
+        const next: ConceptBody = {
+          ...body,
+          fieldMappings: body.fieldMappings.filter((m) => m.sourceId !== sourceId),
+          relationshipRules: body.relationshipRules.filter((r) => !r.sourceVariable.startsWith(`${sourceId}.`)),
+          temporalPrerequisites: body.temporalPrerequisites.filter((t) => t.sourceId !== sourceId),
+          anchorConceptLinks: body.anchorConceptLinks.filter((l) => l.sourceId !== sourceId),
+          detectedConceptStructure: { ...body.detectedConceptStructure, temporalPrerequisites: body.detectedConceptStructure.temporalPrerequisites.filter((t) => t.sourceId !== sourceId) },
+        };
+        const sketch = JSON.stringify(Object.fromEntries(Object.entries(sketchesOf(row)).filter(([key]) => !key.startsWith(`${sourceId}.`))));
+        return { row: { ...row, body: JSON.stringify(next), sketch, edit_version: row.edit_version + 1, updated_at: nowIso() }, expectedVersion: row.edit_version, sourceIds: sourceIdsOf(next) };
+      });
+      try {
+        await this.repo.update(updates);
+        return;
+      } catch (error) {
+        if (!(error instanceof StaleConceptError) || attempt >= 3) throw error;
+      }
+    }
+  }
+
   /** The given concepts of a workspace (those that exist), for a dataset's enriched read. */
   async describe(organisationId: string, workspaceId: string, ids: string[]): Promise<Concept[]> {
     const concepts: Concept[] = [];

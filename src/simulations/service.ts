@@ -21,6 +21,7 @@ import type { Readable } from 'node:stream';
 import { metricQueries, scenarioFamily, validateScenario } from './validate.js';
 import { familyOf, queryReaders } from '../families/registry.js';
 import { twinKind } from '../twins/kinds/registry.js';
+import type { OntologyService } from '../ontology/service.js';
 
 const IN_FLIGHT_MESSAGE = 'The run is still executing; read it again when it has completed';
 
@@ -36,6 +37,7 @@ export class SimulationService {
     private readonly access: WorkspaceAccess,
     private readonly cursors: CursorCodec,
     private readonly artifacts: PanelArtifacts,
+    private readonly ontology: OntologyService,
   ) {}
 
   /** Validates the scenario against the twin version, then queues the run (202: the run starts `pending`). */
@@ -47,6 +49,7 @@ export class SimulationService {
     const context = { twinType, ...twinKind(twinType).questionContext(trained) };
     const scenario = validateScenario<{ type: string; environments?: string[] }>(family, input.scenario, context);
     for (const { sql, location } of metricQueries(family, scenario)) await this.metrics.check(principal.organisationId, sql, location);
+    await this.ontology.checkObjectiveConcepts(principal.organisationId, workspaceId, objectiveConcepts(scenario));
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
     const selection = context.environments === undefined ? { snapshots: [] } : runEnvironments(scenario.environments, input.environmentGroupIds, groups, profile, context.environments, version.version);
     const params: RunParams = {
@@ -282,4 +285,10 @@ export class SimulationService {
 function requireTrained(versionLabel: string, model: unknown) {
   if (model === null) throw new AppError('conflict', `Version ${versionLabel} is not trained: train it (or run the pipeline) before simulating`);
   return model;
+}
+
+/** The concepts a scenario's objectives name (any family with `objectives`), with where they are. */
+function objectiveConcepts(scenario: object): Array<{ conceptId: string; conceptEditVersion?: number; location: string }> {
+  const objectives = (scenario as { objectives?: Array<{ conceptId?: string; conceptEditVersion?: number }> }).objectives ?? [];
+  return objectives.flatMap((objective, i) => (objective.conceptId === undefined ? [] : [{ conceptId: objective.conceptId, ...(objective.conceptEditVersion !== undefined && { conceptEditVersion: objective.conceptEditVersion }), location: `body/scenario/objectives/${i}` }]));
 }

@@ -98,6 +98,9 @@ export function toSource(row: SourceRow): Source {
 /** Told of new rows in a source: the source as stored, the workspace they came through and who sent them. */
 export type RowsAddedListener = (source: Source, workspaceId: string, createdBy: string) => Promise<void>;
 
+/** Told that a source is gone: from every workspace (`workspaceId` undefined) or from one. */
+export type SourceRemovedListener = (organisationId: string, sourceId: string, workspaceId: string | undefined) => Promise<void>;
+
 export interface OrgListQuery {
   limit?: number;
   cursor?: string;
@@ -173,6 +176,13 @@ export class SourceService {
   /** Called after rows were stored in a tabular source (the ontology's extraction listens). */
   onRowsAdded(listener: RowsAddedListener): void {
     this.rowListeners.push(listener);
+  }
+
+  private readonly removalListeners: SourceRemovedListener[] = [];
+
+  /** Called after a source was deleted (workspaceId undefined) or unlinked from a workspace. */
+  onRemoved(listener: SourceRemovedListener): void {
+    this.removalListeners.push(listener);
   }
 
   /** Tells the listeners that `source` has new rows (uploads call it themselves; an import once it is sure to keep them). */
@@ -505,6 +515,7 @@ export class SourceService {
     }
     await this.refuseIfUsed(id);
     await this.repo.delete(principal.organisationId, id);
+    for (const listener of this.removalListeners) await listener(principal.organisationId, id, undefined);
     if (row.data_format === 'Folder') await this.folders.removeAll(principal.organisationId, id);
     else if (row.document_count > 0) await this.data().dropTable({ organisationId: principal.organisationId, tableId: id });
   }
@@ -521,6 +532,7 @@ export class SourceService {
     await this.access.require(principal, workspaceId, 'full');
     await this.refuseIfUsed(id, workspaceId);
     if (!(await this.repo.unlink(id, workspaceId))) throw notFound('Link to workspace', workspaceId);
+    for (const listener of this.removalListeners) await listener(principal.organisationId, id, workspaceId);
   }
 
   private async refuseIfUsed(id: string, workspaceId?: string): Promise<void> {

@@ -246,4 +246,13 @@ test('recommended datasets join sources through a shared anchor concept and name
   assert.ok(rows.body.data.every((row: Record<string, unknown>) => row.segment !== undefined), 'customer attributes joined onto the orders');
   assert.ok(join.sources[0].conceptIds.length > 0);
   for (const id of join.sources[0].conceptIds) assert.equal(join.sources[0].conceptVersions[id], all.find((c) => c.id === id)!.editVersion);
+
+  // A deleted source leaves the concepts: its mappings go, the concepts stay.
+  const customer = all.find((c) => c.fieldMappings.some((m) => m.sourceId === ids.sessions))!;
+  const deleted = await app.call({ method: 'DELETE', url: `${API}/workspaces/${ws}/sources/${ids.sessions}` });
+  assert.equal(deleted.status, 204, JSON.stringify(deleted.body));
+  const after = (await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/ontology/concepts/${customer.id}` })).body.data as Concept;
+  assert.ok(!after.fieldMappings.some((m) => m.sourceId === ids.sessions));
+  assert.equal(after.editVersion, customer.editVersion + 1);
+  assert.deepEqual(await concepts(app, ws, `&sourceId=${ids.sessions}`), []);
 });

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type TrainedTwin, completedRun, trainedTwin } from '../helpers/simulations.js';
 
+const API = '/api/v1';
+
 const near = (actual: number, expected: number, tolerance: number, what: string) =>
   assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual}, expected ${expected} +- ${tolerance}`);
 
@@ -75,8 +77,12 @@ test('optimisation: a target caps an objective, so the search stops where it is 
     variableConstraints: [{ variable: 'x', type: 'range', minValue: -1, maxValue: 1 }],
     samples: 2000,
   };
+  // The objective names a semantic-layer concept at the version it was written against (edited once: version 1).
+  const concepts = `${API}/workspaces/${twin.ws}/ontology/concepts`;
+  const conceptId = (await twin.app.call({ method: 'POST', url: concepts, body: { name: 'Net margin z', conceptClassification: 'measure' } })).body.data.id as string;
+  await twin.app.call({ method: 'PUT', url: `${concepts}/${conceptId}`, body: { _id: conceptId, description: 'what z measures' } });
   const objectives = (target?: Record<string, unknown>) => [
-    { direction: 'maximise', variable: 'z', ...(target ? { target } : {}), conceptId: 'concept-z', conceptEditVersion: 3 },
+    { direction: 'maximise', variable: 'z', ...(target ? { target } : {}), conceptId, conceptEditVersion: 1 },
     { direction: 'maximise', variable: 'x', weight: 0.5 },
   ];
   const xOf = (run: Record<string, any>) => run.outputs['1.0.0'].details.recommendation.find((r: { variable: string }) => r.variable === 'x').value as number;
@@ -89,8 +95,13 @@ test('optimisation: a target caps an objective, so the search stops where it is 
   assert.equal(z.targetMet, true, JSON.stringify(z));
   assert.equal(z.targetValue, 0);
   assert.deepEqual(z.target, { type: 'absolute', value: 0 });
-  assert.equal(z.conceptId, 'concept-z');
-  assert.equal(capped.scenario.objectives[0].conceptEditVersion, 3, 'the concept references are stored with the run');
+  assert.equal(z.conceptId, conceptId);
+  assert.equal(capped.scenario.objectives[0].conceptEditVersion, 1, 'the concept references are stored with the run');
+  const submit = (objective: Record<string, unknown>) => twin.app.call({ method: 'POST', url: twin.simulations, body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario: { ...base, objectives: [{ direction: 'maximise', variable: 'z', ...objective }] } } });
+  const unknown = await submit({ conceptId: 'cpt_00000000000000000000000000' });
+  assert.equal(unknown.status, 422);
+  assert.equal(unknown.body.errors[0].location, 'body/scenario/objectives/0/conceptId');
+  assert.equal((await submit({ conceptId, conceptEditVersion: 0 })).status, 409, 'an objective written against an older concept version is stale');
   // A percentage target is an improvement over the baseline; an unreachable one is reported as missed.
   const far = await completedRun(twin, { ...base, objectives: [{ direction: 'maximise', variable: 'z', target: { type: 'percentage', value: 1000 } }] });
   const missed = far.outputs['1.0.0'].details.objectives[0];
