@@ -30,6 +30,8 @@ import { installOperations } from './http/operations.js';
 import { lazySerializers } from './http/serialization.js';
 import { CatalogConceptSchema, CatalogGraphSchema, ConceptSchema, ConceptSplitSchema, DownstreamSchema } from '../schemas/ontology.js';
 import { ontologyRoutes } from './ontology/routes.js';
+import { queryRoutes } from './query/routes.js';
+import { QueryResultSchema } from '../schemas/query.js';
 import { installProblemHandling } from './http/problems.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { validatorCompiler } from './http/validation.js';
@@ -94,7 +96,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     // Environment groups before the twin, which references them.
     StatFilterSchema, EnvironmentGroupDefinitionSchema, EnvironmentGroupSchema, EnvironmentSchema, EnvironmentResolutionSchema, GraphSliceSchema, DigitalTwinSchema, TwinVersionSchema,
     ConnectorSchema, BrowseEntrySchema, RowsSchema, DirectQueryRowsSchema, SqlFieldCredentialsSchema, ConnectionStringCredentialsSchema, ClickHouseCredentialsSchema, StorageCredentialsSchema,
-    ConceptSchema, ConceptSplitSchema, DownstreamSchema, CatalogConceptSchema, CatalogGraphSchema,
+    ConceptSchema, ConceptSplitSchema, DownstreamSchema, CatalogConceptSchema, CatalogGraphSchema, QueryResultSchema,
     SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
     ...registeredFamilies().map((family) => family.schema)]);
@@ -122,6 +124,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
       datasetRoutes(api, context.datasets);
       catalogRoutes(api, context.catalog);
       ontologyRoutes(api, context.ontology);
+      queryRoutes(api, context.queries);
       jobRoutes(api, context.jobs);
       twinRoutes(api, context.twins);
       environmentRoutes(api, context.environments);

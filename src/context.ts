@@ -51,6 +51,7 @@ import { ConnectorService } from './connectors/service.js';
 import { OntologyExtraction } from './ontology/extraction.js';
 import { ConceptRepo } from './ontology/repo.js';
 import { OntologyService } from './ontology/service.js';
+import { QueryService } from './query/service.js';
 
 /** The stores and services of one process, wired once; the HTTP app and the CLI both use it. */
 export interface Context {
@@ -70,6 +71,7 @@ export interface Context {
   datasets: DatasetService;
   catalog: CatalogService;
   ontology: OntologyService;
+  queries: QueryService;
   idempotency: IdempotencyRepo;
   jobs: JobService;
   jobRunner: JobRunner;
@@ -172,6 +174,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     datasets,
     catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors, ontology),
     ontology,
+    queries: new QueryService(datasets, ontology, data),
     idempotency: new IdempotencyRepo(meta.db, unique),
     jobs,
     jobRunner,

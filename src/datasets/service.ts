@@ -255,12 +255,29 @@ export class DatasetService {
   }
 
   /** The compiled dataset for a read; a stored definition its sources no longer fit answers 409. */
-  private async compiled(principal: Principal, workspaceId: string, id: string): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
+  /**
+   * Every dataset of a workspace that still fits its sources, compiled (each with parameter names of its own, so
+   * that two can be read in one query), with the sources it reads: what the anchor query facility plans over.
+   */
+  async compiledAll(principal: Principal, workspaceId: string): Promise<Array<{ id: string; name: string; sourceIds: string[]; compiled: CompiledDataset }>> {
+    await this.access.require(principal, workspaceId, 'read');
+    const result: Array<{ id: string; name: string; sourceIds: string[]; compiled: CompiledDataset }> = [];
+    for (const [i, row] of (await this.repo.allIn(principal.organisationId, workspaceId)).entries()) {
+      try {
+        result.push({ id: row.id, name: row.name, sourceIds: parse(row).sources.map((s) => s.id), compiled: (await this.compiled(principal, workspaceId, row.id, `d${i}_`)).compiled });
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+      }
+    }
+    return result;
+  }
+
+  private async compiled(principal: Principal, workspaceId: string, id: string, paramPrefix = 'p'): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
     const row = await this.readable(principal, workspaceId, id);
     const definition = parse(row);
     const { inputs, rows } = await this.sourceInputs(principal, workspaceId, definition.sources, 'read');
     try {
-      return { row, compiled: compileDataset(definition, inputs), names: namesOf(rows) };
+      return { row, compiled: compileDataset(definition, inputs, paramPrefix), names: namesOf(rows) };
     } catch (error) {
       if (error instanceof AppError && error.code === 'validation_failed') {
         throw new AppError('conflict', `Dataset ${id} no longer fits its sources (${error.message}); update its definition`);

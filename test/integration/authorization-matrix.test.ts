@@ -89,6 +89,7 @@ const SAMPLES: Record<string, Sample> = {
   deleteConcept: {},
   splitConcept: { body: (ids: Ids) => ({ fieldMapping: { sourceId: ids.source, field: 'a' } }) },
   extractOntology: { body: (ids: Ids) => ({ sourceId: ids.source }) },
+  queryWorkspace: { body: { query: 'SHOW DATASETS' } },
   listJobs: {},
   getJob: {},
   cancelJob: {},

@@ -86,6 +86,17 @@ test('MCP with the SDK client: every revision, a whole journey through tools, co
     return structured(result);
   };
   const source = await call('create_source_from_rows', { workspaceId: ws, name: 'chain', rows: chainWithPlanRows(600) });
+  // The semantic layer: what the columns mean, then data asked for by meaning.
+  await call('create_dataset', { workspaceId: ws, name: 'chain', sources: [{ id: source.id }] });
+  for (let i = 0; (await call('list_concepts', { workspaceId: ws, sourceId: source.id })).items.length === 0; i++) {
+    assert.ok(i < 500, 'the source is described as concepts');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const asked = (await call('query_workspace', { workspaceId: ws, query: 'SELECT plan, count(*) AS n FROM chain GROUP BY plan ORDER BY plan' })).result;
+  assert.equal(asked.ok, true, JSON.stringify(asked));
+  assert.equal(asked.rows.reduce((sum: number, row: { n: number }) => sum + row.n, 0), 600);
+  const misspelled = (await call('query_workspace', { workspaceId: ws, query: 'SELECT count(*) AS n FROM chian' })).result;
+  assert.equal(misspelled.error.suggestedQuery, 'SELECT count(*) AS n FROM chain');
   const twin = await call('create_twin', { workspaceId: ws, name: 'Chain twin', sourceId: source.id });
   await call('update_fixed_graph', { workspaceId: ws, twinId: twin.id, versionId: twin.versionId, addEdges: [{ source: 'x', target: 'y' }, { source: 'plan', target: 'y' }, { source: 'y', target: 'z' }] });
   const unconfirmed = await client.callTool({ name: 'run_pipeline', arguments: { workspaceId: ws, twinId: twin.id, bootstrapSamples: 0 } });

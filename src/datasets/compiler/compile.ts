@@ -36,8 +36,8 @@ export interface CompiledDataset {
  * relation. The first source is the dataset; every other one must have been joined into it. Every problem is a
  * 422 naming the place in the definition.
  */
-export function compileDataset(definition: DatasetDefinition, inputs: Map<string, SourceInput>): CompiledDataset {
-  const params = new Params();
+export function compileDataset(definition: DatasetDefinition, inputs: Map<string, SourceInput>, paramPrefix = 'p'): CompiledDataset {
+  const params = new Params(paramPrefix);
   const current = new Map<string, Relation>();
   const sourceRelations = new Map<string, Relation>();
   definition.sources.forEach((entry, i) => {

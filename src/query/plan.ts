@@ -1,0 +1,288 @@
+import { type Candidate, quoteName, rank } from './suggest.js';
+import { type Condition, GRAINS, type Name, type SelectItem, type Span, type Statement } from './language.js';
+
+/** A dataset as the query sees it: its output columns, each with the concept its source field is mapped to. */
+export interface CatalogDataset {
+  id: string;
+  name: string;
+  columns: Array<{ name: string; type: string; subtype: string | null; unit: string | null; conceptId: string | null; keyRole: 'primary' | 'foreign' | null }>;
+}
+
+export interface CatalogConcept {
+  id: string;
+  name: string;
+  classification: string;
+  kind: string;
+  description: string | null;
+  unit: string | null;
+  /** The source fields mapped to it (names a query may use for it). */
+  fields: string[];
+}
+
+export interface QueryCatalog {
+  datasets: CatalogDataset[];
+  concepts: CatalogConcept[];
+}
+
+/** A failure of the query (spec: the anchor query error variant). */
+export class QueryError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly span: Span | null,
+    readonly candidates: Candidate[] = [],
+    readonly perSource: Array<{ datasetId: string; datasetName: string; reason: string }> = [],
+    /** A corrected query the planner knows (tried before the candidates). */
+    readonly suggestion: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** A name bound to one column: of the base dataset (`side` b) or of the joined one (j). */
+export interface Bound {
+  side: 'b' | 'j';
+  column: CatalogDataset['columns'][number];
+  conceptId: string | null;
+  via: 'column' | 'concept';
+}
+
+export interface PlannedItem {
+  item: SelectItem;
+  bound: Bound | null;
+  output: string;
+  type: string;
+}
+
+export interface QueryPlan {
+  base: CatalogDataset;
+  join: { dataset: CatalogDataset; baseColumn: string; joinedColumn: string; concept: CatalogConcept; strategy: 'lookup' | 'fanout' } | null;
+  items: PlannedItem[];
+  groupBy: PlannedItem[];
+  conditions: Array<{ condition: Condition; bound: Bound }>;
+  booleanOperator: 'AND' | 'OR';
+  orderBy: Array<{ output: string; direction: 'asc' | 'desc' }>;
+  limit: number | null;
+  aggregated: boolean;
+  warnings: string[];
+  /** Concepts the query names, and the anchor it joins through. */
+  involved: Array<{ conceptId: string; name: string; role: 'referenced' | 'related' | 'anchor' | 'geo' }>;
+}
+
+const NUMERIC = new Set(['integer', 'decimal']);
+const TIME = new Set(['date', 'datetime']);
+
+/** Every name a query may use, for candidates: concepts, metrics, datasets, columns (as `dataset.column`), grains. */
+export function candidatePool(catalog: QueryCatalog): Array<Omit<Candidate, 'score'>> {
+  const pool: Array<Omit<Candidate, 'score'>> = [];
+  for (const concept of catalog.concepts) {
+    const kind = concept.kind === 'metric' || concept.classification === 'measure' ? 'metric' : 'concept';
+    pool.push({ kind, id: concept.id, name: concept.name, syntax: quoteName(concept.name) });
+    for (const field of concept.fields) pool.push({ kind, id: concept.id, name: field, syntax: quoteName(field) });
+  }
+  for (const dataset of catalog.datasets) {
+    pool.push({ kind: 'dataset', id: dataset.id, name: dataset.name, syntax: quoteName(dataset.name) });
+    for (const column of dataset.columns) pool.push({ kind: 'source', id: dataset.id, name: column.name, syntax: quoteName(column.name) });
+  }
+  for (const grain of GRAINS) pool.push({ kind: 'grain', id: grain, name: grain, syntax: `${grain}(...)` });
+  return pool;
+}
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The columns of a dataset a name can mean: a column of that name, or the columns mapped to a concept of that name (or of a field of that name). */
+function columnsFor(dataset: CatalogDataset, text: string, catalog: QueryCatalog): Bound[] {
+  const bound: Bound[] = [];
+  for (const column of dataset.columns) {
+    if (same(column.name, text)) bound.push({ side: 'b', column, conceptId: column.conceptId, via: 'column' });
+  }
+  if (bound.length > 0) return bound;
+  const concepts = catalog.concepts.filter((c) => same(c.name, text) || c.fields.some((f) => same(f, text)));
+  for (const column of dataset.columns) {
+    if (column.conceptId !== null && concepts.some((c) => c.id === column.conceptId)) bound.push({ side: 'b', column, conceptId: column.conceptId, via: 'concept' });
+  }
+  return bound;
+}
+
+function findDataset(catalog: QueryCatalog, name: Name, text: string): CatalogDataset {
+  const dataset = catalog.datasets.find((d) => same(d.name, text) || d.id === text);
+  if (dataset === undefined) {
+    const candidates = rank(text, catalog.datasets.map((d) => ({ kind: 'dataset' as const, id: d.id, name: d.name, syntax: quoteName(d.name) })));
+    throw new QueryError('unknown_name', `No dataset of this workspace is called "${text}"`, name.span, candidates);
+  }
+  return dataset;
+}
+
+/** Output column name of an item. */
+function outputOf(item: SelectItem): string {
+  if (item.alias !== null) return item.alias;
+  if (item.kind === 'aggregate') return item.name === null ? 'count' : `${item.fn}_${item.name.text}`;
+  if (item.kind === 'grain') return `${item.fn}_${item.name!.text}`;
+  return item.name!.text;
+}
+
+/**
+ * Resolves a SELECT against the catalog: chooses the dataset (FROM, or the one that holds the most names, the
+ * aggregated ones first), binds every name to one column through the ontology, and joins a second dataset when
+ * names live there, only through an identifier concept both datasets expose (never on column names alone).
+ */
+export function planSelect(statement: Extract<Statement, { kind: 'select' }>, catalog: QueryCatalog, text = ''): QueryPlan {
+  if (catalog.datasets.length === 0) throw new QueryError('no_dataset', 'The workspace has no datasets to query: create one over your sources first', null);
+  const names: Array<{ name: Name; aggregated: boolean }> = [];
+  const aliases = new Set(statement.items.filter((i) => i.alias !== null && i.kind !== 'aggregate').map((i) => i.alias!.toLowerCase()));
+  const isAlias = (item: SelectItem) => item.kind === 'column' && item.name!.qualifier === null && aliases.has(item.name!.text.toLowerCase());
+  for (const item of [...statement.items, ...statement.groupBy.filter((g) => !isAlias(g))]) if (item.name !== null) names.push({ name: item.name, aggregated: item.kind === 'aggregate' });
+  for (const condition of statement.where?.conditions ?? []) names.push({ name: condition.name, aggregated: false });
+  const pool = candidatePool(catalog);
+
+  // Unknown names first: a name nothing in the workspace answers to.
+  for (const { name } of names) {
+    const datasets = name.qualifier === null ? catalog.datasets : [findDataset(catalog, name, name.qualifier)];
+    if (!datasets.some((d) => columnsFor(d, name.text, catalog).length > 0)) {
+      throw new QueryError('unknown_name', `Nothing in ${name.qualifier === null ? 'the workspace' : `dataset "${name.qualifier}"`} is called "${name.text}": not a concept, a field mapped to one, or a dataset column`, name.span, rank(name.text, pool));
+    }
+  }
+
+  let base: CatalogDataset;
+  if (statement.from !== null) base = findDataset(catalog, statement.from, statement.from.text);
+  else {
+    // The dataset holding the most names (aggregated ones first); among equals, the one where they are the key of
+    // the rows (the entity's own dataset: customers for Customer). Still equal: the query must say FROM.
+    const score = (d: CatalogDataset) => {
+      const held = names.filter(({ name }) => (name.qualifier === null || same(name.qualifier, d.name) || name.qualifier === d.id) && columnsFor(d, name.text, catalog).length > 0);
+      const keys = held.filter(({ name }) => columnsFor(d, name.text, catalog).some((b) => b.column.keyRole === 'primary')).length;
+      return [held.filter((n) => n.aggregated).length, held.length, keys];
+    };
+    const ranked = [...catalog.datasets].map((d) => ({ d, s: score(d) })).sort((a, b) => b.s[0]! - a.s[0]! || b.s[1]! - a.s[1]! || b.s[2]! - a.s[2]! || a.d.name.localeCompare(b.d.name));
+    const tied = ranked.filter((r) => r.s.every((v, i) => v === ranked[0]!.s[i]));
+    if (tied.length > 1) {
+      const span: Span = statement.items[0]!.span;
+      const candidates = tied.map((r) => ({ kind: 'dataset' as const, id: r.d.id, name: r.d.name, score: 1, syntax: `FROM ${quoteName(r.d.name)}` }));
+      throw new QueryError('ambiguous_name', `The query could read any of ${tied.map((r) => `"${r.d.name}"`).join(', ')}: say which with FROM`, span, candidates, [],
+        text === '' ? null : `${text.trimEnd()} FROM ${quoteName(tied[0]!.d.name)}`.replace(/ (WHERE|GROUP BY|ORDER BY|LIMIT)\b(.*) FROM (.*)$/i, ' FROM $3 $1$2'));
+    }
+    base = ranked[0]!.d;
+  }
+
+  // Bind each name: in the base dataset, or in one other dataset joined through a shared identifier concept.
+  let join: QueryPlan['join'] = null;
+  const warnings: string[] = [];
+  const bind = (name: Name): Bound => {
+    const inQualified = name.qualifier !== null ? findDataset(catalog, name, name.qualifier) : null;
+    if (inQualified === null || inQualified.id === base.id) {
+      const options = columnsFor(base, name.text, catalog);
+      const distinct = [...new Map(options.map((o) => [o.column.name, o])).values()];
+      if (distinct.length > 1) {
+        throw new QueryError('ambiguous_name', `"${name.text}" means several columns of dataset "${base.name}": ${distinct.map((o) => o.column.name).join(', ')}; name the column`, name.span,
+          distinct.map((o) => ({ kind: 'source' as const, id: base.id, name: o.column.name, score: 1, syntax: `${quoteName(base.name)}.${quoteName(o.column.name)}` })));
+      }
+      if (distinct.length === 1) return distinct[0]!;
+      if (inQualified !== null) throw new QueryError('unknown_name', `Dataset "${base.name}" has no column "${name.text}"`, name.span, rank(name.text, base.columns.map((c) => ({ kind: 'source' as const, id: base.id, name: c.name, syntax: `${quoteName(base.name)}.${quoteName(c.name)}` }))));
+    }
+    const others = (inQualified === null ? catalog.datasets : [inQualified]).filter((d) => d.id !== base.id && columnsFor(d, name.text, catalog).length > 0);
+    if (join !== null) {
+      if (others.some((d) => d.id === join!.dataset.id)) {
+        const options = columnsFor(join.dataset, name.text, catalog);
+        if (options.length === 1) return { ...options[0]!, side: 'j' };
+        throw new QueryError('ambiguous_name', `"${name.text}" means several columns of dataset "${join.dataset.name}"`, name.span,
+          options.map((o) => ({ kind: 'source' as const, id: join!.dataset.id, name: o.column.name, score: 1, syntax: `${quoteName(join!.dataset.name)}.${quoteName(o.column.name)}` })));
+      }
+      throw new QueryError('no_join_path', `"${name.text}" is in ${others.map((d) => `"${d.name}"`).join(', ')}, but the query already joins "${join.dataset.name}": one join per query`, name.span, [],
+        others.map((d) => ({ datasetId: d.id, datasetName: d.name, reason: 'a second join is not supported' })));
+    }
+    const reasons: Array<{ datasetId: string; datasetName: string; reason: string }> = [];
+    const paths: Array<NonNullable<QueryPlan['join']>> = [];
+    for (const other of others) {
+      const path = anchorPath(base, other, catalog);
+      if (path === null) reasons.push({ datasetId: other.id, datasetName: other.name, reason: `shares no identifier concept with "${base.name}"` });
+      else paths.push(path);
+    }
+    if (paths.length === 0) {
+      throw new QueryError('no_join_path', `"${name.text}" is not in dataset "${base.name}", and no dataset that has it shares an anchor concept (an identifier) with it`, name.span, [], reasons);
+    }
+    if (paths.length > 1) {
+      throw new QueryError('ambiguous_name', `"${name.text}" is in several datasets that join "${base.name}": ${paths.map((p) => `"${p.dataset.name}"`).join(', ')}; say which`, name.span,
+        paths.map((p) => ({ kind: 'dataset' as const, id: p.dataset.id, name: p.dataset.name, score: 1, syntax: `${quoteName(p.dataset.name)}.${quoteName(name.text)}` })));
+    }
+    join = paths[0]!;
+    const options = columnsFor(join.dataset, name.text, catalog);
+    if (options.length > 1) throw new QueryError('ambiguous_name', `"${name.text}" means several columns of dataset "${join.dataset.name}"`, name.span);
+    return { ...options[0]!, side: 'j' };
+  };
+
+  const outputs = new Set<string>();
+  const plannedItem = (item: SelectItem, register: boolean): PlannedItem => {
+    const bound = item.name === null ? null : bind(item.name);
+    const type = bound === null ? 'integer' : bound.column.type;
+    if (item.kind === 'aggregate' && (item.fn === 'sum' || item.fn === 'avg') && !NUMERIC.has(type)) {
+      throw new QueryError('invalid_aggregate', `${item.fn} needs numbers; "${item.name!.text}" is ${type}`, item.span, []);
+    }
+    if (item.kind === 'grain' && !TIME.has(type)) throw new QueryError('type_mismatch', `${item.fn}(...) groups times; "${item.name!.text}" is ${type}`, item.span, []);
+    let output = outputOf(item);
+    if (register) {
+      for (let n = 2; outputs.has(output); n += 1) output = `${outputOf(item)}_${n}`;
+      outputs.add(output);
+    }
+    const resultType = item.kind === 'aggregate' ? (['count', 'countDistinct'].includes(item.fn!) ? 'integer' : item.fn === 'avg' ? 'decimal' : type) : item.kind === 'grain' ? 'date' : type;
+    return { item, bound, output, type: resultType };
+  };
+  const items = statement.items.map((item) => plannedItem(item, true));
+  const aggregated = items.some((p) => p.item.kind === 'aggregate');
+  const key = (p: PlannedItem) => `${p.item.kind}:${p.item.fn}:${p.bound?.side}.${p.bound?.column.name}`;
+  const groupBy = statement.groupBy.map((item) => {
+    // A group may name a shown column by its output name (an alias: GROUP BY m for month(order_date) AS m).
+    const byOutput = item.kind === 'column' && item.name!.qualifier === null ? items.find((p) => p.item.kind !== 'aggregate' && p.item.alias !== null && same(p.output, item.name!.text)) : undefined;
+    if (byOutput !== undefined) return byOutput;
+    const planned = plannedItem(item, false);
+    if (item.kind === 'aggregate') throw new QueryError('invalid_aggregate', 'GROUP BY takes columns and time grains, not aggregates', item.span);
+    return items.find((p) => key(p) === key(planned)) ?? planned;
+  });
+  if (aggregated) {
+    for (const planned of items) {
+      if (planned.item.kind !== 'aggregate' && !groupBy.some((g) => key(g) === key(planned))) {
+        groupBy.push(planned);
+        warnings.push(`Grouped by ${planned.output} as well: every column shown beside an aggregate is a group`);
+      }
+    }
+  }
+  const conditions = (statement.where?.conditions ?? []).map((condition) => ({ condition, bound: bind(condition.name) }));
+  const orderBy = statement.orderBy.map(({ target, direction }) => {
+    const text = target.name?.text ?? '';
+    const byOutput = target.kind === 'column' ? items.find((p) => same(p.output, text) || (p.item.kind === 'column' && p.item.name !== null && same(p.item.name.text, text))) : undefined;
+    const planned = byOutput ?? (target.kind === 'column' ? undefined : items.find((p) => key(p) === key(plannedItem(target, false))));
+    if (planned === undefined) {
+      throw new QueryError('unknown_name', `ORDER BY ${text || 'that'}: order by a column the query shows`, target.span,
+        rank(text, items.map((p) => ({ kind: 'derived' as const, id: p.output, name: p.output, syntax: quoteName(p.output) }))));
+    }
+    return { output: planned.output, direction };
+  });
+
+  const finalJoin = join as QueryPlan['join'];
+  if (finalJoin !== null && finalJoin.strategy === 'fanout') {
+    warnings.push(`"${finalJoin.dataset.name}" has several rows per ${finalJoin.concept.name}: joining repeats the rows of "${base.name}" (see the plan's fanout)`);
+  }
+  const involved = new Map<string, QueryPlan['involved'][number]>();
+  const conceptById = new Map(catalog.concepts.map((c) => [c.id, c]));
+  for (const bound of [...items, ...groupBy].map((p) => p.bound).concat(conditions.map((c) => c.bound))) {
+    if (bound?.conceptId == null) continue;
+    const concept = conceptById.get(bound.conceptId);
+    if (concept !== undefined && !involved.has(concept.id)) involved.set(concept.id, { conceptId: concept.id, name: concept.name, role: concept.classification === 'location' ? 'geo' : 'referenced' });
+  }
+  if (finalJoin !== null) involved.set(finalJoin.concept.id, { conceptId: finalJoin.concept.id, name: finalJoin.concept.name, role: 'anchor' });
+  return { base, join: finalJoin, items, groupBy, conditions, booleanOperator: statement.where?.operator ?? 'AND', orderBy, limit: statement.limit, aggregated, warnings, involved: [...involved.values()] };
+}
+
+/** The join of `other` onto `base` through an identifier concept both expose (its key in `other` preferred). */
+function anchorPath(base: CatalogDataset, other: CatalogDataset, catalog: QueryCatalog): NonNullable<QueryPlan['join']> | null {
+  const identifiers = catalog.concepts.filter((c) => c.classification === 'identifier');
+  const paths: Array<NonNullable<QueryPlan['join']>> = [];
+  for (const concept of identifiers) {
+    const left = base.columns.find((c) => c.conceptId === concept.id);
+    const rights = other.columns.filter((c) => c.conceptId === concept.id && c.type === left?.type);
+    if (left === undefined || rights.length === 0) continue;
+    const right = rights.find((c) => c.keyRole === 'primary') ?? rights[0]!;
+    paths.push({ dataset: other, baseColumn: left.name, joinedColumn: right.name, concept, strategy: right.keyRole === 'primary' ? 'lookup' : 'fanout' });
+  }
+  return paths.sort((a, b) => (a.strategy === 'lookup' ? 0 : 1) - (b.strategy === 'lookup' ? 0 : 1))[0] ?? null;
+}
+

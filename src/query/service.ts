@@ -1,0 +1,267 @@
+import type { Concept } from '../../schemas/ontology.js';
+import type { QueryRequest, QueryResult } from '../../schemas/query.js';
+import type { Principal } from '../auth/principal.js';
+import type { CompiledDataset } from '../datasets/compiler/compile.js';
+import { READ_TIMEOUT_MS } from '../datasets/query.js';
+import type { DatasetService } from '../datasets/service.js';
+import { schemaOf } from '../datasets/service.js';
+import type { OntologyService } from '../ontology/service.js';
+import { type DataStore, DataStoreError, quoteColumn, tenantSql } from '../store/data/port.js';
+import { TOTAL_COLUMN, compileQuery } from './compile.js';
+import { QuerySyntaxError, parse } from './language.js';
+import { type QueryCatalog, QueryError, type QueryPlan, candidatePool, planSelect } from './plan.js';
+import { quoteName, rank, similarity } from './suggest.js';
+
+type Rows = Extract<QueryResult, { kind: 'rows' }>;
+type Metadata = Extract<QueryResult, { kind: 'metadata' }>;
+type Failure = Extract<QueryResult, { ok: false }>;
+
+const DEFAULT_LIMIT = 100;
+
+interface Workspace {
+  catalog: QueryCatalog;
+  compiled: Map<string, CompiledDataset>;
+}
+
+/**
+ * The anchor query facility (spec: Anchor query result models): a query in the language of language.ts is parsed,
+ * its names resolved through the ontology (plan.ts), compiled onto the datasets' own compiled queries as one
+ * ClickHouse query (compile.ts; tenant-safe as datasets are, nothing materialised) and run a page at a time.
+ * Every failure of the query itself is the error variant with a span, candidates and a suggested query that validates.
+ */
+export class QueryService {
+  constructor(
+    private readonly datasets: DatasetService,
+    private readonly ontology: OntologyService,
+    private readonly data: () => DataStore,
+  ) {}
+
+  async run(principal: Principal, workspaceId: string, request: QueryRequest): Promise<QueryResult> {
+    const workspace = await this.workspace(principal, workspaceId);
+    const limit = request.limit ?? DEFAULT_LIMIT;
+    const start = request.startKey ?? 0;
+    try {
+      const statement = parse(request.query);
+      if (statement.kind === 'show') return page(show(statement.what, workspace.catalog), limit, start);
+      if (statement.kind === 'describe') return page(describe(statement.name, workspace.catalog), limit, start);
+      const plan = planSelect(statement, workspace.catalog, request.query);
+      const base = workspace.compiled.get(plan.base.id)!;
+      const joined = plan.join === null ? null : workspace.compiled.get(plan.join.dataset.id)!;
+      const compiled = compileQuery(plan, base, joined);
+      const tenant = tenantSql(principal.organisationId);
+      if (request.mode === 'validate') {
+        return { ok: true, kind: 'validated', sql: compiled.sql(tenant), plan: planOf(plan, null, null), warnings: plan.warnings, involvedConcepts: plan.involved };
+      }
+      const store = this.data();
+      const fanout = plan.join === null ? null : await this.fanout(principal.organisationId, joined!, plan.join.joinedColumn);
+      const paging = { ...compiled.params.values, page_limit: limit, page_offset: start };
+      const rows = await store.query<Record<string, unknown>>(principal.organisationId, (sql) => compiled.page(sql, '{page_limit:UInt32}', '{page_offset:UInt64}'), paging, { timeoutMs: READ_TIMEOUT_MS });
+      const total = rows.length === 0 ? (start === 0 ? 0 : await this.count(principal.organisationId, compiled)) : Number(rows[0]![TOTAL_COLUMN]);
+      const served = rows.map((row) => present(row, compiled.columns));
+      const more = start + served.length < total;
+      const units: Record<string, string> = {};
+      for (const item of plan.items) if (item.bound?.column.unit != null && item.item.fn !== 'count' && item.item.fn !== 'countDistinct') units[item.output] = item.bound.column.unit;
+      return {
+        ok: true,
+        kind: 'rows',
+        sql: compiled.sql(tenant),
+        columns: compiled.columns.map((c) => c.name),
+        rows: served,
+        rowCount: served.length,
+        totalRowCount: total,
+        truncated: more,
+        nextStartKey: more ? start + served.length : null,
+        schemaEntries: compiled.columns.map((c) => ({ field: c.name, type: c.type, subtype: null })),
+        units,
+        plan: planOf(plan, fanout, total),
+        warnings: plan.warnings,
+        dataViewId: null,
+        relatedColumns: related(plan, workspace.catalog),
+        involvedConcepts: plan.involved,
+      };
+    } catch (error) {
+      if (error instanceof DataStoreError) return failure('query_failed', `The data engine refused the query: ${error.message}`, null);
+      if (!(error instanceof QuerySyntaxError || error instanceof QueryError)) throw error;
+      return this.explain(error, request.query, workspace);
+    }
+  }
+
+  /** The error variant, with a suggested query: the best candidate (or expected word) put at the span, kept if it validates. */
+  private explain(error: QuerySyntaxError | QueryError, text: string, workspace: Workspace): Failure {
+    const pool = candidatePool(workspace.catalog);
+    // Syntax errors offer the words that fit (tried in the suggested query), not names.
+    const candidates = error instanceof QueryError ? error.candidates : error.code === 'unknown_function' && error.span !== null ? rank(text.slice(error.span[0], error.span[1]), pool.filter((c) => c.kind === 'grain')) : [];
+    const replacements = [
+      ...candidates.map((c) => c.syntax),
+      ...(error instanceof QuerySyntaxError ? expectedWords(error, text) : []),
+    ];
+    let suggestedQuery: string | null = error instanceof QueryError && error.suggestion !== null && validates(error.suggestion, workspace) ? error.suggestion : null;
+    if (suggestedQuery === null && error.span !== null && !(error instanceof QueryError && error.suggestion !== null)) {
+      const [start, end] = error.span;
+      // Each replacement put in place of the span, and (a missing word) before it.
+      const before = text.slice(0, start).trimEnd();
+      const insert = (r: string) => `${before}${/^[),]/.test(r) ? '' : ' '}${r} ${text.slice(start)}`.trimEnd();
+      const attempts = replacements.flatMap((r) => [`${text.slice(0, start)}${r}${text.slice(end)}`, ...(error instanceof QuerySyntaxError ? [insert(r)] : [])]);
+      suggestedQuery = attempts.find((fixed) => fixed !== text && validates(fixed, workspace)) ?? null;
+    }
+    suggestedQuery ??= fallback(workspace.catalog);
+    return failure(error.code, error.message, error.span, candidates, error instanceof QueryError ? error.perSource : [], suggestedQuery);
+  }
+
+  private async workspace(principal: Principal, workspaceId: string): Promise<Workspace> {
+    const [datasets, concepts] = [await this.datasets.compiledAll(principal, workspaceId), await this.ontology.all(principal, workspaceId)];
+    return {
+      catalog: {
+        datasets: datasets.map((dataset) => ({
+          id: dataset.id,
+          name: dataset.name,
+          columns: schemaOf(dataset.compiled.relation).map((entry) => {
+            const mapped = conceptOf(concepts, dataset.sourceIds, entry.field);
+            return { name: entry.field, type: entry.type, subtype: entry.subtype, unit: entry.unit, conceptId: mapped?.concept.id ?? null, keyRole: mapped?.keyRole ?? null };
+          }),
+        })),
+        concepts: concepts.map((concept) => ({
+          id: concept.id,
+          name: concept.name,
+          classification: concept.conceptClassification,
+          kind: concept.conceptKind,
+          description: concept.description,
+          unit: (concept.metadata.unit as string | undefined) ?? null,
+          fields: [...new Set(concept.fieldMappings.filter((m) => m.status !== 'rejected').map((m) => m.field))],
+        })),
+      },
+      compiled: new Map(datasets.map((dataset) => [dataset.id, dataset.compiled])),
+    };
+  }
+
+  /** Rows of the joined dataset per key: how much a join through it repeats rows. */
+  private async fanout(organisationId: string, joined: CompiledDataset, column: string): Promise<number> {
+    const [row] = await this.data().query<{ f: number | string | null }>(organisationId, (sql) => `SELECT count() / greatest(uniqExact(${quoteColumn(column)}), 1) AS f FROM (${joined.relation.sql(sql)})`, joined.params.values, { timeoutMs: READ_TIMEOUT_MS });
+    return Math.round(Number(row?.f ?? 1) * 1000) / 1000;
+  }
+
+  private async count(organisationId: string, compiled: ReturnType<typeof compileQuery>): Promise<number> {
+    const [row] = await this.data().query<{ n: number | string }>(organisationId, (sql) => `SELECT count() AS n FROM (${compiled.sql(sql)})`, compiled.params.values, { timeoutMs: READ_TIMEOUT_MS });
+    return Number(row?.n ?? 0);
+  }
+}
+
+/** The concept mapped to a field of one of a dataset's sources (by the field's name), with its key role there. */
+function conceptOf(concepts: Concept[], sourceIds: string[], field: string) {
+  for (const concept of concepts) {
+    const mapping = concept.fieldMappings.find((m) => m.status !== 'rejected' && m.field === field && sourceIds.includes(m.sourceId));
+    if (mapping !== undefined) return { concept, keyRole: mapping.keyRole };
+  }
+  return undefined;
+}
+
+/** The words that fit where a syntax error is, closest to what was typed first. */
+function expectedWords(error: QuerySyntaxError, text: string): string[] {
+  const typed = error.span === null ? '' : text.slice(error.span[0], error.span[1]);
+  // Kept in the parser's order where nothing was typed (it lists the likeliest first); else closest first.
+  const words = error.expected.filter((word) => /^[A-Za-z0-9*()=<>!,']/.test(word));
+  return typed === '' || error.code === 'unknown_function' ? words : words.sort((a, b) => similarity(typed, b) - similarity(typed, a));
+}
+
+/** Whether a query compiles (parsed, planned and compiled as validate mode would). */
+function validates(text: string, workspace: Workspace): boolean {
+  try {
+    const statement = parse(text);
+    if (statement.kind === 'select') {
+      const plan = planSelect(statement, workspace.catalog);
+      compileQuery(plan, workspace.compiled.get(plan.base.id)!, plan.join === null ? null : workspace.compiled.get(plan.join.dataset.id)!);
+    }
+    if (statement.kind === 'describe') describe(statement.name, workspace.catalog);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A query that always validates, showing where to start. */
+const fallback = (catalog: QueryCatalog) => (catalog.concepts.length > 0 ? 'SHOW CONCEPTS' : 'SHOW DATASETS');
+
+function failure(code: string, message: string, span: [number, number] | null, candidates: Failure['error']['candidates'] = [], perSource: Failure['error']['perSource'] = [], suggestedQuery: string | null = null): Failure {
+  return { ok: false, error: { code, message, span, perSource, candidates, suggestedQuery, enrichmentProgress: [] } };
+}
+
+function show(what: 'CONCEPTS' | 'DATASETS' | 'METRICS', catalog: QueryCatalog): Omit<Metadata, 'rowCount' | 'totalRowCount' | 'truncated' | 'nextStartKey'> {
+  const datasetsWith = (conceptId: string) => catalog.datasets.filter((d) => d.columns.some((c) => c.conceptId === conceptId)).map((d) => d.name);
+  if (what === 'DATASETS') {
+    return {
+      ok: true, kind: 'metadata', command: 'SHOW DATASETS', columns: ['name', 'id', 'columns', 'concepts'],
+      rows: catalog.datasets.map((d) => ({ name: d.name, id: d.id, columns: d.columns.length, concepts: [...new Set(d.columns.flatMap((c) => (c.conceptId === null ? [] : [catalog.concepts.find((k) => k.id === c.conceptId)?.name ?? c.conceptId])))] })),
+    };
+  }
+  const concepts = catalog.concepts.filter((c) => what === 'CONCEPTS' || c.kind === 'metric' || c.classification === 'measure');
+  return {
+    ok: true, kind: 'metadata', command: `SHOW ${what}`, columns: ['name', 'classification', 'kind', 'datasets', 'unit', 'description'],
+    rows: concepts.map((c) => ({ name: c.name, classification: c.classification, kind: c.kind, datasets: datasetsWith(c.id), unit: c.unit, description: c.description })),
+  };
+}
+
+function describe(name: { text: string; qualifier: string | null; span: [number, number] }, catalog: QueryCatalog): Omit<Metadata, 'rowCount' | 'totalRowCount' | 'truncated' | 'nextStartKey'> {
+  const text = name.qualifier === null ? name.text : `${name.qualifier}.${name.text}`;
+  const lower = text.toLowerCase();
+  const dataset = catalog.datasets.find((d) => d.name.toLowerCase() === lower || d.id === text);
+  if (dataset !== undefined) {
+    return {
+      ok: true, kind: 'metadata', command: `DESCRIBE ${quoteName(dataset.name)}`, columns: ['column', 'type', 'concept', 'keyRole', 'unit'],
+      rows: dataset.columns.map((c) => ({ column: c.name, type: c.type, concept: catalog.concepts.find((k) => k.id === c.conceptId)?.name ?? null, keyRole: c.keyRole, unit: c.unit })),
+    };
+  }
+  const concept = catalog.concepts.find((c) => c.name.toLowerCase() === lower) ?? catalog.concepts.find((c) => c.fields.some((f) => f.toLowerCase() === lower));
+  if (concept !== undefined) {
+    return {
+      ok: true, kind: 'metadata', command: `DESCRIBE ${quoteName(concept.name)}`, columns: ['dataset', 'column', 'type', 'classification', 'description'],
+      rows: catalog.datasets.flatMap((d) => d.columns.filter((c) => c.conceptId === concept.id).map((c) => ({ dataset: d.name, column: c.name, type: c.type, classification: concept.classification, description: concept.description }))),
+    };
+  }
+  throw new QueryError('unknown_name', `Nothing in the workspace is called "${text}": DESCRIBE takes a dataset or a concept`, name.span, rank(text, candidatePool(catalog).filter((c) => c.kind !== 'grain')));
+}
+
+function page(result: Omit<Metadata, 'rowCount' | 'totalRowCount' | 'truncated' | 'nextStartKey'>, limit: number, start: number): Metadata {
+  const rows = result.rows.slice(start, start + limit);
+  const more = start + rows.length < result.rows.length;
+  return { ...result, rows, rowCount: rows.length, totalRowCount: result.rows.length, truncated: more, nextStartKey: more ? start + rows.length : null };
+}
+
+/** A row with its visible columns, numbers the engine sent as text (64-bit counts) as numbers. */
+function present(row: Record<string, unknown>, columns: Array<{ name: string; type: string }>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of columns) {
+    const value = row[column.name];
+    out[column.name] = typeof value === 'string' && (column.type === 'integer' || column.type === 'decimal') && value !== '' && Number.isFinite(Number(value)) ? Number(value) : value ?? null;
+  }
+  return out;
+}
+
+function planOf(plan: QueryPlan, fanout: number | null, rows: number | null): Rows['plan'] {
+  const chips: Rows['plan']['chips'] = [{ kind: 'dataset', label: plan.base.name, detail: plan.base.id }];
+  for (const item of plan.items) chips.push({ kind: item.item.kind === 'aggregate' ? 'measure' : item.item.kind === 'grain' ? 'grain' : 'column', label: item.output, detail: item.bound === null ? null : `${item.bound.side === 'b' ? plan.base.name : plan.join!.dataset.name}.${item.bound.column.name}` });
+  for (const group of plan.groupBy) chips.push({ kind: 'group', label: group.output, detail: null });
+  for (const { condition } of plan.conditions) chips.push({ kind: 'filter', label: `${condition.name.text} ${condition.operator}`, detail: condition.values.map(String).join(', ') || null });
+  if (plan.join !== null) chips.push({ kind: 'join', label: plan.join.dataset.name, detail: `through ${plan.join.concept.name}` });
+  const request = (dataset: { id: string; name: string }, estimatedRows: number | null) => ({
+    datasetId: dataset.id, datasetName: dataset.name, requests: 1, cachedSlices: 0, refreshSlices: 0, estimatedRows, window: [], entities: 0, points: 0, outsideCoverage: false, boundedBy: [],
+    fetchedRequests: rows === null ? 0 : 1, fetchedRows: estimatedRows ?? 0,
+  });
+  return {
+    chips,
+    joinPlan: plan.join === null ? [] : [{ sourceDatasetId: plan.base.id, targetDatasetId: plan.join.dataset.id, conceptName: plan.join.concept.name, strategy: plan.join.strategy, fanout }],
+    strategy: plan.join === null ? 'single_dataset' : 'anchor_join',
+    requestPlan: [request(plan.base, rows), ...(plan.join === null ? [] : [request(plan.join.dataset, null)])],
+  };
+}
+
+/** Columns of the datasets read that the query did not name, about the same anchors (at most 10). */
+function related(plan: QueryPlan, catalog: QueryCatalog): string[] {
+  const named = new Set(plan.items.concat(plan.groupBy).map((p) => p.bound?.column.name));
+  const anchors = new Set(plan.base.columns.filter((c) => c.keyRole !== null).map((c) => c.conceptId));
+  const concepts = new Map(catalog.concepts.map((c) => [c.id, c]));
+  return plan.base.columns
+    .filter((c) => !named.has(c.name) && c.conceptId !== null && !anchors.has(c.conceptId) && concepts.get(c.conceptId)?.classification !== 'identifier')
+    .map((c) => c.name)
+    .slice(0, 10);
+}
+
