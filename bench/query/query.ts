@@ -33,8 +33,9 @@ await new Promise<void>((resolve, reject) => {
       let chunk = '';
       for (let j = 0; j < 10_000 && i < ROWS; j++, i++) {
         seed = (seed * 1103515245 + 12345) % 2147483648;
-        const day = 1 + (seed % 28);
-        chunk += `r${seed % REGIONS},${((seed % 100_000) / 100).toFixed(2)},2024-03-${String(day).padStart(2, '0')},${seed % 9}\n`;
+        const high = seed >>> 8; // the low bits of a power-of-two LCG cycle quickly
+        const day = 1 + (high % 28);
+        chunk += `r${high % REGIONS},${((high % 100_000) / 100).toFixed(2)},2024-03-${String(day).padStart(2, '0')},${(high >>> 4) % 9}\n`;
       }
       ok = out.write(chunk);
     }
@@ -63,14 +64,17 @@ const viaFacility = async () => {
   return body.data.rows;
 };
 const viaStore = () => context.data().query<Record<string, unknown>>(organisationId, direct);
+/** The direct query under a dataset's one rule: rows past the last recorded batch are not read (a bound on the row key). */
+const bounded = (sql: { table(id: string): string }) => direct(sql).replace(' GROUP BY', ` WHERE _causa_row <= ${ROWS - 1} GROUP BY`);
+const viaStoreBounded = () => context.data().query<Record<string, unknown>>(organisationId, bounded);
 
 // Same answer first.
 const [a, b] = [await viaFacility(), await viaStore()];
-if (a.length !== REGIONS || b.length !== REGIONS || a.some((row, i) => Number(row.n) !== Number(b[i]!.n))) throw new Error('the facility and the direct query disagree');
+if (a.length !== REGIONS || b.length !== a.length || a.some((row, i) => Number(row.n) !== Number(b[i]!.n))) throw new Error(`the facility and the direct query disagree: ${JSON.stringify(a.slice(0, 3))} ${JSON.stringify(b.slice(0, 3))} (${a.length}, ${b.length})`);
 
-const timings = { facility: [] as number[], direct: [] as number[] };
+const timings = { facility: [] as number[], direct: [] as number[], bounded: [] as number[] };
 for (let run = 0; run < RUNS; run++) {
-  for (const [name, work] of [['facility', viaFacility], ['direct', viaStore]] as const) {
+  for (const [name, work] of [['facility', viaFacility], ['direct', viaStore], ['bounded', viaStoreBounded]] as const) {
     const start = process.hrtime.bigint();
     await work();
     timings[name].push(Number(process.hrtime.bigint() - start) / 1e6);
@@ -80,7 +84,7 @@ await service.close();
 rmSync(dir, { recursive: true, force: true });
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-const [facility, store] = [median(timings.facility), median(timings.direct)];
+const [facility, store, withBound] = [median(timings.facility), median(timings.direct), median(timings.bounded)];
 const ratio = store / facility;
 const lines = [
   SECTION,
@@ -93,6 +97,7 @@ const lines = [
   '|---|---:|---:|',
   `| \`POST /query\`: \`${query}\` | ${facility.toFixed(1)} | ${ratio.toFixed(2)} |`,
   `| the same SQL on the source table (data store, no HTTP) | ${store.toFixed(1)} | 1.00 |`,
+  `| the same SQL filtering every row on the dataset bound (\`_causa_row <= last recorded row\`: dataset reads before this issue) | ${withBound.toFixed(1)} | ${(store / withBound).toFixed(2)} |`,
   '',
   `Goal (issue 18): the facility at least 0.8 of the direct query's speed: **${ratio >= 0.8 ? 'met' : 'NOT met'}** (${ratio.toFixed(2)}).`,
   '',

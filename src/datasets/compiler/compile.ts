@@ -96,7 +96,13 @@ function baseRelation(input: SourceInput, entry: DatasetSource, params: Params, 
     columns: input.columns.map((entry) => ({ name: entry.field, type: entry.type, subtype: entry.subtype, entry })),
     keys: [keyName(0)],
     order: [],
-    sql: (tenant) => `SELECT ${list.join(', ')} FROM ${tenant.table(tableId)} WHERE ${quoteColumn(ROW_COLUMN)} <= ${until}`,
+    // The bound costs a read of the row key on every row; when no row of the table is past it (the usual case: no
+    // upload in flight), the first term, one scalar answered from the key's last granule, is true and the engine
+    // folds the filter away (10M rows grouped: 80 ms with the per-row bound, 50 ms without; bench/query).
+    sql: (tenant) => {
+      const row = quoteColumn(ROW_COLUMN);
+      return `SELECT ${list.join(', ')} FROM ${tenant.table(tableId)} WHERE ((SELECT max(${row}) FROM ${tenant.table(tableId)}) <= ${until} OR ${row} <= ${until})`;
+    },
   };
 }
 
