@@ -77,7 +77,7 @@ export class OntologyExtraction {
       for (const [i, column] of columns.entries()) {
         if (signal.aborted) throw new JobError('The extraction was cancelled');
         context.progress(0.05 + (0.6 * i) / Math.max(1, columns.length), `measuring field ${column.field}`);
-        facts.push(await measure(this.data(), table, started.id, column));
+        facts.push(await measure(this.data(), table, started.id, column, started.columnMetadata[column.field]));
       }
       const profiles = facts.map(profileColumn);
       context.progress(0.7, 'mining rules');
@@ -139,11 +139,11 @@ export class OntologyExtraction {
  * (statistics, conformance and confidence refreshed by a new batch leave datasets' conceptVersions current).
  */
 export function definitionOf(body: ConceptBody): string {
-  const { detectedMetadata: _d, detectedConceptStructure: _s, lineageDrift: _l, metadata, fieldMappings, relationshipRules, temporalPrerequisites, ...rest } = body;
-  const measured = new Set(['minValue', 'maxValue', 'isUnique', 'valueClass', 'tsStart', 'tsEnd', 'categories']);
+  const { detectedMetadata, detectedConceptStructure: _s, lineageDrift: _l, metadata, fieldMappings, relationshipRules, temporalPrerequisites, ...rest } = body;
+  // Metadata extraction writes is measurement; what a person set (locked, or never detected) is meaning.
   return JSON.stringify({
     ...rest,
-    metadata: Object.fromEntries(Object.entries(metadata).filter(([key]) => !measured.has(key) || body.lockedMetadataFields.includes(key))),
+    metadata: Object.fromEntries(Object.entries(metadata).filter(([key]) => !(key in detectedMetadata) || body.lockedMetadataFields.includes(key))),
     fieldMappings: fieldMappings.map((m) => [m.sourceId, m.field, m.status, m.keyRole, m.valueMap]).sort((a, b) => `${a[0]}.${a[1]}`.localeCompare(`${b[0]}.${b[1]}`)),
     relationshipRules: relationshipRules.map((r) => [r.ruleType, r.sourceVariable, r.condition, r.allowedValues]),
     temporalPrerequisites: temporalPrerequisites.map((t) => [t.conceptId, t.sourceId, t.field, t.otherField, t.relation]),
@@ -165,7 +165,7 @@ function annotate(source: Source, plan: ExtractionPlan): Pick<Source, 'schemaEnt
 }
 
 /** One field measured in the data engine (rows never come into JS). */
-async function measure(store: DataStore, table: TableRef, sourceId: string, column: InferredColumn): Promise<ColumnFacts> {
+async function measure(store: DataStore, table: TableRef, sourceId: string, column: InferredColumn, statistics: Source['columnMetadata'][string] | undefined): Promise<ColumnFacts> {
   const org = table.organisationId;
   const isArray = column.type === 'array';
   const time = column.type === 'date' || column.type === 'datetime';
@@ -200,6 +200,9 @@ async function measure(store: DataStore, table: TableRef, sourceId: string, colu
     sketch: sketch.map(({ h }) => h),
     granularity: time ? await granularity(store, table, column) : null,
     duplicateKeys: Number(repeats!.n),
+    elements: isArray && statistics !== undefined
+      ? { top: Object.keys(statistics.elementOccurences ?? {}), minSize: statistics.minSize ?? null, maxSize: statistics.maxSize ?? null, avgSize: statistics.avgSize ?? null, medianSize: statistics.medianSize ?? null, p95Size: statistics.p95Size ?? null }
+      : null,
   };
 }
 

@@ -130,6 +130,9 @@ for (const names of [0, 1, 2]) {
     const ordered = all.find((c) => c.fieldMappings.some((m) => m.sourceId === ids.orders && m.field === 'order_date'))!;
     const shipped = all.find((c) => c.fieldMappings.some((m) => m.sourceId === ids.orders && m.field === 'ship_date'))!;
     assert.ok(ordered.temporalPrerequisites.some((p) => p.relation === 'precedes' && p.conceptId === shipped.id), JSON.stringify(ordered.temporalPrerequisites));
+    assert.equal(ordered.metadata.tsGranularity, 'day');
+    assert.ok((ordered.metadata.tsCoverage as number) > 0.9, JSON.stringify(ordered.metadata));
+    assert.equal(ordered.metadata.tsExpectedSteps, (ordered.metadata.tsObservedSteps as number) + (ordered.metadata.tsMissingSteps as number));
     const graph = (await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/catalog/graph` })).body.data;
     assert.ok(graph.edges.some((e: { type: string; source: string; target: string }) => e.type === 'temporal_prerequisite' && e.source === ordered.id && e.target === shipped.id));
     assert.ok(graph.edges.some((e: { type: string; target: string }) => e.type === 'anchor' && e.target === customer.id), 'the customer attributes link to the customer anchor');
@@ -139,7 +142,7 @@ for (const names of [0, 1, 2]) {
 test('a manual source gets no concepts; asking for an extraction describes it; the source says what was left out', async (t) => {
   const app = await buildTestApp(t);
   const ws = app.tenant.libraryWorkspaceId;
-  const rows = Array.from({ length: 50 }, (_, i) => ({ id: `P${1000 + i}`, comment: `A long free-text remark number ${i} about the visit, written by hand`, score: i % 7 }));
+  const rows = Array.from({ length: 50 }, (_, i) => ({ id: `P${1000 + i}`, comment: `A long free-text remark number ${i} about the visit, written by hand`, score: i % 7, tags: i % 2 === 0 ? ['urgent', 'billing'] : ['billing'] }));
   const { notes } = await upload(app, ws, { notes: rows }, 'manual');
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.deepEqual(await concepts(app, ws, `&sourceId=${notes}`), []);
@@ -152,7 +155,11 @@ test('a manual source gets no concepts; asking for an extraction describes it; t
   const after = await extracted(app, ws, notes!);
   assert.deepEqual(after.ontologyExcludedFields, [{ field: 'comment', reason: 'free text', source: 'auto' }]);
   const described = await concepts(app, ws, `&sourceId=${notes}`);
-  assert.deepEqual(described.map((c) => c.fieldMappings[0]!.field).sort(), ['id', 'score']);
+  assert.deepEqual(described.map((c) => c.fieldMappings[0]!.field).sort(), ['id', 'score', 'tags']);
+  const tags = described.find((c) => c.fieldMappings[0]!.field === 'tags')!;
+  assert.equal(tags.conceptClassification, 'list');
+  assert.deepEqual(tags.metadata.elementCategories, ['billing', 'urgent']);
+  assert.deepEqual(tags.metadata.sizeStatistics, { min: 1, max: 2, avg: 1.5, median: 2, p95: 2 }, 'the source statistics (quantileExact: the upper median)');
   assert.ok(after.schemaEntries.find((e: { field: string }) => e.field === 'id').description, 'schema entries carry the concept description');
 
   const unknown = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/ontology/extractions`, body: { sourceId: 'src_00000000000000000000000000' } });

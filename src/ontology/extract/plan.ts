@@ -1,7 +1,7 @@
 import type { FieldMapping } from '../../../schemas/ontology.js';
 import { type ConceptBody, type FieldSketch, type Sketches, fullMapping, mappingKey, newBody } from '../concepts.js';
 import { conceptNameOf, nameSimilarity, readName } from './names.js';
-import { type Profile, isAnchorClassification, isTextual, suggestedRoleOf } from './profile.js';
+import { type ColumnFacts, type Profile, isAnchorClassification, isTextual, suggestedRoleOf } from './profile.js';
 import type { MinedRule } from './rules.js';
 import { containment } from './sketch.js';
 import { resolver, valueMappings } from './values.js';
@@ -253,7 +253,14 @@ function mergeDetected(body: ConceptBody, profile: Profile): void {
     detected.tsStart = detected.minValue ?? null;
     detected.tsEnd = detected.maxValue ?? null;
   }
-  if (facts.type === 'array') detected.elementSchemaType = facts.subtype;
+  if (facts.type === 'date' || facts.type === 'datetime') Object.assign(detected, timeProfile(facts));
+  if (facts.type === 'array') {
+    detected.elementSchemaType = facts.subtype;
+    if (facts.elements !== null) {
+      detected.elementCategories = facts.elements.top.slice(0, MAX_CATEGORIES);
+      detected.sizeStatistics = { min: facts.elements.minSize, max: facts.elements.maxSize, avg: facts.elements.avgSize, median: facts.elements.medianSize, p95: facts.elements.p95Size };
+    }
+  }
   // Categories and value mappings over every field of the concept (their most frequent values).
   if (profile.classification === 'dimension' || profile.classification === 'location' || profile.classification === 'boolean') {
     const mappings = valueMappings(facts.top);
@@ -273,6 +280,33 @@ function mergeDetected(body: ConceptBody, profile: Profile): void {
   }
   const driftFields = Object.keys(drift);
   body.lineageDrift = driftFields.length === 0 ? null : { fields: driftFields, detected: drift, detectedAt: new Date().toISOString() };
+}
+
+const STEP_MS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 };
+
+/**
+ * The time profile of a time field (`ts*` members): its granularity, span, how many steps of that granularity the
+ * span holds, how many have a value, and the share covered (months, quarters and years counted on the calendar).
+ */
+function timeProfile(facts: ColumnFacts): Record<string, unknown> {
+  const start = facts.min === null ? NaN : Date.parse(String(facts.min).replace(' ', 'T') + (String(facts.min).length > 10 && !/[zZ]$/.test(String(facts.min)) ? 'Z' : ''));
+  const end = facts.max === null ? NaN : Date.parse(String(facts.max).replace(' ', 'T') + (String(facts.max).length > 10 && !/[zZ]$/.test(String(facts.max)) ? 'Z' : ''));
+  if (facts.granularity === null || !Number.isFinite(start) || !Number.isFinite(end)) return { tsGranularity: facts.granularity };
+  const months = (a: Date, b: Date) => (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth());
+  const [a, b] = [new Date(start), new Date(end)];
+  const steps =
+    facts.granularity === 'month' ? months(a, b) + 1
+    : facts.granularity === 'quarter' ? Math.floor(months(a, b) / 3) + 1
+    : facts.granularity === 'year' ? b.getUTCFullYear() - a.getUTCFullYear() + 1
+    : Math.floor((end - start) / STEP_MS[facts.granularity]!) + 1;
+  return {
+    tsGranularity: facts.granularity,
+    tsSpanDays: round((end - start) / 86_400_000),
+    tsExpectedSteps: steps,
+    tsObservedSteps: facts.distinct,
+    tsMissingSteps: Math.max(0, steps - facts.distinct),
+    tsCoverage: steps <= 0 ? null : round(Math.min(1, facts.distinct / steps)),
+  };
 }
 
 function mappingOf(sourceId: string, match: Match, body: ConceptBody, canonical: Map<string, string>, at: string): FieldMapping {

@@ -25,6 +25,8 @@ export interface ColumnFacts {
   granularity: string | null;
   /** Keys that occur on more than one row. */
   duplicateKeys: number;
+  /** Array columns: the most frequent elements and the sizes of the arrays (from the source's column statistics). */
+  elements: { top: string[]; minSize: number | null; maxSize: number | null; avgSize: number | null; medianSize: number | null; p95Size: number | null } | null;
 }
 
 export interface Profile {
@@ -74,8 +76,8 @@ export function profileColumn(facts: ColumnFacts): Profile {
   const manyValues = facts.distinct > Math.max(50, 0.2 * present);
   let classification: ConceptClassification;
   if (facts.type === 'date' || facts.type === 'datetime') classification = 'time';
-  else if (facts.type === 'boolean' || (facts.distinct === 2 && !numeric)) classification = 'boolean';
   else if (facts.type === 'array') classification = 'list';
+  else if (facts.type === 'boolean' || (facts.distinct === 2 && !numeric)) classification = 'boolean';
   else if (locationType !== null) classification = 'location';
   else if (cycle !== null) classification = 'dimension';
   else if (name.key && facts.type !== 'decimal') classification = 'identifier';

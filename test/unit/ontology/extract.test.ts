@@ -68,7 +68,7 @@ test('conditional rules: the fewest values covering 99% of the rows meeting a co
 });
 
 const facts = (field: string, over: Partial<ColumnFacts>): ColumnFacts => ({
-  sourceId: 'src_a', field, type: 'text', subtype: null, unit: null, rows: 1000, nulls: 0, distinct: 1000, top: [], min: null, max: null, averageLength: 8, sketch: [], granularity: null, duplicateKeys: 0, ...over,
+  sourceId: 'src_a', field, type: 'text', subtype: null, unit: null, rows: 1000, nulls: 0, distinct: 1000, top: [], min: null, max: null, averageLength: 8, sketch: [], granularity: null, duplicateKeys: 0, elements: null, ...over,
 });
 
 test('columns are classified from name, type and values', () => {
