@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-temporal bench-temporal-questions bench-panels bench-mcp bench-query bench-connectors lint lock clean
+.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-temporal bench-temporal-questions bench-panels bench-mcp bench-query bench-ontology bench-connectors lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -56,6 +56,10 @@ bench-panels: build
 ## The MCP dispatcher beside a REST read (autocannon, server CPU per request); writes the "MCP endpoint" section of BENCHMARKS.md.
 bench-mcp: build
 	node dist/bench/mcp/calls.js
+
+## Ontology extraction precision and recall on generated sources; writes BENCHMARKS.md.
+bench-ontology: build
+	node dist/bench/ontology/extraction.js
 
 ## The anchor query facility beside the same SQL on the data store (10M rows); writes BENCHMARKS.md.
 bench-query: build
