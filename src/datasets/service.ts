@@ -259,12 +259,12 @@ export class DatasetService {
    * Every dataset of a workspace that still fits its sources, compiled (each with parameter names of its own, so
    * that two can be read in one query), with the sources it reads: what the anchor query facility plans over.
    */
-  async compiledAll(principal: Principal, workspaceId: string): Promise<Array<{ id: string; name: string; sourceIds: string[]; compiled: CompiledDataset }>> {
+  async compiledAll(principal: Principal, workspaceId: string): Promise<Array<{ id: string; name: string; tags: string[]; sourceIds: string[]; compiled: CompiledDataset }>> {
     await this.access.require(principal, workspaceId, 'read');
-    const result: Array<{ id: string; name: string; sourceIds: string[]; compiled: CompiledDataset }> = [];
+    const result: Array<{ id: string; name: string; tags: string[]; sourceIds: string[]; compiled: CompiledDataset }> = [];
     for (const [i, row] of (await this.repo.allIn(principal.organisationId, workspaceId)).entries()) {
       try {
-        result.push({ id: row.id, name: row.name, sourceIds: parse(row).sources.map((s) => s.id), compiled: (await this.compiled(principal, workspaceId, row.id, `d${i}_`)).compiled });
+        result.push({ id: row.id, name: row.name, tags: parse(row).tags ?? [], sourceIds: parse(row).sources.map((s) => s.id), compiled: (await this.compiled(principal, workspaceId, row.id, `d${i}_`)).compiled });
       } catch (error) {
         if (!(error instanceof AppError && error.code === 'conflict')) throw error;
       }

@@ -5,6 +5,7 @@ import { type Condition, GRAINS, type Name, type SelectItem, type Span, type Sta
 export interface CatalogDataset {
   id: string;
   name: string;
+  tags: string[];
   columns: Array<{ name: string; type: string; subtype: string | null; unit: string | null; conceptId: string | null; keyRole: 'primary' | 'foreign' | null }>;
 }
 
@@ -82,6 +83,8 @@ export function candidatePool(catalog: QueryCatalog): Array<Omit<Candidate, 'sco
   }
   for (const dataset of catalog.datasets) {
     pool.push({ kind: 'dataset', id: dataset.id, name: dataset.name, syntax: quoteName(dataset.name) });
+    // A tag finds the datasets it is on: written as the dataset's name.
+    for (const tag of dataset.tags) pool.push({ kind: 'tag', id: dataset.id, name: tag, syntax: quoteName(dataset.name) });
     for (const column of dataset.columns) pool.push({ kind: 'source', id: dataset.id, name: column.name, syntax: quoteName(column.name) });
   }
   for (const grain of GRAINS) pool.push({ kind: 'grain', id: grain, name: grain, syntax: `${grain}(...)` });
@@ -107,7 +110,7 @@ function columnsFor(dataset: CatalogDataset, text: string, catalog: QueryCatalog
 function findDataset(catalog: QueryCatalog, name: Name, text: string): CatalogDataset {
   const dataset = catalog.datasets.find((d) => same(d.name, text) || d.id === text);
   if (dataset === undefined) {
-    const candidates = rank(text, catalog.datasets.map((d) => ({ kind: 'dataset' as const, id: d.id, name: d.name, syntax: quoteName(d.name) })));
+    const candidates = rank(text, candidatePool(catalog).filter((c) => c.kind === 'dataset' || c.kind === 'tag'));
     throw new QueryError('unknown_name', `No dataset of this workspace is called "${text}"`, name.span, candidates);
   }
   return dataset;

@@ -115,6 +115,7 @@ export class QueryService {
         datasets: datasets.map((dataset) => ({
           id: dataset.id,
           name: dataset.name,
+          tags: dataset.tags,
           columns: schemaOf(dataset.compiled.relation).map((entry) => {
             const mapped = conceptOf(concepts, dataset.sourceIds, entry.field);
             return { name: entry.field, type: entry.type, subtype: entry.subtype, unit: entry.unit, conceptId: mapped?.concept.id ?? null, keyRole: mapped?.keyRole ?? null };

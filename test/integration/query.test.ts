@@ -227,6 +227,12 @@ CHECKS.push(['misspelled names are corrected to the name meant, ranked first amo
   // The entity's own dataset wins a tie: customers is where Customer is the key.
   const home = await w.ask('SELECT Customer, count(*) AS n GROUP BY Customer LIMIT 1');
   assert.equal(home.plan.chips[0].label, 'customers');
+  // A dataset's tag points at it.
+  const orders = (await w.ask('SHOW DATASETS')).rows.find((r: { name: string }) => r.name === 'orders');
+  await w.app.call({ method: 'PATCH', url: `${API}/workspaces/${w.ws}/datasets/${orders.id}`, body: { tags: ['sales ledger'] } });
+  const tagged = await w.ask('SELECT count(*) AS n FROM "sales ledger"');
+  assert.deepEqual(tagged.error.candidates[0], { kind: 'tag', id: orders.id, name: 'sales ledger', score: 1, syntax: 'orders' });
+  assert.equal(tagged.error.suggestedQuery, 'SELECT count(*) AS n FROM orders');
   const noJoin = await w.ask('SELECT pages_viewed FROM products');
   assert.ok(noJoin.error.perSource.some((p: { datasetName: string }) => p.datasetName === 'sessions'), JSON.stringify(noJoin.error));
 }]);
