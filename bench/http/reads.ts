@@ -80,6 +80,8 @@ interface ReadyMessage {
   port: number;
   /** Paths to load, each with the Authorization header to send (none for bare). */
   targets: Record<string, { path: string; authorization?: string }>;
+  /** Causa only: more keys like the targets', for other benches driving this server. */
+  spareKeys?: string[];
 }
 interface CpuMessage {
   type: 'cpu';
@@ -162,6 +164,8 @@ async function serveCausa(): Promise<ReadyMessage> {
   return {
     type: 'ready',
     port: portOf(app.server.address()),
+    // More keys of the same kind, for benches that drive other routes of this server (bench/mcp/calls.ts).
+    spareKeys: [await newKey('bench-spare-1'), await newKey('bench-spare-2'), await newKey('bench-spare-3')],
     targets: {
       me: { path: '/api/v1/me', authorization: `Bearer ${meKey}` },
       workspace: { path: `/api/v1/workspaces/${org.libraryWorkspaceId}`, authorization: `Bearer ${workspaceKey}` },

@@ -25,7 +25,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 type Autocannon = (options: { url: string; connections: number; duration: number; method?: string; headers?: Record<string, string>; body?: string }) => Promise<{ requests: { mean: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }>;
-interface Ready { type: 'ready'; port: number; targets: Record<string, { path: string; authorization?: string }> }
+interface Ready { type: 'ready'; port: number; targets: Record<string, { path: string; authorization?: string }>; spareKeys: string[] }
 
 const child = fork(resolve(HERE, '../http/reads.js'), ['--serve', 'causa'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const messages: Array<(message: unknown) => void> = [];
@@ -42,16 +42,18 @@ const cpu = async () => {
 const base = `http://127.0.0.1:${ready.port}`;
 const authorization = ready.targets.me!.authorization!;
 const rpc = (method: string, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+// One key per target (same scopes): the per-minute rate limit of one key would stop the faster targets.
+const [workspacesKey, listKey, callKey] = ready.spareKeys.map((key) => `Bearer ${key}`) as [string, string, string];
 const targets = [
-  { name: 'me', label: 'REST `GET /api/v1/me` (baseline)', method: 'GET', path: '/api/v1/me' },
-  { name: 'workspaces', label: 'REST `GET /api/v1/workspaces` (the read the tool call makes)', method: 'GET', path: '/api/v1/workspaces' },
-  { name: 'list', label: 'MCP `tools/list`', method: 'POST', path: '/api/v1/mcp', body: rpc('tools/list', {}) },
-  { name: 'call', label: 'MCP `tools/call` list_workspaces', method: 'POST', path: '/api/v1/mcp', body: rpc('tools/call', { name: 'list_workspaces', arguments: {} }) },
+  { name: 'me', label: 'REST `GET /api/v1/me` (baseline)', method: 'GET', path: '/api/v1/me', authorization },
+  { name: 'workspaces', label: 'REST `GET /api/v1/workspaces` (the read the tool call makes)', method: 'GET', path: '/api/v1/workspaces', authorization: workspacesKey },
+  { name: 'list', label: 'MCP `tools/list`', method: 'POST', path: '/api/v1/mcp', body: rpc('tools/list', {}), authorization: listKey },
+  { name: 'call', label: 'MCP `tools/call` list_workspaces', method: 'POST', path: '/api/v1/mcp', body: rpc('tools/call', { name: 'list_workspaces', arguments: {} }), authorization: callKey },
 ];
-const headers = { authorization, 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
+const headersOf = (target: { authorization: string }) => ({ authorization: target.authorization, 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' });
 const bytes = new Map<string, number>();
 for (const target of targets) {
-  const response = await fetch(`${base}${target.path}`, { method: target.method, headers, ...(target.body === undefined ? {} : { body: target.body }) });
+  const response = await fetch(`${base}${target.path}`, { method: target.method, headers: headersOf(target), ...(target.body === undefined ? {} : { body: target.body }) });
   const text = await response.text();
   bytes.set(target.name, Buffer.byteLength(text));
   if (response.status !== 200 || (target.name === 'call' && !text.includes('"isError":false'))) throw new Error(`${target.name}: ${response.status} ${text.slice(0, 300)}`);
@@ -61,6 +63,7 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const results = new Map<string, Array<{ rps: number; cpuUs: number; p50: number; p99: number }>>();
 for (let round = 0; round < ROUNDS; round++) {
   for (const target of targets) {
+    const headers = headersOf(target);
     await autocannon({ url: `${base}${target.path}`, method: target.method, headers, connections: CONNECTIONS, duration: 2, ...(target.body === undefined ? {} : { body: target.body }) });
     const before = await cpu();
     const result = await autocannon({ url: `${base}${target.path}`, method: target.method, headers, connections: CONNECTIONS, duration: DURATION, ...(target.body === undefined ? {} : { body: target.body }) });
