@@ -79,7 +79,7 @@ export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpS
     }
     if (responses.length === 0) return (reply as FastifyReply).code(202).send();
     const unsupported = !batch && 'error' in responses[0]! && responses[0].error.code === RPC.unsupportedProtocolVersion;
-    const text = batch ? `[${responses.map(encodeResponse).join(',')}]` : encodeResponse(responses[0]!);
+    const text = batch ? Buffer.concat([Buffer.from('['), ...responses.flatMap((r, i) => (i === 0 ? [encodeResponse(r)] : [Buffer.from(','), encodeResponse(r)])), Buffer.from(']')]) : encodeResponse(responses[0]!);
     return (reply as FastifyReply).code(unsupported ? 400 : 200).type('application/json; charset=utf-8').send(text);
   });
 

@@ -10,13 +10,15 @@ import * as datasets from '../../schemas/datasets.js';
 import * as environments from '../../schemas/environments.js';
 import * as identity from '../../schemas/identity.js';
 import * as jobs from '../../schemas/jobs.js';
+import * as ontology from '../../schemas/ontology.js';
+import * as query from '../../schemas/query.js';
 import * as simulations from '../../schemas/simulations.js';
 import * as sources from '../../schemas/sources.js';
 import * as twins from '../../schemas/twins.js';
 import * as workspaces from '../../schemas/workspaces.js';
 
 const components = new Map<string, unknown>();
-for (const module of [catalog, common, connectors, datasets, environments, identity, jobs, simulations, sources, twins, workspaces]) {
+for (const module of [catalog, common, connectors, datasets, environments, identity, jobs, ontology, query, simulations, sources, twins, workspaces]) {
   for (const value of Object.values(module)) {
     const id = (value as { $id?: unknown } | null)?.$id;
     if (typeof id === 'string' && !components.has(id)) components.set(id, value);
@@ -30,7 +32,9 @@ export function selfContained(schema: unknown, depth = 0): unknown {
   const ref = (schema as { $ref?: unknown }).$ref;
   if (typeof ref === 'string') {
     const target = components.get(ref.replace(/#$/, ''));
-    if (target === undefined || depth > 20) return {};
+    // A component missing from the modules above is a mistake here, not a shape to leave open.
+    if (target === undefined) throw new Error(`MCP schemas: no component ${ref} (add its module to src/mcp/schemas.ts)`);
+    if (depth > 20) return {};
     return selfContained(target, depth + 1);
   }
   const out: Record<string, unknown> = {};

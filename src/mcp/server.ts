@@ -13,13 +13,17 @@ import { selfContained } from './schemas.js';
 import { TERMINAL, type Tool, type ToolServices } from './tool.js';
 import { TOOLS, toolNamed } from './tools/index.js';
 
-/** Results kept between calls, with their JSON text (the transport splices it rather than serialize them again). */
-const PRESERIALIZED = new WeakMap<object, string>();
+/** Results kept between calls, with their JSON as UTF-8 bytes (the transport splices them rather than encode them again). */
+const PRESERIALIZED = new WeakMap<object, Buffer>();
+const RESULT_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
+const RESULT_MIDDLE = Buffer.from(',"result":');
+const RESULT_TAIL = Buffer.from('}');
 
-/** A response as JSON text. */
-export function encodeResponse(response: RpcResponse): string {
-  const text = 'result' in response ? PRESERIALIZED.get(response.result) : undefined;
-  return text === undefined ? JSON.stringify(response) : `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":${text}}`;
+/** A response as JSON bytes. */
+export function encodeResponse(response: RpcResponse): Buffer {
+  const bytes = 'result' in response ? PRESERIALIZED.get(response.result) : undefined;
+  if (bytes === undefined) return Buffer.from(JSON.stringify(response));
+  return Buffer.concat([RESULT_HEAD, Buffer.from(JSON.stringify(response.id)), RESULT_MIDDLE, bytes, RESULT_TAIL]);
 }
 
 export const SERVER_INFO = { name: 'causa', title: 'Causa', version: '0.1.0' };
@@ -152,7 +156,7 @@ export class McpServer {
     if (list === undefined) {
       list = { tools: this.visibleTools(call.principal).map((tool) => describeTool(tool, call.revision)) };
       this.lists.set(key, list);
-      PRESERIALIZED.set(list, JSON.stringify(list));
+      PRESERIALIZED.set(list, Buffer.from(JSON.stringify(list)));
     }
     return list;
   }
