@@ -154,7 +154,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   new ConnectorImport(connectors, sources, uploads).register(jobRunner);
   const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data);
   extraction.register(jobRunner);
-  sources.onRemoved((organisationId, sourceId, workspaceId) => ontology.forgetSource(organisationId, sourceId, workspaceId));
+  sources.onRemoved(async (organisationId, sourceId, workspaceId) => {
+    // A deleted source's pending extractions go with it.
+    if (workspaceId === undefined) await jobs.cancelFor(organisationId, [sourceId]);
+    await ontology.forgetSource(organisationId, sourceId, workspaceId);
+  });
   const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts, ontology);
   // A deleted twin's runs stay as history; their panel result artifacts go with the twin.
   twins.onDeleted((organisationId, twinId) => simulations.dropArtifactsOf(organisationId, twinId));

@@ -124,6 +124,19 @@ export class JobRepo {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** A job of this type still waiting to start on this resource in this workspace, if any. */
+  queuedFor(organisationId: string, workspaceId: string, type: string, resourceId: string): Promise<JobRow | undefined> {
+    return this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where('workspace_id', '=', workspaceId)
+      .where('type', '=', type)
+      .where('resource_id', '=', resourceId)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+  }
+
   /** Ids of in-flight jobs working on any of these resources (a twin being deleted cancels them). */
   async inFlightFor(organisationId: string, resourceIds: string[]): Promise<string[]> {
     if (resourceIds.length === 0) return [];

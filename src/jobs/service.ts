@@ -67,6 +67,15 @@ export class JobService {
     return accepted(row);
   }
 
+  /**
+   * Submits unless the same work is already waiting: a job of the type queued on the same resource answers instead
+   * (batches uploaded in a row are described by one extraction, not one each).
+   */
+  async submitOnce(submission: JobSubmission & { resource: { type: string; id: string } }): Promise<JobAccepted> {
+    const waiting = await this.repo.queuedFor(submission.organisationId, submission.workspaceId, submission.type, submission.resource.id);
+    return waiting === undefined ? this.submit(submission) : accepted(waiting);
+  }
+
   async list(principal: Principal, workspaceId: string, query: { limit?: number; cursor?: string }): Promise<Page<Job>> {
     await this.access.require(principal, workspaceId, 'read');
     const scope = filterScope({ list: 'jobs', workspaceId });

@@ -52,7 +52,7 @@ export class OntologyExtraction {
   /** Queues an extraction of a source into a workspace's ontology (after an upload, or asked for). */
   async queue(organisationId: string, workspaceId: string, sourceId: string, createdBy: string, webhookUrl: string | null = null) {
     await this.sources.recordOntology(organisationId, sourceId, () => ({ ontologyStatus: 'queued', ontologyError: null }));
-    return this.jobs.submit({
+    return this.jobs.submitOnce({
       organisationId,
       workspaceId,
       type: ONTOLOGY_EXTRACTION_JOB,

@@ -193,3 +193,26 @@ test('deleting a twin while it learns cancels its job and leaves nothing of the 
   assert.equal(app.context.jobRunner.active, 0, 'its work stopped');
   assert.equal((await app.context.meta.db.selectFrom('twin_versions').select('id').where('twin_id', '=', twin.id).execute()).length, 0);
 });
+
+test('submitOnce answers the job already waiting for the same work on the same resource, and submits again once it is no longer waiting', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  // A type no handler runs: its jobs stay queued, so the test decides when one stops waiting.
+  const submission = {
+    organisationId: app.tenant.organisationId,
+    workspaceId: ws,
+    type: 'test_idle' as never,
+    resource: { type: 'source', id: 'src_00000000000000000000000042' },
+    params: {},
+    webhookUrl: null,
+    createdBy: app.tenant.userId,
+  };
+  const first = await app.context.jobs.submitOnce(submission);
+  const again = await app.context.jobs.submitOnce(submission);
+  assert.equal(again.jobId, first.jobId, 'the waiting job answers');
+  const elsewhere = await app.context.jobs.submitOnce({ ...submission, resource: { type: 'source', id: 'src_00000000000000000000000043' } });
+  assert.notEqual(elsewhere.jobId, first.jobId, 'another resource gets its own job');
+  await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/jobs/${first.jobId}/cancel` });
+  const after = await app.context.jobs.submitOnce(submission);
+  assert.notEqual(after.jobId, first.jobId, 'a cancelled job no longer waits');
+});
