@@ -152,7 +152,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     storageRoots: config.storageRoots,
   });
   new ConnectorImport(connectors, sources, uploads).register(jobRunner);
-  const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data);
+  const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data, unique);
   extraction.register(jobRunner);
   sources.onRemoved(async (organisationId, sourceId, workspaceId) => {
     // A deleted source's pending extractions go with it.

@@ -24,7 +24,7 @@ const TOP_VALUES = 200;
 const MAX_RULE_FIELDS = 12;
 const MAX_RULE_VALUES = 30;
 const MAX_TIME_FIELDS = 6;
-/** Attempts when a person edits a concept while extraction writes (the plan is made again on the new version). */
+/** Attempts when a person edits or names a concept while extraction writes (the plan is made again on what is there). */
 const WRITE_ATTEMPTS = 3;
 
 /**
@@ -40,6 +40,8 @@ export class OntologyExtraction {
     private readonly sources: SourceService,
     private readonly jobs: JobService,
     private readonly data: () => DataStore,
+    /** A concept named meanwhile by someone else makes the plan's new name clash: plan again. */
+    private readonly isUniqueViolation: (error: unknown) => boolean,
   ) {}
 
   register(runner: JobRunner): void {
@@ -94,7 +96,7 @@ export class OntologyExtraction {
           await this.write(organisationId, job.workspace_id, candidate, rows);
           plan = candidate;
         } catch (error) {
-          if (!(error instanceof StaleConceptError) || attempt >= WRITE_ATTEMPTS) throw error;
+          if (!(error instanceof StaleConceptError || this.isUniqueViolation(error)) || attempt >= WRITE_ATTEMPTS) throw error;
         }
       }
       const written = plan;
