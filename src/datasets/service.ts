@@ -385,9 +385,9 @@ const parse = (row: DatasetRow) => JSON.parse(row.definition) as StoredDefinitio
 const namesOf = (rows: SourceRow[]) => new Map(rows.map((row) => [row.id, row.name]));
 
 /** A dataset's concept references as stored: the sources it reads and the edit version it was written against per concept. */
-export function datasetConcepts(row: DatasetRow): { id: string; name: string; sourceIds: string[]; conceptVersions: Record<string, number> } {
+export function datasetConcepts(row: DatasetRow): { id: string; name: string; sourceIds: string[]; conceptVersions: Record<string, number>; anchorConceptId: string | null } {
   const definition = parse(row);
-  return { id: row.id, name: row.name, sourceIds: definition.sources.map((s) => s.id), conceptVersions: Object.assign({}, ...definition.sources.map((s) => s.conceptVersions)) };
+  return { id: row.id, name: row.name, sourceIds: definition.sources.map((s) => s.id), conceptVersions: Object.assign({}, ...definition.sources.map((s) => s.conceptVersions)), anchorConceptId: definition.anchorConceptId };
 }
 
 function present(row: DatasetRow, names: Map<string, string>, versions: Map<string, number>): Dataset {

@@ -69,7 +69,8 @@ export function newConceptRow(owner: { organisationId: string; workspaceId: stri
 
 export const bodyOf = (row: ConceptRow): ConceptBody => JSON.parse(row.body) as ConceptBody;
 export const sketchesOf = (row: ConceptRow): Sketches => JSON.parse(row.sketch) as Sketches;
-export const sourceIdsOf = (body: Pick<ConceptBody, 'fieldMappings'>) => [...new Set(body.fieldMappings.map((m) => m.sourceId))];
+/** The sources a concept maps fields of (rejected mappings, kept so extraction does not propose them again, are not mappings). */
+export const sourceIdsOf = (body: Pick<ConceptBody, 'fieldMappings'>) => [...new Set(body.fieldMappings.filter((m) => m.status !== 'rejected').map((m) => m.sourceId))];
 
 export function toConcept(row: ConceptRow): Concept {
   return {

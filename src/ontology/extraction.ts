@@ -1,9 +1,10 @@
 import type { Source } from '../../schemas/sources.js';
 import { AppError } from '../errors.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
-import type { JobService } from '../jobs/service.js';
+import type { JobService, JobSubmission } from '../jobs/service.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { InferredColumn } from '../sources/inference/infer-schema.js';
+import { ROW_COLUMN } from '../sources/ingest.js';
 import type { SourceService } from '../sources/service.js';
 import type { DataStore, TableRef } from '../store/data/port.js';
 import { type ConceptBody, bodyOf, newConceptRow, sketchesOf, sourceIdsOf } from './concepts.js';
@@ -13,7 +14,7 @@ import { type MinedRule, type PairCount, conditionalRules, rangeRule, temporalOr
 import { SKETCH_SIZE } from './extract/sketch.js';
 import { type ConceptRepo, type ConceptRow, StaleConceptError } from './repo.js';
 
-export const ONTOLOGY_EXTRACTION_JOB = 'ontology_extraction';
+export const ONTOLOGY_EXTRACTION_JOB = 'ontology_extraction' as const;
 
 interface ExtractionParams {
   sourceId: string;
@@ -46,23 +47,21 @@ export class OntologyExtraction {
 
   register(runner: JobRunner): void {
     runner.register(ONTOLOGY_EXTRACTION_JOB, (context: JobContext<ExtractionParams>) => this.run(context));
+    // After rows arrive (the batch already marked the source `queued`): one extraction waiting per source is enough.
     this.sources.onRowsAdded(async (source, workspaceId, createdBy) => {
-      if (source.ontologyMode === 'auto' && source.dataFormat === 'Tabular') await this.queue(source.organisationId, workspaceId, source.id, createdBy);
+      if (source.ontologyMode === 'auto' && source.dataFormat === 'Tabular') await this.jobs.submitOnce(this.submission(source.organisationId, workspaceId, source.id, createdBy, null));
     });
   }
 
-  /** Queues an extraction of a source into a workspace's ontology (after an upload, or asked for). */
+  /** Queues an extraction asked for (its own job: the caller's webhook is called when it ends). */
   async queue(organisationId: string, workspaceId: string, sourceId: string, createdBy: string, webhookUrl: string | null = null) {
-    await this.sources.recordOntology(organisationId, sourceId, () => ({ ontologyStatus: 'queued', ontologyError: null }));
-    return this.jobs.submitOnce({
-      organisationId,
-      workspaceId,
-      type: ONTOLOGY_EXTRACTION_JOB,
-      resource: { type: 'source', id: sourceId },
-      params: { sourceId } satisfies ExtractionParams,
-      webhookUrl,
-      createdBy,
-    });
+    const accepted = await this.jobs.submit(this.submission(organisationId, workspaceId, sourceId, createdBy, webhookUrl));
+    await this.sources.recordOntology(organisationId, sourceId, () => ({ ontologyStatus: 'queued', ontologyError: null }), 3).catch(() => undefined);
+    return accepted;
+  }
+
+  private submission(organisationId: string, workspaceId: string, sourceId: string, createdBy: string, webhookUrl: string | null): JobSubmission & { resource: { type: string; id: string } } {
+    return { organisationId, workspaceId, type: ONTOLOGY_EXTRACTION_JOB, resource: { type: 'source', id: sourceId }, params: { sourceId } satisfies ExtractionParams, webhookUrl, createdBy };
   }
 
   private async run(context: JobContext<ExtractionParams>) {
@@ -70,11 +69,15 @@ export class OntologyExtraction {
     const organisationId = job.organisation_id;
     const record = (status: string, error: string | null, extra: (source: Source) => Pick<Source, 'schemaEntries' | 'ontologyExcludedFields'> | object = () => ({})) =>
       this.sources.recordOntology(organisationId, params.sourceId, (source) => ({ ontologyStatus: status, ontologyError: error, ...extra(source) }));
+    // The workspace must still see the source (unlinked meanwhile: none of its values may reach that workspace).
+    const linked = () => this.sources.isLinked(organisationId, params.sourceId, job.workspace_id);
+    if (!(await linked())) throw new JobError(`Source ${params.sourceId} is no longer a source of this workspace`);
     const started = await record('running', null);
     if (started === null) throw new JobError(`Source ${params.sourceId} was deleted before its ontology was extracted`);
     try {
       const columns = (started.schemaEntries as InferredColumn[]).filter((column) => column.field !== '');
-      const table: TableRef = { organisationId, tableId: started.id };
+      // Only recorded rows: an upload in flight (or one that crashed) may have rows past them.
+      const table: Recorded = { organisationId, tableId: started.id, rows: started.documentCount };
       const facts: ColumnFacts[] = [];
       for (const [i, column] of columns.entries()) {
         if (signal.aborted) throw new JobError('The extraction was cancelled');
@@ -92,6 +95,7 @@ export class OntologyExtraction {
         const known: KnownConcept[] = rows.map((row) => ({ id: row.id, name: row.name, body: bodyOf(row), sketches: sketchesOf(row) }));
         const candidate = planExtraction(started.id, profiles, known, rules, orders, nowIso(), () => newId('cpt'));
         await context.ensureActive();
+        if (!(await linked())) throw new JobError(`Source ${params.sourceId} was unlinked from this workspace during the extraction`);
         try {
           await this.write(organisationId, job.workspace_id, candidate, rows);
           plan = candidate;
@@ -167,13 +171,22 @@ function annotate(source: Source, plan: ExtractionPlan): Pick<Source, 'schemaEnt
 }
 
 /** One field measured in the data engine (rows never come into JS). */
-async function measure(store: DataStore, table: TableRef, sourceId: string, column: InferredColumn, statistics: Source['columnMetadata'][string] | undefined): Promise<ColumnFacts> {
+/** A source's table and how many of its rows are recorded (the rows extraction may read: `ROW_COLUMN < rows`). */
+interface Recorded extends TableRef {
+  rows: number;
+}
+
+/** The recorded rows of the table, as `t`. */
+const recorded = (sql: { table(id: string): string; column(name: string): string }, table: Recorded) =>
+  `(SELECT * FROM ${sql.table(table.tableId)} WHERE ${sql.column(ROW_COLUMN)} < ${Math.trunc(table.rows)}) AS t`;
+
+async function measure(store: DataStore, table: Recorded, sourceId: string, column: InferredColumn, statistics: Source['columnMetadata'][string] | undefined): Promise<ColumnFacts> {
   const org = table.organisationId;
   const isArray = column.type === 'array';
   const time = column.type === 'date' || column.type === 'datetime';
   const numeric = column.type === 'integer' || column.type === 'decimal';
   const c = (sql: { column(name: string): string }) => `t.${sql.column(column.field)}`;
-  const from = (sql: { table(id: string): string }) => `${sql.table(table.tableId)} AS t`;
+  const from = (sql: { table(id: string): string; column(name: string): string }) => recorded(sql, table);
   const present = (sql: { column(name: string): string }) => (isArray ? `notEmpty(${c(sql)})` : `${c(sql)} IS NOT NULL`);
   const [base] = await store.query<Record<string, string | number | null>>(org, (sql) => {
     const range = numeric ? `, toFloat64(min(${c(sql)})) AS lo, toFloat64(max(${c(sql)})) AS hi` : time ? `, toString(min(${c(sql)})) AS lo, toString(max(${c(sql)})) AS hi` : ', NULL AS lo, NULL AS hi';
@@ -209,13 +222,13 @@ async function measure(store: DataStore, table: TableRef, sourceId: string, colu
 }
 
 /** The coarsest calendar unit every value of a time field is a whole number of. */
-async function granularity(store: DataStore, table: TableRef, column: InferredColumn): Promise<string | null> {
+async function granularity(store: DataStore, table: Recorded, column: InferredColumn): Promise<string | null> {
   const [row] = await store.query<Record<string, string>>(table.organisationId, (sql) => {
     const v = `toDateTime64(t.${sql.column(column.field)}, 3, 'UTC')`;
     return (
       `SELECT count() AS n, countIf(toMillisecond(${v}) != 0 OR toSecond(${v}) != 0) AS s, countIf(toMinute(${v}) != 0) AS mi, countIf(toHour(${v}) != 0) AS h, ` +
       `countIf(toDayOfMonth(${v}) != 1) AS d, countIf(toMonth(${v}) NOT IN (1, 4, 7, 10)) AS q, countIf(toMonth(${v}) != 1) AS y, uniqExact(toDayOfWeek(${v})) AS dows ` +
-      `FROM ${sql.table(table.tableId)} AS t WHERE t.${sql.column(column.field)} IS NOT NULL`
+      `FROM ${recorded(sql, table)} WHERE t.${sql.column(column.field)} IS NOT NULL`
     );
   });
   if (row === undefined || Number(row.n) === 0) return null;
@@ -229,7 +242,7 @@ async function granularity(store: DataStore, table: TableRef, column: InferredCo
 }
 
 /** Conditional value rules between categorical fields (both directions of each pair) and ranges of measures. */
-async function mineRules(store: DataStore, table: TableRef, profiles: Profile[], rows: number): Promise<MinedRule[]> {
+async function mineRules(store: DataStore, table: Recorded, profiles: Profile[], rows: number): Promise<MinedRule[]> {
   const categorical = profiles
     .filter((p) => (p.classification === 'dimension' || p.classification === 'boolean' || p.classification === 'location') && p.facts.distinct >= 2 && p.facts.distinct <= MAX_RULE_VALUES && (isTextual(p.facts.type) || p.facts.type === 'integer' || p.facts.type === 'boolean'))
     .slice(0, MAX_RULE_FIELDS);
@@ -239,7 +252,7 @@ async function mineRules(store: DataStore, table: TableRef, profiles: Profile[],
       const counts = await store.query<{ a: string; b: string; n: string }>(table.organisationId, (sql) => {
         const a = `t.${sql.column(left.facts.field)}`;
         const b = `t.${sql.column(right.facts.field)}`;
-        return `SELECT toString(${a}) AS a, toString(${b}) AS b, count() AS n FROM ${sql.table(table.tableId)} AS t WHERE ${a} IS NOT NULL AND ${b} IS NOT NULL GROUP BY a, b`;
+        return `SELECT toString(${a}) AS a, toString(${b}) AS b, count() AS n FROM ${recorded(sql, table)} WHERE ${a} IS NOT NULL AND ${b} IS NOT NULL GROUP BY a, b`;
       });
       const pairs: PairCount[] = counts.map(({ a, b, n }) => ({ a, b, count: Number(n) }));
       rules.push(...conditionalRules(left.facts.field, right.facts.field, pairs, rows));
@@ -255,7 +268,7 @@ async function mineRules(store: DataStore, table: TableRef, profiles: Profile[],
 }
 
 /** For each pair of time fields, whether one is always at or before the other. */
-async function timeOrders(store: DataStore, table: TableRef, profiles: Profile[]): Promise<TimeOrder[]> {
+async function timeOrders(store: DataStore, table: Recorded, profiles: Profile[]): Promise<TimeOrder[]> {
   const times = profiles.filter((p) => p.classification === 'time').slice(0, MAX_TIME_FIELDS);
   const orders: TimeOrder[] = [];
   for (const [i, left] of times.entries()) {
@@ -264,7 +277,7 @@ async function timeOrders(store: DataStore, table: TableRef, profiles: Profile[]
         const a = `toDateTime64(t.${sql.column(left.facts.field)}, 3, 'UTC')`;
         const b = `toDateTime64(t.${sql.column(right.facts.field)}, 3, 'UTC')`;
         const both = `t.${sql.column(left.facts.field)} IS NOT NULL AND t.${sql.column(right.facts.field)} IS NOT NULL`;
-        return `SELECT countIf(${both}) AS both, countIf(${both} AND ${a} <= ${b}) AS before, countIf(${both} AND ${a} >= ${b}) AS after FROM ${sql.table(table.tableId)} AS t`;
+        return `SELECT countIf(${both}) AS both, countIf(${both} AND ${a} <= ${b}) AS before, countIf(${both} AND ${a} >= ${b}) AS after FROM ${recorded(sql, table)}`;
       });
       const counts = { both: Number(row!.both), aBeforeOrSame: Number(row!.before), aAfterOrSame: Number(row!.after) };
       const order = temporalOrder(counts);

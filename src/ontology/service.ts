@@ -17,7 +17,7 @@ export interface OntologyNeighbours {
   queueExtraction(organisationId: string, workspaceId: string, sourceId: string, createdBy: string, webhookUrl: string | null): Promise<JobAccepted>;
   /** The workspace's datasets (their concept references) and the twins learning from each. */
   consumers(organisationId: string, workspaceId: string): Promise<{
-    datasets: Array<{ id: string; name: string; sourceIds: string[]; conceptVersions: Record<string, number> }>;
+    datasets: Array<{ id: string; name: string; sourceIds: string[]; conceptVersions: Record<string, number>; anchorConceptId: string | null }>;
     twins: Array<{ id: string; name: string; datasetId: string | null }>;
   }>;
 }
@@ -86,6 +86,12 @@ export class OntologyService {
     const members = writableOf(input);
     // Metadata members merge one level down: a PUT of {metadata: {unit}} changes the unit and keeps the statistics.
     const merged: ConceptBody = { ...stored, ...members, ...(members.metadata !== undefined && { metadata: { ...stored.metadata, ...members.metadata } }) };
+    // Mappings a PUT leaves out are kept as `rejected`, so that extraction does not propose them again.
+    if (members.fieldMappings !== undefined) {
+      const kept = new Set(members.fieldMappings.map(mappingKey));
+      const dropped = stored.fieldMappings.filter((m) => !kept.has(mappingKey(m)));
+      merged.fieldMappings = [...members.fieldMappings, ...dropped.map((m) => ({ ...m, status: 'rejected' as const, decidedBy: principal.userId, decidedAt: nowIso() }))];
+    }
     const name = input.name?.trim() ?? row.name;
     const changed = Object.keys(members).filter((key) => JSON.stringify(merged[key as keyof ConceptBody]) !== JSON.stringify(stored[key as keyof ConceptBody]));
     if (changed.length === 0 && name === row.name) return { concept: toConcept(row), downstream: await this.downstream(principal, workspaceId, id, row.edit_version) };
@@ -127,7 +133,7 @@ export class OntologyService {
     await this.access.require(principal, workspaceId, 'full');
     await this.find(principal, workspaceId, id);
     const { datasets } = await this.neighbours.consumers(principal.organisationId, workspaceId);
-    const using = datasets.filter((dataset) => id in dataset.conceptVersions).map((dataset) => dataset.id);
+    const using = datasets.filter((dataset) => id in dataset.conceptVersions || dataset.anchorConceptId === id).map((dataset) => dataset.id);
     if (using.length > 0) throw new AppError('conflict', `Concept ${id} is used by dataset${using.length === 1 ? '' : 's'} ${using.join(', ')}; change or delete ${using.length === 1 ? 'it' : 'them'} first`);
     if (!(await this.repo.delete(principal.organisationId, workspaceId, id))) throw notFound('Concept', id);
   }

@@ -23,6 +23,8 @@ const FUNCTION_SYNONYMS: Record<string, string> = {
   lowest: 'min', least: 'min', minimum: 'min', highest: 'max', greatest: 'max', maximum: 'max', top: 'max', any: 'first', latest: 'last',
 };
 export type Grain = (typeof GRAINS)[number];
+/** The largest LIMIT a query may name (pages are at most 1000 rows in any case). */
+export const MAX_LIMIT = 1_000_000_000;
 
 /** Comparison words of the language and the spec's ComparisonOperator each one is. */
 export const OPERATORS: Record<string, string> = {
@@ -215,6 +217,7 @@ class Parser {
     if (this.isWord('FROM')) {
       this.take();
       from = this.name('FROM');
+      if (from.qualifier !== null) throw new QuerySyntaxError('syntax_error', 'FROM names one dataset, not a column', from.span, [from.qualifier]);
     }
     let where: { operator: 'AND' | 'OR'; conditions: Condition[] } | null = null;
     if (this.isWord('WHERE')) {
@@ -257,7 +260,9 @@ class Parser {
     if (this.isWord('LIMIT')) {
       this.take();
       const token = this.peek();
-      if (token.kind !== 'number' || !/^\d+$/.test(token.text) || Number(token.text) < 1) throw new QuerySyntaxError('invalid_limit', 'LIMIT takes a whole number of rows, at least 1', token.span, ['100']);
+      if (token.kind !== 'number' || !/^\d+$/.test(token.text) || Number(token.text) < 1 || Number(token.text) > MAX_LIMIT) {
+        throw new QuerySyntaxError('invalid_limit', `LIMIT takes a whole number of rows, 1 to ${MAX_LIMIT}`, token.span, ['100']);
+      }
       limit = Number(this.take().text);
     }
     return { kind: 'select', items, from, where, groupBy, orderBy, limit };

@@ -221,6 +221,7 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
       throw new QueryError('invalid_aggregate', `${item.fn} needs numbers; "${item.name!.text}" is ${type}`, item.span, []);
     }
     if (item.kind === 'grain' && !TIME.has(type)) throw new QueryError('type_mismatch', `${item.fn}(...) groups times; "${item.name!.text}" is ${type}`, item.span, []);
+    if (item.kind === 'grain' && item.fn === 'hour' && type !== 'datetime') throw new QueryError('type_mismatch', `hour(...) needs times of day; "${item.name!.text}" holds dates`, item.span, []);
     let output = outputOf(item);
     if (register) {
       for (let n = 2; outputs.has(output); n += 1) output = `${outputOf(item)}_${n}`;
@@ -240,6 +241,11 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
     if (item.kind === 'aggregate') throw new QueryError('invalid_aggregate', 'GROUP BY takes columns and time grains, not aggregates', item.span);
     return items.find((p) => key(p) === key(planned)) ?? planned;
   });
+  if (!aggregated && groupBy.length > 0) {
+    // Grouping without an aggregate lists the distinct groups: every column shown must be one of them.
+    const loose = items.find((p) => !groupBy.some((g) => key(g) === key(p)));
+    if (loose !== undefined) throw new QueryError('invalid_aggregate', `"${loose.output}" is neither grouped nor aggregated: add it to GROUP BY or aggregate it`, loose.item.span);
+  }
   if (aggregated) {
     for (const planned of items) {
       if (planned.item.kind !== 'aggregate' && !groupBy.some((g) => key(g) === key(planned))) {

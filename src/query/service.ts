@@ -102,7 +102,8 @@ export class QueryService {
       const before = text.slice(0, start).trimEnd();
       const insert = (r: string) => `${before}${/^[),]/.test(r) ? '' : ' '}${r} ${text.slice(start)}`.trimEnd();
       const attempts = replacements.flatMap((r) => [`${text.slice(0, start)}${r}${text.slice(end)}`, ...(error instanceof QuerySyntaxError ? [insert(r)] : [])]);
-      suggestedQuery = attempts.find((fixed) => fixed !== text && validates(fixed, workspace)) ?? null;
+      // At most a dozen tries, each a parse and a plan.
+      suggestedQuery = attempts.slice(0, 12).find((fixed) => fixed !== text && validates(fixed, workspace)) ?? null;
     }
     suggestedQuery ??= fallback(workspace.catalog);
     return failure(error.code, error.message, error.span, candidates, error instanceof QueryError ? error.perSource : [], suggestedQuery);

@@ -32,6 +32,8 @@ function levenshtein(a: string, b: string): number {
  * separators) and meaning (the share of words the names have in common once abbreviations and synonyms are read).
  */
 export function similarity(typed: string, name: string): number {
+  // Names are compared on their first 64 characters: the edit distance is quadratic, and a query may be 20k long.
+  [typed, name] = [typed.slice(0, 64), name.slice(0, 64)];
   const a = typed.toLowerCase().replace(/[^a-z0-9]/g, '');
   const b = name.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (a.length === 0 || b.length === 0) return 0;

@@ -185,9 +185,28 @@ export class SourceService {
     this.removalListeners.push(listener);
   }
 
-  /** Tells the listeners that `source` has new rows (uploads call it themselves; an import once it is sure to keep them). */
+  /** Whether a source is linked to a workspace (of the organisation). */
+  async isLinked(organisationId: string, id: string, workspaceId: string): Promise<boolean> {
+    const row = await this.repo.find(organisationId, id);
+    return row !== undefined && (await this.repo.linkedWorkspaceIds(id)).includes(workspaceId);
+  }
+
+  /**
+   * Tells the listeners that `source` has new rows (uploads call it themselves; an import once it is sure to keep
+   * them). The rows are stored whatever a listener does: one that fails marks the source's ontology failed.
+   */
   async rowsAdded(source: Source, workspaceId: string, createdBy: string): Promise<void> {
-    for (const listener of this.rowListeners) await listener(source, workspaceId, createdBy);
+    for (const listener of this.rowListeners) {
+      await listener(source, workspaceId, createdBy).catch(async (error: unknown) => {
+        const message = `The extraction could not be queued: ${error instanceof Error ? error.message : String(error)}`;
+        await this.recordOntology(source.organisationId, source.id, () => ({ ontologyStatus: 'failed', ontologyError: message }), 3).catch(() => undefined);
+      });
+    }
+  }
+
+  /** Tells the listeners a source is gone; it is gone whatever they do (their failures are theirs). */
+  private async removed(organisationId: string, id: string, workspaceId: string | undefined): Promise<void> {
+    for (const listener of this.removalListeners) await listener(organisationId, id, workspaceId).catch(() => undefined);
   }
 
   /**
@@ -515,9 +534,12 @@ export class SourceService {
     }
     await this.refuseIfUsed(id);
     await this.repo.delete(principal.organisationId, id);
-    for (const listener of this.removalListeners) await listener(principal.organisationId, id, undefined);
-    if (row.data_format === 'Folder') await this.folders.removeAll(principal.organisationId, id);
-    else if (row.document_count > 0) await this.data().dropTable({ organisationId: principal.organisationId, tableId: id });
+    try {
+      if (row.data_format === 'Folder') await this.folders.removeAll(principal.organisationId, id);
+      else if (row.document_count > 0) await this.data().dropTable({ organisationId: principal.organisationId, tableId: id });
+    } finally {
+      await this.removed(principal.organisationId, id, undefined);
+    }
   }
 
   async link(principal: Principal, id: string, workspaceId: string): Promise<OrgSource> {
@@ -532,7 +554,7 @@ export class SourceService {
     await this.access.require(principal, workspaceId, 'full');
     await this.refuseIfUsed(id, workspaceId);
     if (!(await this.repo.unlink(id, workspaceId))) throw notFound('Link to workspace', workspaceId);
-    for (const listener of this.removalListeners) await listener(principal.organisationId, id, workspaceId);
+    await this.removed(principal.organisationId, id, workspaceId);
   }
 
   private async refuseIfUsed(id: string, workspaceId?: string): Promise<void> {

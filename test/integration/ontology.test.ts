@@ -230,6 +230,18 @@ test('edits: editVersion conflicts, locked members survive re-extraction, split,
   const sessionConcepts = await concepts(app, ws, `&sourceId=${ids.sessions}`);
   assert.ok(sessionConcepts.some((c) => c.name === 'Web visitor'));
 
+  // A mapping a person takes out is kept as rejected: extraction does not put it back.
+  const current = (await app.call({ method: 'GET', url: `${base}/${customer.id}` })).body.data as Concept;
+  const withoutTickets = current.fieldMappings.filter((m) => m.sourceId !== ids.tickets && m.status !== 'rejected');
+  const rejected = await app.call({ method: 'PUT', url: `${base}/${customer.id}`, body: { _id: customer.id, fieldMappings: withoutTickets } });
+  assert.equal(rejected.status, 200, JSON.stringify(rejected.body));
+  assert.deepEqual(rejected.body.data.fieldMappings.filter((m: { sourceId: string }) => m.sourceId === ids.tickets).map((m: { status: string }) => m.status), ['rejected']);
+  await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/ontology/extractions`, body: { sourceId: ids.tickets } });
+  await extracted(app, ws, ids.tickets!);
+  const still = (await app.call({ method: 'GET', url: `${base}/${customer.id}` })).body.data as Concept;
+  assert.deepEqual(still.fieldMappings.filter((m) => m.sourceId === ids.tickets).map((m) => m.status), ['rejected'], 're-extraction leaves the rejection');
+  assert.ok(!(await concepts(app, ws, `&sourceId=${ids.tickets}`)).some((c) => c.id === customer.id), 'a rejected mapping does not list the concept under the source');
+
   // Catalog shape.
   const catalog = await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/catalog/concepts?sourceId=${ids.products}` });
   assert.equal(catalog.status, 200);

@@ -189,6 +189,10 @@ const FAILING: Array<[string, string, string | null]> = [
   ['SELECT sum(minutes) FROM products', 'no_join_path', 'minutes'],
   ['SELECT Customer FROM orders, tickets', 'syntax_error', ','],
   ['SELECT count(*) FROM orders ORDER BY nothing', 'unknown_name', 'nothing'],
+  ['SELECT country, amount FROM orders GROUP BY country', 'invalid_aggregate', 'amount'],
+  ['SELECT hour(order_date) AS h, count(*) AS n FROM orders GROUP BY h', 'type_mismatch', 'hour(order_date) AS h'],
+  ['SELECT count(*) FROM orders LIMIT 99999999999', 'invalid_limit', '99999999999'],
+  ['SELECT count(*) FROM orders.amount', 'syntax_error', 'orders.amount'],
   ['SELECT count(*) AS n', 'ambiguous_name', 'count(*) AS n'],
   ['SELECT count(*) AS n ORDER BY n', 'ambiguous_name', 'count(*) AS n'],
 ];

@@ -108,9 +108,10 @@ export function planExtraction(sourceId: string, profiles: Profile[], known: Kno
   const matches = new Map<string, Match>();
   const taken = new Set<string>();
   for (const profile of described) {
-    const previous = known.find((concept) => concept.body.fieldMappings.some((m) => m.sourceId === sourceId && m.field === profile.facts.field));
+    const mappedHere = (m: FieldMapping) => m.sourceId === sourceId && m.field === profile.facts.field && m.status !== 'rejected';
+    const previous = known.find((concept) => concept.body.fieldMappings.some(mappedHere));
     if (previous === undefined) continue;
-    const mapping = previous.body.fieldMappings.find((m) => m.sourceId === sourceId && m.field === profile.facts.field)!;
+    const mapping = previous.body.fieldMappings.find(mappedHere)!;
     matches.set(profile.facts.field, { profile, conceptId: previous.id, confidence: mapping.confidence, evidence: mapping.evidence });
     taken.add(previous.id);
   }
@@ -118,7 +119,8 @@ export function planExtraction(sourceId: string, profiles: Profile[], known: Kno
   for (const profile of described) {
     if (matches.has(profile.facts.field)) continue;
     for (const concept of known) {
-      if (concept.body.fieldMappings.some((m) => m.sourceId === sourceId)) continue;
+      // A concept takes one field per source; and never one a person rejected for it.
+      if (concept.body.fieldMappings.some((m) => m.sourceId === sourceId && (m.status !== 'rejected' || m.field === profile.facts.field))) continue;
       const { confidence, evidence } = score(profile, concept);
       if (confidence >= MATCH_THRESHOLD) candidates.push({ profile, conceptId: concept.id, confidence, evidence });
     }
