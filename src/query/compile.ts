@@ -41,11 +41,11 @@ export interface CompiledQuery {
 }
 
 /**
- * One ClickHouse query for a plan: the base dataset's compiled query (and the joined one's, LEFT JOINed on the
+ * One ClickHouse query for a plan: the base dataset's compiled query (and each joined one's, LEFT JOINed on the
  * anchor concept's columns) read as an inner relation of the columns the query names, then filtered, grouped,
  * ordered and limited. Dataset parameters, condition values and paging are bound parameters, never SQL text.
  */
-export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: CompiledDataset | null): CompiledQuery {
+export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: Map<string, CompiledDataset>): CompiledQuery {
   const params = new Params('w');
   // The inner relation: each bound column once, under an internal name.
   const inner = new Map<string, { name: string; bound: Bound }>();
@@ -90,8 +90,8 @@ export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: Com
   const innerSql = (tenant: TenantSql) => {
     const columns = [...inner.values()].map(({ name, bound }) => `${bound.side}.${quoteColumn(bound.column.name)} AS ${quoteColumn(name)}`);
     const from = `(${base.relation.sql(tenant)}) AS b`;
-    const join = plan.join === null || joined === null ? '' : ` LEFT JOIN (${joined.relation.sql(tenant)}) AS j ON b.${quoteColumn(plan.join.baseColumn)} = j.${quoteColumn(plan.join.joinedColumn)}`;
-    return `SELECT ${columns.length === 0 ? '1 AS c' : columns.join(', ')} FROM ${from}${join}`;
+    const joins = plan.joins.map((j) => ` LEFT JOIN (${joined.get(j.alias)!.relation.sql(tenant)}) AS ${j.alias} ON b.${quoteColumn(j.baseColumn)} = ${j.alias}.${quoteColumn(j.joinedColumn)}`);
+    return `SELECT ${columns.length === 0 ? '1 AS c' : columns.join(', ')} FROM ${from}${joins.join('')}`;
   };
   // Default order: the groups shown, then the other columns, so pages are stable.
   const shown = [...plan.items.filter((p) => plan.groupBy.includes(p)), ...plan.items.filter((p) => !plan.groupBy.includes(p))];
@@ -101,6 +101,6 @@ export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: Com
   const page = (tenant: TenantSql, limit: string, offset: string) =>
     `SELECT *, count() OVER () AS ${TOTAL_COLUMN} FROM (${sql(tenant)}) AS r ORDER BY ${order.join(', ')} LIMIT ${limit} OFFSET ${offset}`;
   // Parameters of the datasets' own compiled queries come along (each dataset's names are its own).
-  Object.assign(params.values, base.params.values, joined?.params.values ?? {});
+  Object.assign(params.values, base.params.values, ...[...joined.values()].map((c) => c.params.values));
   return { sql, page, params, columns: plan.items.map((p) => ({ name: p.output, type: p.type })) };
 }

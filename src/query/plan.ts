@@ -40,9 +40,9 @@ export class QueryError extends Error {
   }
 }
 
-/** A name bound to one column: of the base dataset (`side` b) or of the joined one (j). */
+/** A name bound to one column: of the base dataset (`side` b) or of a joined one (its alias, j0, j1...). */
 export interface Bound {
-  side: 'b' | 'j';
+  side: string;
   column: CatalogDataset['columns'][number];
   conceptId: string | null;
   via: 'column' | 'concept';
@@ -55,9 +55,22 @@ export interface PlannedItem {
   type: string;
 }
 
+export interface Join {
+  alias: string;
+  dataset: CatalogDataset;
+  baseColumn: string;
+  joinedColumn: string;
+  concept: CatalogConcept;
+  strategy: 'lookup' | 'fanout';
+}
+
+/** The most datasets one query joins to the one it reads. */
+export const MAX_JOINS = 4;
+
 export interface QueryPlan {
   base: CatalogDataset;
-  join: { dataset: CatalogDataset; baseColumn: string; joinedColumn: string; concept: CatalogConcept; strategy: 'lookup' | 'fanout' } | null;
+  /** Datasets joined to the base one, each through an identifier concept both expose (a star around the base). */
+  joins: Join[];
   items: PlannedItem[];
   groupBy: PlannedItem[];
   conditions: Array<{ condition: Condition; bound: Bound }>;
@@ -126,8 +139,8 @@ function outputOf(item: SelectItem): string {
 
 /**
  * Resolves a SELECT against the catalog: chooses the dataset (FROM, or the one that holds the most names, the
- * aggregated ones first), binds every name to one column through the ontology, and joins a second dataset when
- * names live there, only through an identifier concept both datasets expose (never on column names alone).
+ * aggregated ones first), binds every name to one column through the ontology, and joins another dataset when
+ * names live there, only through an identifier concept it and the base dataset expose (never on column names alone).
  */
 export function planSelect(statement: Extract<Statement, { kind: 'select' }>, catalog: QueryCatalog, text = ''): QueryPlan {
   if (catalog.datasets.length === 0) throw new QueryError('no_dataset', 'The workspace has no datasets to query: create one over your sources first', null);
@@ -167,9 +180,18 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
     base = ranked[0]!.d;
   }
 
-  // Bind each name: in the base dataset, or in one other dataset joined through a shared identifier concept.
-  let join: QueryPlan['join'] = null;
+  // Bind each name: in the base dataset, else in a dataset already joined, else in one more dataset joined to the base
+  // through an identifier concept both expose (a star: joined datasets are not joined to each other).
+  const joins: Join[] = [];
   const warnings: string[] = [];
+  const bindIn = (join: Join, name: Name): Bound => {
+    const options = [...new Map(columnsFor(join.dataset, name.text, catalog).map((o) => [o.column.name, o])).values()];
+    if (options.length > 1) {
+      throw new QueryError('ambiguous_name', `"${name.text}" means several columns of dataset "${join.dataset.name}"`, name.span,
+        options.map((o) => ({ kind: 'source' as const, id: join.dataset.id, name: o.column.name, score: 1, syntax: `${quoteName(join.dataset.name)}.${quoteName(o.column.name)}` })));
+    }
+    return { ...options[0]!, side: join.alias };
+  };
   const bind = (name: Name): Bound => {
     const inQualified = name.qualifier !== null ? findDataset(catalog, name, name.qualifier) : null;
     if (inQualified === null || inQualified.id === base.id) {
@@ -183,20 +205,16 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
       if (inQualified !== null) throw new QueryError('unknown_name', `Dataset "${base.name}" has no column "${name.text}"`, name.span, rank(name.text, base.columns.map((c) => ({ kind: 'source' as const, id: base.id, name: c.name, syntax: `${quoteName(base.name)}.${quoteName(c.name)}` }))));
     }
     const others = (inQualified === null ? catalog.datasets : [inQualified]).filter((d) => d.id !== base.id && columnsFor(d, name.text, catalog).length > 0);
-    if (join !== null) {
-      if (others.some((d) => d.id === join!.dataset.id)) {
-        const options = columnsFor(join.dataset, name.text, catalog);
-        if (options.length === 1) return { ...options[0]!, side: 'j' };
-        throw new QueryError('ambiguous_name', `"${name.text}" means several columns of dataset "${join.dataset.name}"`, name.span,
-          options.map((o) => ({ kind: 'source' as const, id: join!.dataset.id, name: o.column.name, score: 1, syntax: `${quoteName(join!.dataset.name)}.${quoteName(o.column.name)}` })));
-      }
-      throw new QueryError('no_join_path', `"${name.text}" is in ${others.map((d) => `"${d.name}"`).join(', ')}, but the query already joins "${join.dataset.name}": one join per query`, name.span, [],
-        others.map((d) => ({ datasetId: d.id, datasetName: d.name, reason: 'a second join is not supported' })));
+    const joined = joins.filter((j) => others.some((d) => d.id === j.dataset.id));
+    if (joined.length > 1) {
+      throw new QueryError('ambiguous_name', `"${name.text}" is in several datasets the query joins: ${joined.map((j) => `"${j.dataset.name}"`).join(', ')}; say which`, name.span,
+        joined.map((j) => ({ kind: 'dataset' as const, id: j.dataset.id, name: j.dataset.name, score: 1, syntax: `${quoteName(j.dataset.name)}.${quoteName(name.text)}` })));
     }
+    if (joined.length === 1) return bindIn(joined[0]!, name);
     const reasons: Array<{ datasetId: string; datasetName: string; reason: string }> = [];
-    const paths: Array<NonNullable<QueryPlan['join']>> = [];
+    const paths: Join[] = [];
     for (const other of others) {
-      const path = anchorPath(base, other, catalog);
+      const path = anchorPath(base, other, catalog, `j${joins.length}`);
       if (path === null) reasons.push({ datasetId: other.id, datasetName: other.name, reason: `shares no identifier concept with "${base.name}"` });
       else paths.push(path);
     }
@@ -207,10 +225,12 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
       throw new QueryError('ambiguous_name', `"${name.text}" is in several datasets that join "${base.name}": ${paths.map((p) => `"${p.dataset.name}"`).join(', ')}; say which`, name.span,
         paths.map((p) => ({ kind: 'dataset' as const, id: p.dataset.id, name: p.dataset.name, score: 1, syntax: `${quoteName(p.dataset.name)}.${quoteName(name.text)}` })));
     }
-    join = paths[0]!;
-    const options = columnsFor(join.dataset, name.text, catalog);
-    if (options.length > 1) throw new QueryError('ambiguous_name', `"${name.text}" means several columns of dataset "${join.dataset.name}"`, name.span);
-    return { ...options[0]!, side: 'j' };
+    if (joins.length >= MAX_JOINS) {
+      throw new QueryError('no_join_path', `"${name.text}" would need a join to "${paths[0]!.dataset.name}", but a query joins at most ${MAX_JOINS} datasets`, name.span, [],
+        [{ datasetId: paths[0]!.dataset.id, datasetName: paths[0]!.dataset.name, reason: `beyond ${MAX_JOINS} joins` }]);
+    }
+    joins.push(paths[0]!);
+    return bindIn(paths[0]!, name);
   };
 
   const outputs = new Set<string>();
@@ -266,9 +286,8 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
     return { output: planned.output, direction };
   });
 
-  const finalJoin = join as QueryPlan['join'];
-  if (finalJoin !== null && finalJoin.strategy === 'fanout') {
-    warnings.push(`"${finalJoin.dataset.name}" has several rows per ${finalJoin.concept.name}: joining repeats the rows of "${base.name}" (see the plan's fanout)`);
+  for (const join of joins) {
+    if (join.strategy === 'fanout') warnings.push(`"${join.dataset.name}" has several rows per ${join.concept.name}: joining repeats the rows of "${base.name}" (see the plan's fanout)`);
   }
   const involved = new Map<string, QueryPlan['involved'][number]>();
   const conceptById = new Map(catalog.concepts.map((c) => [c.id, c]));
@@ -277,20 +296,20 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
     const concept = conceptById.get(bound.conceptId);
     if (concept !== undefined && !involved.has(concept.id)) involved.set(concept.id, { conceptId: concept.id, name: concept.name, role: concept.classification === 'location' ? 'geo' : 'referenced' });
   }
-  if (finalJoin !== null) involved.set(finalJoin.concept.id, { conceptId: finalJoin.concept.id, name: finalJoin.concept.name, role: 'anchor' });
-  return { base, join: finalJoin, items, groupBy, conditions, booleanOperator: statement.where?.operator ?? 'AND', orderBy, limit: statement.limit, aggregated, warnings, involved: [...involved.values()] };
+  for (const join of joins) involved.set(join.concept.id, { conceptId: join.concept.id, name: join.concept.name, role: 'anchor' });
+  return { base, joins, items, groupBy, conditions, booleanOperator: statement.where?.operator ?? 'AND', orderBy, limit: statement.limit, aggregated, warnings, involved: [...involved.values()] };
 }
 
 /** The join of `other` onto `base` through an identifier concept both expose (its key in `other` preferred). */
-function anchorPath(base: CatalogDataset, other: CatalogDataset, catalog: QueryCatalog): NonNullable<QueryPlan['join']> | null {
+function anchorPath(base: CatalogDataset, other: CatalogDataset, catalog: QueryCatalog, alias: string): Join | null {
   const identifiers = catalog.concepts.filter((c) => c.classification === 'identifier');
-  const paths: Array<NonNullable<QueryPlan['join']>> = [];
+  const paths: Join[] = [];
   for (const concept of identifiers) {
     const left = base.columns.find((c) => c.conceptId === concept.id);
     const rights = other.columns.filter((c) => c.conceptId === concept.id && c.type === left?.type);
     if (left === undefined || rights.length === 0) continue;
     const right = rights.find((c) => c.keyRole === 'primary') ?? rights[0]!;
-    paths.push({ dataset: other, baseColumn: left.name, joinedColumn: right.name, concept, strategy: right.keyRole === 'primary' ? 'lookup' : 'fanout' });
+    paths.push({ alias, dataset: other, baseColumn: left.name, joinedColumn: right.name, concept, strategy: right.keyRole === 'primary' ? 'lookup' : 'fanout' });
   }
   return paths.sort((a, b) => (a.strategy === 'lookup' ? 0 : 1) - (b.strategy === 'lookup' ? 0 : 1))[0] ?? null;
 }

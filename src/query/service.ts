@@ -46,14 +46,15 @@ export class QueryService {
       if (statement.kind === 'describe') return page(describe(statement.name, workspace.catalog), limit, start);
       const plan = planSelect(statement, workspace.catalog, request.query);
       const base = workspace.compiled.get(plan.base.id)!;
-      const joined = plan.join === null ? null : workspace.compiled.get(plan.join.dataset.id)!;
+      const joined = joinedOf(plan, workspace);
       const compiled = compileQuery(plan, base, joined);
       const tenant = tenantSql(principal.organisationId);
       if (request.mode === 'validate') {
-        return { ok: true, kind: 'validated', sql: compiled.sql(tenant), plan: planOf(plan, null, null), warnings: plan.warnings, involvedConcepts: plan.involved };
+        return { ok: true, kind: 'validated', sql: compiled.sql(tenant), plan: planOf(plan, new Map(), null), warnings: plan.warnings, involvedConcepts: plan.involved };
       }
       const store = this.data();
-      const fanout = plan.join === null ? null : await this.fanout(principal.organisationId, joined!, plan.join.joinedColumn);
+      const fanout = new Map<string, number>();
+      for (const join of plan.joins) fanout.set(join.alias, await this.fanout(principal.organisationId, joined.get(join.alias)!, join.joinedColumn));
       const paging = { ...compiled.params.values, page_limit: limit, page_offset: start };
       const rows = await store.query<Record<string, unknown>>(principal.organisationId, (sql) => compiled.page(sql, '{page_limit:UInt32}', '{page_offset:UInt64}'), paging, { timeoutMs: READ_TIMEOUT_MS });
       const total = rows.length === 0 ? (start === 0 ? 0 : await this.count(principal.organisationId, compiled)) : Number(rows[0]![TOTAL_COLUMN]);
@@ -171,7 +172,7 @@ function validates(text: string, workspace: Workspace): boolean {
     const statement = parse(text);
     if (statement.kind === 'select') {
       const plan = planSelect(statement, workspace.catalog);
-      compileQuery(plan, workspace.compiled.get(plan.base.id)!, plan.join === null ? null : workspace.compiled.get(plan.join.dataset.id)!);
+      compileQuery(plan, workspace.compiled.get(plan.base.id)!, joinedOf(plan, workspace));
     }
     if (statement.kind === 'describe') describe(statement.name, workspace.catalog);
     return true;
@@ -238,21 +239,26 @@ function present(row: Record<string, unknown>, columns: Array<{ name: string; ty
   return out;
 }
 
-function planOf(plan: QueryPlan, fanout: number | null, rows: number | null): Rows['plan'] {
+/** The compiled queries of the datasets a plan joins, by alias. */
+const joinedOf = (plan: QueryPlan, workspace: Workspace) => new Map(plan.joins.map((join) => [join.alias, workspace.compiled.get(join.dataset.id)!]));
+
+/** The plan as the answer shows it; `fanout` by join alias (measured when executing). */
+function planOf(plan: QueryPlan, fanout: Map<string, number>, rows: number | null): Rows['plan'] {
+  const datasetOf = (side: string) => (side === 'b' ? plan.base : plan.joins.find((j) => j.alias === side)!.dataset);
   const chips: Rows['plan']['chips'] = [{ kind: 'dataset', label: plan.base.name, detail: plan.base.id }];
-  for (const item of plan.items) chips.push({ kind: item.item.kind === 'aggregate' ? 'measure' : item.item.kind === 'grain' ? 'grain' : 'column', label: item.output, detail: item.bound === null ? null : `${item.bound.side === 'b' ? plan.base.name : plan.join!.dataset.name}.${item.bound.column.name}` });
+  for (const item of plan.items) chips.push({ kind: item.item.kind === 'aggregate' ? 'measure' : item.item.kind === 'grain' ? 'grain' : 'column', label: item.output, detail: item.bound === null ? null : `${datasetOf(item.bound.side).name}.${item.bound.column.name}` });
   for (const group of plan.groupBy) chips.push({ kind: 'group', label: group.output, detail: null });
   for (const { condition } of plan.conditions) chips.push({ kind: 'filter', label: `${condition.name.text} ${condition.operator}`, detail: condition.values.map(String).join(', ') || null });
-  if (plan.join !== null) chips.push({ kind: 'join', label: plan.join.dataset.name, detail: `through ${plan.join.concept.name}` });
+  for (const join of plan.joins) chips.push({ kind: 'join', label: join.dataset.name, detail: `through ${join.concept.name}` });
   const request = (dataset: { id: string; name: string }, estimatedRows: number | null) => ({
     datasetId: dataset.id, datasetName: dataset.name, requests: 1, cachedSlices: 0, refreshSlices: 0, estimatedRows, window: [], entities: 0, points: 0, outsideCoverage: false, boundedBy: [],
     fetchedRequests: rows === null ? 0 : 1, fetchedRows: estimatedRows ?? 0,
   });
   return {
     chips,
-    joinPlan: plan.join === null ? [] : [{ sourceDatasetId: plan.base.id, targetDatasetId: plan.join.dataset.id, conceptName: plan.join.concept.name, strategy: plan.join.strategy, fanout }],
-    strategy: plan.join === null ? 'single_dataset' : 'anchor_join',
-    requestPlan: [request(plan.base, rows), ...(plan.join === null ? [] : [request(plan.join.dataset, null)])],
+    joinPlan: plan.joins.map((join) => ({ sourceDatasetId: plan.base.id, targetDatasetId: join.dataset.id, conceptName: join.concept.name, strategy: join.strategy, fanout: fanout.get(join.alias) ?? null })),
+    strategy: plan.joins.length === 0 ? 'single_dataset' : 'anchor_join',
+    requestPlan: [request(plan.base, rows), ...plan.joins.map((join) => request(join.dataset, null))],
   };
 }
 

@@ -72,6 +72,7 @@ const VALID: Array<[string, (table: (name: string) => string) => string]> = [
   ['SELECT countDistinct(Customer) AS buyers FROM orders', (t) => `SELECT uniqExact(customerId) AS buyers FROM ${t('orders')}`],
   ['SELECT segment, count(*) AS n FROM customers GROUP BY segment ORDER BY segment', (t) => `SELECT segment, count() AS n FROM ${t('customers')} GROUP BY segment ORDER BY segment`],
   ['SELECT segment, sum(amount) AS revenue FROM orders GROUP BY segment ORDER BY segment', (t) => `SELECT c.segment AS segment, sum(o.amount) AS revenue FROM ${t('orders')} AS o LEFT JOIN ${t('customers')} AS c ON o.customerId = c.cust_id GROUP BY segment ORDER BY segment`],
+  ['SELECT segment, channel, count(*) AS n FROM orders GROUP BY segment, channel ORDER BY segment, channel', (t) => `SELECT c.segment AS segment, k.channel AS channel, count() AS n FROM ${t('orders')} AS o LEFT JOIN ${t('customers')} AS c ON o.customerId = c.cust_id LEFT JOIN ${t('tickets')} AS k ON o.customerId = k.client GROUP BY segment, channel ORDER BY segment, channel`],
   ['SELECT category, sum(quantity) AS units FROM order_lines GROUP BY category ORDER BY category', (t) => `SELECT p.category AS category, sum(l.quantity) AS units FROM ${t('order_lines')} AS l LEFT JOIN ${t('products')} AS p ON l.product_code = p.sku GROUP BY category ORDER BY category`],
   ['SELECT "Full name" FROM customers ORDER BY "Full name" LIMIT 3', (t) => `SELECT full_name AS \`Full name\` FROM ${t('customers')} ORDER BY \`Full name\` LIMIT 3`],
   ['SELECT state, count(*) AS n FROM customers WHERE state STARTS WITH \'New\' GROUP BY state ORDER BY state', (t) => `SELECT state, count() AS n FROM ${t('customers')} WHERE startsWith(lowerUTF8(state), 'new') GROUP BY state ORDER BY state`],
@@ -110,6 +111,10 @@ CHECKS.push(['a join goes through an anchor concept and says so; a join whose ke
   assert.equal(fan.plan.joinPlan[0].strategy, 'fanout');
   assert.ok(fan.plan.joinPlan[0].fanout > 1, JSON.stringify(fan.plan.joinPlan));
   assert.ok(fan.warnings.some((warning: string) => /repeats the rows/.test(warning)), JSON.stringify(fan.warnings));
+  // Two datasets joined around the one read (a star), each through the customer.
+  const star = await w.ask('SELECT segment, channel, count(*) AS n FROM orders GROUP BY segment, channel');
+  assert.deepEqual(star.plan.joinPlan.map((j: { conceptName: string; strategy: string }) => [j.conceptName, j.strategy]), [['Customer', 'lookup'], ['Customer', 'fanout']]);
+  assert.equal(star.plan.requestPlan.length, 3);
   const validated = await w.ask('SELECT segment, sum(amount) FROM orders GROUP BY segment', { mode: 'validate' });
   assert.equal(validated.kind, 'validated');
   assert.match(validated.sql, /LEFT JOIN/);
