@@ -264,7 +264,8 @@ export class DatasetService {
     const result: Array<{ id: string; name: string; tags: string[]; sourceIds: string[]; compiled: CompiledDataset }> = [];
     for (const [i, row] of (await this.repo.allIn(principal.organisationId, workspaceId)).entries()) {
       try {
-        result.push({ id: row.id, name: row.name, tags: parse(row).tags ?? [], sourceIds: parse(row).sources.map((s) => s.id), compiled: (await this.compiled(principal, workspaceId, row.id, `d${i}_`)).compiled });
+        const definition = parse(row);
+        result.push({ id: row.id, name: row.name, tags: definition.tags ?? [], sourceIds: definition.sources.map((s) => s.id), compiled: (await this.compileRow(principal, workspaceId, row, `d${i}_`)).compiled });
       } catch (error) {
         if (!(error instanceof AppError && error.code === 'conflict')) throw error;
       }
@@ -272,15 +273,19 @@ export class DatasetService {
     return result;
   }
 
-  private async compiled(principal: Principal, workspaceId: string, id: string, paramPrefix = 'p'): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
-    const row = await this.readable(principal, workspaceId, id);
+  private async compiled(principal: Principal, workspaceId: string, id: string): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
+    return this.compileRow(principal, workspaceId, await this.readable(principal, workspaceId, id));
+  }
+
+  /** A stored dataset compiled against its sources as they are now (409 when it no longer fits them). */
+  private async compileRow(principal: Principal, workspaceId: string, row: DatasetRow, paramPrefix = 'p'): Promise<{ row: DatasetRow; compiled: CompiledDataset; names: Map<string, string> }> {
     const definition = parse(row);
     const { inputs, rows } = await this.sourceInputs(principal, workspaceId, definition.sources, 'read');
     try {
       return { row, compiled: compileDataset(definition, inputs, paramPrefix), names: namesOf(rows) };
     } catch (error) {
       if (error instanceof AppError && error.code === 'validation_failed') {
-        throw new AppError('conflict', `Dataset ${id} no longer fits its sources (${error.message}); update its definition`);
+        throw new AppError('conflict', `Dataset ${row.id} no longer fits its sources (${error.message}); update its definition`);
       }
       throw error;
     }

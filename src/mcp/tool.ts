@@ -94,6 +94,8 @@ export const page = (args: { limit?: number; cursor?: string }) => ({ ...(args.l
 
 /** A list tool's structured result. */
 export const ListOf = (item: TSchema) => Type.Object({ items: Type.Array(item), pagination: Type.Optional(Type.Unknown()) });
+/** A service's page as a list tool's result (the shape ListOf describes). */
+export const listed = <T>(p: { items: T[]; pagination: unknown }) => ({ items: p.items, pagination: p.pagination });
 
 /** Follows a job started by a long tool (learning, imports). */
 export const followJob = async ({ services, principal, args }: ToolCall<Record<string, any>>, started: Record<string, any>): Promise<Followed> => {

@@ -69,6 +69,9 @@ export function newConceptRow(owner: { organisationId: string; workspaceId: stri
 
 export const bodyOf = (row: ConceptRow): ConceptBody => JSON.parse(row.body) as ConceptBody;
 export const sketchesOf = (row: ConceptRow): Sketches => JSON.parse(row.sketch) as Sketches;
+/** The row's sketches of the mapped fields `keep` accepts (keyed `sourceId.field`), as stored. */
+export const sketchesWhere = (row: ConceptRow, keep: (key: string) => boolean): string =>
+  JSON.stringify(Object.fromEntries(Object.entries(sketchesOf(row)).filter(([key]) => keep(key))));
 /** The sources a concept maps fields of (rejected mappings, kept so extraction does not propose them again, are not mappings). */
 export const sourceIdsOf = (body: Pick<ConceptBody, 'fieldMappings'>) => [...new Set(body.fieldMappings.filter((m) => m.status !== 'rejected').map((m) => m.sourceId))];
 

@@ -67,7 +67,7 @@ export class OntologyExtraction {
   private async run(context: JobContext<ExtractionParams>) {
     const { job, params, signal } = context;
     const organisationId = job.organisation_id;
-    const record = (status: string, error: string | null, extra: (source: Source) => Pick<Source, 'schemaEntries' | 'ontologyExcludedFields'> | object = () => ({})) =>
+    const record = (status: string, error: string | null, extra: (source: Source) => Partial<Pick<Source, 'schemaEntries' | 'ontologyExcludedFields'>> = () => ({})) =>
       this.sources.recordOntology(organisationId, params.sourceId, (source) => ({ ontologyStatus: status, ontologyError: error, ...extra(source) }));
     // The workspace must still see the source (unlinked meanwhile: none of its values may reach that workspace).
     const linked = () => this.sources.isLinked(organisationId, params.sourceId, job.workspace_id);
@@ -86,7 +86,7 @@ export class OntologyExtraction {
       }
       const profiles = facts.map(profileColumn);
       context.progress(0.7, 'mining rules');
-      const rules = await mineRules(this.data(), table, profiles, started.documentCount);
+      const rules = await mineRules(this.data(), table, profiles);
       const orders = await timeOrders(this.data(), table, profiles);
       let plan: ExtractionPlan | undefined;
       for (let attempt = 1; plan === undefined; attempt += 1) {
@@ -170,7 +170,6 @@ function annotate(source: Source, plan: ExtractionPlan): Pick<Source, 'schemaEnt
   };
 }
 
-/** One field measured in the data engine (rows never come into JS). */
 /** A source's table and how many of its rows are recorded (the rows extraction may read: `ROW_COLUMN < rows`). */
 interface Recorded extends TableRef {
   rows: number;
@@ -180,24 +179,24 @@ interface Recorded extends TableRef {
 const recorded = (sql: { table(id: string): string; column(name: string): string }, table: Recorded) =>
   `(SELECT * FROM ${sql.table(table.tableId)} WHERE ${sql.column(ROW_COLUMN)} < ${Math.trunc(table.rows)}) AS t`;
 
+/** One field measured in the data engine (rows never come into JS). */
 async function measure(store: DataStore, table: Recorded, sourceId: string, column: InferredColumn, statistics: Source['columnMetadata'][string] | undefined): Promise<ColumnFacts> {
   const org = table.organisationId;
   const isArray = column.type === 'array';
   const time = column.type === 'date' || column.type === 'datetime';
   const numeric = column.type === 'integer' || column.type === 'decimal';
   const c = (sql: { column(name: string): string }) => `t.${sql.column(column.field)}`;
-  const from = (sql: { table(id: string): string; column(name: string): string }) => recorded(sql, table);
   const present = (sql: { column(name: string): string }) => (isArray ? `notEmpty(${c(sql)})` : `${c(sql)} IS NOT NULL`);
   const [base] = await store.query<Record<string, string | number | null>>(org, (sql) => {
     const range = numeric ? `, toFloat64(min(${c(sql)})) AS lo, toFloat64(max(${c(sql)})) AS hi` : time ? `, toString(min(${c(sql)})) AS lo, toString(max(${c(sql)})) AS hi` : ', NULL AS lo, NULL AS hi';
     return (
       `SELECT count() AS rows, countIf(NOT (${present(sql)})) AS nulls, uniqExactIf(${c(sql)}, ${present(sql)}) AS distinct, ` +
-      `avgIf(length(toString(${c(sql)})), ${present(sql)}) AS len${range} FROM ${from(sql)}`
+      `avgIf(length(toString(${c(sql)})), ${present(sql)}) AS len${range} FROM ${recorded(sql, table)}`
     );
   });
-  const top = isArray ? [] : await store.query<{ v: string; n: string }>(org, (sql) => `SELECT toString(${c(sql)}) AS v, count() AS n FROM ${from(sql)} WHERE ${present(sql)} GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`);
-  const sketch = isArray ? [] : await store.query<{ h: string }>(org, (sql) => `SELECT toString(h) AS h FROM (SELECT DISTINCT cityHash64(toString(${c(sql)})) AS h FROM ${from(sql)} WHERE ${present(sql)}) ORDER BY h LIMIT ${SKETCH_SIZE}`);
-  const [repeats] = isArray ? [{ n: '0' }] : await store.query<{ n: string }>(org, (sql) => `SELECT count() AS n FROM (SELECT ${c(sql)} AS k FROM ${from(sql)} WHERE ${present(sql)} GROUP BY k HAVING count() > 1)`);
+  const top = isArray ? [] : await store.query<{ v: string; n: string }>(org, (sql) => `SELECT toString(${c(sql)}) AS v, count() AS n FROM ${recorded(sql, table)} WHERE ${present(sql)} GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`);
+  const sketch = isArray ? [] : await store.query<{ h: string }>(org, (sql) => `SELECT toString(h) AS h FROM (SELECT DISTINCT cityHash64(toString(${c(sql)})) AS h FROM ${recorded(sql, table)} WHERE ${present(sql)}) ORDER BY h LIMIT ${SKETCH_SIZE}`);
+  const [repeats] = isArray ? [{ n: '0' }] : await store.query<{ n: string }>(org, (sql) => `SELECT count() AS n FROM (SELECT ${c(sql)} AS k FROM ${recorded(sql, table)} WHERE ${present(sql)} GROUP BY k HAVING count() > 1)`);
   const number = (value: unknown) => (value === null || value === undefined ? null : Number(value));
   return {
     sourceId,
@@ -242,7 +241,7 @@ async function granularity(store: DataStore, table: Recorded, column: InferredCo
 }
 
 /** Conditional value rules between categorical fields (both directions of each pair) and ranges of measures. */
-async function mineRules(store: DataStore, table: Recorded, profiles: Profile[], rows: number): Promise<MinedRule[]> {
+async function mineRules(store: DataStore, table: Recorded, profiles: Profile[]): Promise<MinedRule[]> {
   const categorical = profiles
     .filter((p) => (p.classification === 'dimension' || p.classification === 'boolean' || p.classification === 'location') && p.facts.distinct >= 2 && p.facts.distinct <= MAX_RULE_VALUES && (isTextual(p.facts.type) || p.facts.type === 'integer' || p.facts.type === 'boolean'))
     .slice(0, MAX_RULE_FIELDS);
@@ -255,8 +254,8 @@ async function mineRules(store: DataStore, table: Recorded, profiles: Profile[],
         return `SELECT toString(${a}) AS a, toString(${b}) AS b, count() AS n FROM ${recorded(sql, table)} WHERE ${a} IS NOT NULL AND ${b} IS NOT NULL GROUP BY a, b`;
       });
       const pairs: PairCount[] = counts.map(({ a, b, n }) => ({ a, b, count: Number(n) }));
-      rules.push(...conditionalRules(left.facts.field, right.facts.field, pairs, rows));
-      rules.push(...conditionalRules(right.facts.field, left.facts.field, pairs.map(({ a, b, count }) => ({ a: b, b: a, count })), rows));
+      rules.push(...conditionalRules(left.facts.field, right.facts.field, pairs, table.rows));
+      rules.push(...conditionalRules(right.facts.field, left.facts.field, pairs.map(({ a, b, count }) => ({ a: b, b: a, count })), table.rows));
     }
   }
   for (const profile of profiles) {

@@ -23,6 +23,13 @@ export class ConceptRepo {
     return this.db.selectFrom('concepts').selectAll().where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
   }
 
+  /** The given concepts of a workspace that exist, in the order asked. */
+  async findMany(organisationId: string, workspaceId: string, ids: string[]): Promise<ConceptRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('concepts').selectAll().where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId).where('id', 'in', unique(ids)).execute();
+    return ids.flatMap((id) => rows.filter((row) => row.id === id));
+  }
+
   /** Keyset page, newest first; with `sourceId`, only concepts mapping a field of that source. */
   list(organisationId: string, workspaceId: string, page: PageRequest, sourceId?: string): Promise<{ rows: ConceptRow[]; total: number }> {
     let base = this.db.selectFrom('concepts').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId);

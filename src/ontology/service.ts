@@ -6,7 +6,7 @@ import type { CursorCodec } from '../lib/cursor.js';
 import { nowIso } from '../lib/ids.js';
 import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
-import { type ConceptBody, bodyOf, fullMapping, mappingKey, newBody, newConceptRow, sketchesOf, sourceIdsOf, toConcept, writableOf } from './concepts.js';
+import { type ConceptBody, bodyOf, fullMapping, mappingKey, newBody, newConceptRow, sketchesOf, sketchesWhere, sourceIdsOf, toConcept, writableOf } from './concepts.js';
 import { type ConceptRepo, type ConceptRow, StaleConceptError } from './repo.js';
 
 /** What the ontology needs to know of the rest of the workspace: its sources' fields and what reads its concepts. */
@@ -94,7 +94,7 @@ export class OntologyService {
     }
     const name = input.name?.trim() ?? row.name;
     const changed = Object.keys(members).filter((key) => JSON.stringify(merged[key as keyof ConceptBody]) !== JSON.stringify(stored[key as keyof ConceptBody]));
-    if (changed.length === 0 && name === row.name) return { concept: toConcept(row), downstream: await this.downstream(principal, workspaceId, id, row.edit_version) };
+    if (changed.length === 0 && name === row.name) return { concept: toConcept(row), downstream: await this.downstream(principal, workspaceId, id) };
     await this.checkBody(principal.organisationId, workspaceId, merged, 'body');
     merged.lockedConceptFields = union(merged.lockedConceptFields, changed.filter((key) => !['metadata', 'lockedMetadataFields', 'lockedConceptFields'].includes(key)));
     if (members.metadata !== undefined) {
@@ -104,19 +104,18 @@ export class OntologyService {
     if (name !== row.name) merged.lockedConceptFields = union(merged.lockedConceptFields, ['name']);
     merged.lastEditedBy = principal.userId;
     merged.lastEditedAt = nowIso();
-    const sketches = sketchesOf(row);
     const keep = new Set(merged.fieldMappings.map(mappingKey));
     const next: ConceptRow = {
       ...row,
       name,
       name_key: name.toLowerCase(),
       body: JSON.stringify(merged),
-      sketch: JSON.stringify(Object.fromEntries(Object.entries(sketches).filter(([key]) => keep.has(key)))),
+      sketch: sketchesWhere(row, (key) => keep.has(key)),
       edit_version: row.edit_version + 1,
       updated_at: merged.lastEditedAt,
     };
     await this.write([{ row: next, expectedVersion: row.edit_version, sourceIds: sourceIdsOf(merged) }]);
-    return { concept: toConcept(next), downstream: await this.downstream(principal, workspaceId, id, row.edit_version) };
+    return { concept: toConcept(next), downstream: await this.downstream(principal, workspaceId, id) };
   }
 
   /** Asks for an extraction of a tabular source with rows linked to the workspace. */
@@ -173,7 +172,7 @@ export class OntologyService {
     const updated: ConceptRow = {
       ...row,
       body: JSON.stringify(remaining),
-      sketch: JSON.stringify(Object.fromEntries(Object.entries(sketches).filter(([k]) => k !== key))),
+      sketch: sketchesWhere(row, (k) => k !== key),
       edit_version: row.edit_version + 1,
       updated_at: now,
     };
@@ -235,7 +234,7 @@ export class OntologyService {
           anchorConceptLinks: body.anchorConceptLinks.filter((l) => l.sourceId !== sourceId),
           detectedConceptStructure: { ...body.detectedConceptStructure, temporalPrerequisites: body.detectedConceptStructure.temporalPrerequisites.filter((t) => t.sourceId !== sourceId) },
         };
-        const sketch = JSON.stringify(Object.fromEntries(Object.entries(sketchesOf(row)).filter(([key]) => !key.startsWith(`${sourceId}.`))));
+        const sketch = sketchesWhere(row, (key) => !key.startsWith(`${sourceId}.`));
         return { row: { ...row, body: JSON.stringify(next), sketch, edit_version: row.edit_version + 1, updated_at: nowIso() }, expectedVersion: row.edit_version, sourceIds: sourceIdsOf(next) };
       });
       try {
@@ -249,12 +248,7 @@ export class OntologyService {
 
   /** The given concepts of a workspace (those that exist), for a dataset's enriched read. */
   async describe(organisationId: string, workspaceId: string, ids: string[]): Promise<Concept[]> {
-    const concepts: Concept[] = [];
-    for (const id of ids) {
-      const row = await this.repo.find(organisationId, workspaceId, id);
-      if (row !== undefined) concepts.push(toConcept(row));
-    }
-    return concepts;
+    return (await this.repo.findMany(organisationId, workspaceId, ids)).map(toConcept);
   }
 
   /** The current edit versions of concepts of a workspace (dataset reads return them). */
@@ -263,12 +257,12 @@ export class OntologyService {
     return new Map([...current].map(([id, { editVersion }]) => [id, editVersion]));
   }
 
-  private async downstream(principal: Principal, workspaceId: string, id: string, writtenAgainstFallback: number): Promise<Downstream> {
+  private async downstream(principal: Principal, workspaceId: string, id: string): Promise<Downstream> {
     const { datasets, twins } = await this.neighbours.consumers(principal.organisationId, workspaceId);
     const using = datasets.filter((dataset) => id in dataset.conceptVersions);
     const ids = new Set(using.map((dataset) => dataset.id));
     return {
-      datasets: using.map((dataset) => ({ id: dataset.id, name: dataset.name, writtenAgainst: dataset.conceptVersions[id] ?? writtenAgainstFallback })),
+      datasets: using.map((dataset) => ({ id: dataset.id, name: dataset.name, writtenAgainst: dataset.conceptVersions[id]! })),
       twins: twins.filter((twin) => twin.datasetId !== null && ids.has(twin.datasetId)).map((twin) => ({ id: twin.id, name: twin.name, datasetId: twin.datasetId! })),
     };
   }

@@ -1,8 +1,7 @@
-import type { ComparisonOperator } from '../../schemas/datasets.js';
 import type { CompiledDataset } from '../datasets/compiler/compile.js';
 import { compileCondition } from '../datasets/compiler/filter.js';
 import { Params } from '../datasets/compiler/params.js';
-import type { Column } from '../datasets/compiler/relation.js';
+import { type Column, computedEntry } from '../datasets/compiler/relation.js';
 import { AppError } from '../errors.js';
 import type { ColumnType } from '../sources/inference/infer-schema.js';
 import { type TenantSql, quoteColumn } from '../store/data/port.js';
@@ -64,17 +63,15 @@ export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: Map
   const groups = plan.groupBy.map(expression);
   // Conditions over the inner relation's columns, compiled by the dataset filter compiler (the spec's operators).
   for (const { bound } of plan.conditions) ref(bound);
-  const innerColumns: Column[] = [...inner.values()].map(({ name, bound }) => ({
-    name,
-    type: bound.column.type as ColumnType,
-    subtype: bound.column.subtype,
-    entry: { field: name, type: bound.column.type as ColumnType, subtype: bound.column.subtype, availableTypes: [], isIndex: false, categories: null, aliases: [], description: null, displayWidth: null, originalFormat: null, displayFormat: null, unit: null, unitModifier: null, dateOrderAssumed: null },
-  }));
+  const innerColumns: Column[] = [...inner.values()].map(({ name, bound }) => {
+    const type = bound.column.type as ColumnType;
+    return { name, type, subtype: bound.column.subtype, entry: computedEntry(name, type, bound.column.subtype) };
+  });
   let where = '';
   if (plan.conditions.length > 0) {
     const filters = plan.conditions.map(({ condition, bound }) => ({
       column: ref(bound),
-      comparisonOperator: condition.operator as ComparisonOperator,
+      comparisonOperator: condition.operator,
       value: condition.values.length === 0 ? null : condition.values.length === 1 ? condition.values[0]! : condition.values,
       correctType: true,
     }));

@@ -11,6 +11,8 @@
  * ("order amount"). Values are numbers, 'text', TRUE or FALSE.
  */
 
+import type { ComparisonOperator } from '../../schemas/datasets.js';
+
 export type Span = [number, number];
 
 export const AGGREGATES = ['sum', 'avg', 'min', 'max', 'count', 'countDistinct', 'first', 'last'] as const;
@@ -27,7 +29,7 @@ export type Grain = (typeof GRAINS)[number];
 export const MAX_LIMIT = 1_000_000_000;
 
 /** Comparison words of the language and the spec's ComparisonOperator each one is. */
-export const OPERATORS: Record<string, string> = {
+export const OPERATORS: Record<string, ComparisonOperator> = {
   '=': 'Equal to',
   '!=': 'Not Equal to',
   '<>': 'Not Equal to',
@@ -65,7 +67,7 @@ export interface SelectItem {
 
 export interface Condition {
   name: Name;
-  operator: string;
+  operator: ComparisonOperator;
   values: Array<string | number | boolean>;
   span: Span;
 }
@@ -323,7 +325,7 @@ class Parser {
     const name = this.name('WHERE');
     const start = name.span[0];
     const token = this.peek();
-    let operator: string;
+    let operator: string; // the language's words; OPERATORS maps them to the spec's
     if (this.isWord('IS')) {
       this.take();
       const negated = this.isWord('NOT');

@@ -96,22 +96,21 @@ export class QueryService {
       ...candidates.map((c) => c.syntax),
       ...(error instanceof QuerySyntaxError ? expectedWords(error, text) : []),
     ];
-    let suggestedQuery: string | null = error instanceof QueryError && error.suggestion !== null && validates(error.suggestion, workspace) ? error.suggestion : null;
-    if (suggestedQuery === null && error.span !== null && !(error instanceof QueryError && error.suggestion !== null)) {
+    // The planner's own correction first; then each replacement put in place of the span, and (a missing word) before it.
+    const attempts = error instanceof QueryError && error.suggestion !== null ? [error.suggestion] : [];
+    if (error.span !== null) {
       const [start, end] = error.span;
-      // Each replacement put in place of the span, and (a missing word) before it.
       const before = text.slice(0, start).trimEnd();
       const insert = (r: string) => `${before}${/^[),]/.test(r) ? '' : ' '}${r} ${text.slice(start)}`.trimEnd();
-      const attempts = replacements.flatMap((r) => [`${text.slice(0, start)}${r}${text.slice(end)}`, ...(error instanceof QuerySyntaxError ? [insert(r)] : [])]);
-      // At most a dozen tries, each a parse and a plan.
-      suggestedQuery = attempts.slice(0, 12).find((fixed) => fixed !== text && validates(fixed, workspace)) ?? null;
+      attempts.push(...replacements.flatMap((r) => [`${text.slice(0, start)}${r}${text.slice(end)}`, ...(error instanceof QuerySyntaxError ? [insert(r)] : [])]));
     }
-    suggestedQuery ??= fallback(workspace.catalog);
+    // At most a dozen tries, each a parse, a plan and a compilation.
+    const suggestedQuery = attempts.slice(0, 12).find((fixed) => fixed !== text && validates(fixed, workspace)) ?? fallback(workspace.catalog);
     return failure(error.code, error.message, error.span, candidates, error instanceof QueryError ? error.perSource : [], suggestedQuery);
   }
 
   private async workspace(principal: Principal, workspaceId: string): Promise<Workspace> {
-    const [datasets, concepts] = [await this.datasets.compiledAll(principal, workspaceId), await this.ontology.all(principal, workspaceId)];
+    const [datasets, concepts] = await Promise.all([this.datasets.compiledAll(principal, workspaceId), this.ontology.all(principal, workspaceId)]);
     return {
       catalog: {
         datasets: datasets.map((dataset) => ({

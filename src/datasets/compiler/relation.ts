@@ -41,7 +41,7 @@ export function definitionError(location: string, message: string): AppError {
 }
 
 /** A schema entry for a column the dataset computes (no source entry to carry over). */
-function computedEntry(field: string, type: ColumnType, subtype: string | null = null): InferredColumn {
+export function computedEntry(field: string, type: ColumnType, subtype: string | null = null): InferredColumn {
   return {
     field,
     type,

@@ -3,9 +3,7 @@ import { Type } from 'typebox';
 import { CreateDatasetBody, DatasetSchema, ValidateDatasetBody } from '../../../schemas/datasets.js';
 import { FromDataBody, OrgSourceSchema, SourceSchema } from '../../../schemas/sources.js';
 import { CreateWorkspaceBody, WorkspaceSchema } from '../../../schemas/workspaces.js';
-import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, page } from '../tool.js';
-
-const listed = <T>(p: { items: T[]; pagination: unknown }) => ({ items: p.items, pagination: p.pagination });
+import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, listed, page } from '../tool.js';
 
 export const dataTools: Tool[] = [
   defineTool({

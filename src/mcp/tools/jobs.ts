@@ -1,7 +1,7 @@
 /** Jobs and connectors as MCP tools. */
 import { BrowseEntrySchema, BrowseMembers, ConnectorSchema, ImportBody, PreviewBody } from '../../../schemas/connectors.js';
 import { JobAcceptedSchema, JobSchema } from '../../../schemas/jobs.js';
-import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, followJob, page } from '../tool.js';
+import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, followJob, listed, page } from '../tool.js';
 
 const ConnectorId = IdOf('Connector');
 
@@ -23,10 +23,7 @@ export const jobTools: Tool[] = [
     name: 'list_connectors', title: 'List database connectors', scope: 'connectors:read', effect: 'read',
     description: 'The organisation\'s connectors to databases and warehouses (credentials are never shown).',
     input: { ...PageMembers }, output: ListOf(ConnectorSchema),
-    run: async ({ services, principal, args }) => {
-      const listed = await services.connectors.list(principal, page(args));
-      return { items: listed.items, pagination: listed.pagination };
-    },
+    run: async ({ services, principal, args }) => listed(await services.connectors.list(principal, page(args))),
   }),
   defineTool({
     name: 'browse_connector', title: 'Browse a connector', scope: 'connectors:read', effect: 'read', openWorld: true,

@@ -3,17 +3,14 @@ import { Type } from 'typebox';
 import { ConceptSchema, PutConceptBody } from '../../../schemas/ontology.js';
 import { QueryBody, QueryResultSchema } from '../../../schemas/query.js';
 import { QUERY_LANGUAGE } from '../../query/routes.js';
-import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, page } from '../tool.js';
+import { IdOf, ListOf, PageMembers, type Tool, WorkspaceId, defineTool, listed, page } from '../tool.js';
 
 export const semanticTools: Tool[] = [
   defineTool({
     name: 'list_concepts', title: 'List ontology concepts', scope: 'ontology:read', effect: 'read',
     description: 'What the columns of a workspace mean: its concepts (customer, order date, revenue...), each with the source fields mapped to it, its classification and statistics. With sourceId, only the concepts of that source.',
     input: { workspaceId: WorkspaceId, sourceId: Type.Optional(IdOf('Source')), ...PageMembers }, output: ListOf(ConceptSchema),
-    run: async ({ services, principal, args }) => {
-      const listed = await services.ontology.list(principal, args.workspaceId, { ...page(args), ...(args.sourceId === undefined ? {} : { sourceId: args.sourceId }) });
-      return { items: listed.items, pagination: listed.pagination };
-    },
+    run: async ({ services, principal, args }) => listed(await services.ontology.list(principal, args.workspaceId, { ...page(args), ...(args.sourceId === undefined ? {} : { sourceId: args.sourceId }) })),
   }),
   defineTool({
     name: 'get_concept', title: 'Read an ontology concept', scope: 'ontology:read', effect: 'read',

@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import { ListSimulationsQuery, ScenarioFromQueryBody, ScenarioFromQuerySchema, ScoreBody, SimulationAcceptedSchema, SimulationRunSummarySchema, SubmitSimulationBody, SweepQuery, SweepSchema } from '../../../schemas/simulations.js';
-import { IdOf, ListOf, type Tool, WorkspaceId, defineTool, followRun } from '../tool.js';
+import { IdOf, ListOf, type Tool, WorkspaceId, defineTool, followRun, listed } from '../tool.js';
 
 const RunId = IdOf('Simulation run');
 const TwinId = IdOf('Digital twin');
@@ -41,8 +41,7 @@ export const simulationTools: Tool[] = [
     input: { workspaceId: WorkspaceId, ...ListSimulationsQuery.properties }, output: ListOf(SimulationRunSummarySchema),
     run: async ({ services, principal, args }) => {
       const { workspaceId, ...query } = args;
-      const listed = await services.simulations.list(principal, workspaceId, query);
-      return { items: listed.items, pagination: listed.pagination };
+      return listed(await services.simulations.list(principal, workspaceId, query));
     },
   }),
   defineTool({

@@ -3,6 +3,7 @@
  * abbreviations expanded and synonyms mapped to one word, and the words that say "this is a key" (id, key, code,
  * no...) set apart. `cust_id`, `customerId` and `client_no` all read as the entity `customer` with a key marker.
  */
+import { singular } from '../../lib/words.js';
 
 const ABBREVIATIONS: Record<string, string> = {
   cust: 'customer', cst: 'customer', prod: 'product', qty: 'quantity', amt: 'amount', dt: 'date', addr: 'address', desc: 'description',
@@ -53,8 +54,8 @@ export function splitWords(name: string): string[] {
 
 const normaliseWord = (word: string) => {
   const expanded = ABBREVIATIONS[word] ?? word;
-  const singular = expanded.length > 3 && expanded.endsWith('s') && !expanded.endsWith('ss') ? expanded.slice(0, -1) : expanded;
-  return SYNONYMS[singular] ?? SYNONYMS[expanded] ?? singular;
+  const one = singular(expanded);
+  return SYNONYMS[one] ?? SYNONYMS[expanded] ?? one;
 };
 
 export function readName(name: string): ReadName {

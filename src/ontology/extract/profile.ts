@@ -1,4 +1,4 @@
-import type { ConceptClassification } from '../../../schemas/ontology.js';
+import type { ConceptClassification, SUGGESTED_ROLES } from '../../../schemas/ontology.js';
 import { type ReadName, readName } from './names.js';
 
 /** What the data engine measured of one column (see ../extraction.ts for the queries). */
@@ -131,7 +131,7 @@ function cycleOf(facts: ColumnFacts, name: ReadName): string | null {
 }
 
 /** How a concept of this classification tends to enter a causal model. */
-export function suggestedRoleOf(classification: ConceptClassification): 'key' | 'time' | 'source' | 'outcome' | 'attribute' | 'ignore' {
+export function suggestedRoleOf(classification: ConceptClassification): (typeof SUGGESTED_ROLES)[number] {
   switch (classification) {
     case 'identifier':
       return 'key';

@@ -3,6 +3,7 @@
  * (snake_case, kebab-case, camelCase), numbers with their scale and unit folded in, and the few symbols a question
  * uses to compare or assign. Names and queries go through the same tokenizer so they compare word by word.
  */
+import { singular } from '../../lib/words.js';
 
 export interface Token {
   kind: 'word' | 'number' | 'symbol';
@@ -80,14 +81,6 @@ export function nameKeys(name: string): string[] {
     .map((token) => token.key);
 }
 
-/** A crude singular: enough for "prices", "sales", "categories", "classes"; short words are left alone. */
-export function singular(word: string): string {
-  if (word.length <= 3) return word;
-  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (/(?:ss|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
-  return word;
-}
 
 function numberToken(match: RegExpExecArray, at: number): Token {
   const sign = match[1] === '-' || match[1] === '−' ? -1 : 1;

@@ -1,0 +1,10 @@
+/** Word forms shared by the readers of names (plain-English questions, column names). */
+
+/** A crude singular: enough for "prices", "sales", "categories", "classes"; short words are left alone. */
+export function singular(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (/(?:ss|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
