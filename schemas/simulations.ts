@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Body, Nullable, Timestamp, literals } from './common.js';
+import { FilterGroupSchema, FilterSchema } from './datasets.js';
 import { ProgressSchema, WebhookUrl } from './jobs.js';
 
 export const RUN_STATUSES = ['pending', 'configuring', 'configured', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -131,16 +132,47 @@ const Environments = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), 
     + 'never unioned, and an empty intersection answers 400. Single-environment twins refuse it (422).',
 });
 
+/** Most rows one batch run reads by reference (rowsFrom). */
+export const BATCH_ROWS_MAX = 50_000_000;
+
+/** Rows as one header and arrays of values: the same rows as `sample`, without a key per cell. */
+export const SampleTableSchema = Type.Object(
+  {
+    columns: Type.Array(Name, { minItems: 1, maxItems: 2000, uniqueItems: true, description: 'Variable names, one per position of every row' }),
+    rows: Type.Array(Type.Array(Type.Union([Scalar, Type.Null()]), { maxItems: 2000 }), { minItems: 1, maxItems: 100_000, description: 'Each row as many values as `columns`; null is missing' }),
+  },
+  { additionalProperties: false, description: 'Rows in columnar JSON: cheaper to send and to check than `sample` for large batches' },
+);
+
+/** The rows of a dataset or a source, read by the run itself. */
+export const RowsFromSchema = Type.Object(
+  {
+    datasetId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A dataset of the workspace (exactly one of datasetId and sourceId)' })),
+    sourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A tabular source of the workspace, read as uploaded' })),
+    filter: Type.Optional(Type.Union([FilterSchema, FilterGroupSchema], { description: 'Only the rows matching it (the dataset filter language)' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: BATCH_ROWS_MAX, description: `The first rows only, in the data's own order (at most ${BATCH_ROWS_MAX.toLocaleString('en')})` })),
+    keepColumns: Type.Optional(Type.Array(Name, { maxItems: 20, uniqueItems: true, description: 'Columns of the data copied into the results table beside each prediction (e.g. an id to join back on)' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Rows by reference: the run reads them from the data store in chunks, answers them on every pool worker and writes the results as a table in the data store '
+      + '(`outputsStorageType` `datastore`; read them with GET .../simulations/{id}/rows or stream them with GET .../simulations/{id}/rows/export/{format}). Columns are matched to the twin\'s variables by name.',
+  },
+);
+
 export const PredictionScenarioSchema = Family(
   'prediction',
   {
-    sample: Records('Rows to predict, keyed by variable; targets left out'),
+    sample: Type.Optional(Records('Rows to predict, keyed by variable; targets left out')),
+    sampleTable: Type.Optional(SampleTableSchema),
+    rowsFrom: Type.Optional(RowsFromSchema),
+    resultsStorage: Type.Optional(literals(['inline', 'datastore'] as const, 'Where the row results go: inline in the outputs (default for `sample` and `sampleTable`) or a table in the data store (always for `rowsFrom`)')),
     targetVars: Type.Array(Name, { minItems: 1, maxItems: 100 }),
     confidenceLevel: Type.Optional(Confidence),
     environments: Type.Optional(Environments),
   },
   'PredictionScenario',
-  'Predicts targetVars for each row of `sample` (outputs align with the rows).',
+  'Predicts targetVars for each given row: exactly one of `sample` (records), `sampleTable` (columnar JSON) or `rowsFrom` (a dataset or source read by the run). Inline outputs align with the rows.',
 );
 
 export const InterventionScenarioSchema = Family(
@@ -612,7 +644,7 @@ const runMembers = {
   error: Nullable(Type.String({ description: 'Why the run failed (set when `failed`)' })),
   progress: ProgressSchema,
   scenario: Type.Record(Type.String(), Type.Unknown()),
-  outputsStorageType: Type.String({ description: '`inline`: outputs are stored with the run; `inline+datastore`: a forecast-shaped panel run, whose per-environment records are kept in the data store (csv export) and its combined results inline' }),
+  outputsStorageType: Type.String({ description: '`inline`: outputs are stored with the run; `inline+datastore`: a forecast-shaped panel run, whose per-environment records are kept in the data store (csv export) and its combined results inline; `datastore`: a batch prediction, whose row results are a table in the data store (GET .../rows, .../rows/export/{format}) and whose outputs carry its summary and columns' }),
   resultsSummary: Nullable(ResultsSummarySchema),
   environmentGroupSnapshots: Type.Array(
     Type.Object({ id: Type.String(), name: Type.String(), envKeys: Type.Array(Type.String()), droppedEnvKeys: Type.Array(Type.String()), notice: Type.Optional(Type.String()) }),

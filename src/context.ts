@@ -30,6 +30,8 @@ import { JobRunner } from './jobs/runner.js';
 import { JobService } from './jobs/service.js';
 import { TwinLearning } from './twins/learning.js';
 import { SimulationExecution } from './simulations/execution.js';
+import { BatchExecution } from './simulations/batch/run.js';
+import { BatchRows } from './simulations/batch/rows-from.js';
 import { MetricSql } from './simulations/metric-sql.js';
 import { SimulationRepo } from './simulations/repo.js';
 import { PanelArtifacts } from './simulations/panel-artifacts.js';
@@ -136,7 +138,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   // Lazy like the data store: a metric is only parsed or run when a scenario has one.
   const metricSql = new MetricSql({ query: (...args) => data().query(...args) });
   const artifacts = new PanelArtifacts(data);
-  new SimulationExecution(simulationRepo, twinRepo, compute, metricSql, artifacts).register(jobRunner, config.simulationConcurrency);
+  const batch = new BatchExecution(new BatchRows(datasets, data), data, compute);
+  new SimulationExecution(simulationRepo, twinRepo, compute, metricSql, artifacts, batch).register(jobRunner, config.simulationConcurrency);
   const sources = new SourceService(
     sourceRepo,
     workspaceRepo,
@@ -159,7 +162,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     if (workspaceId === undefined) await jobs.cancelFor(organisationId, [sourceId]);
     await ontology.forgetSource(organisationId, sourceId, workspaceId);
   });
-  const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts, ontology);
+  const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts, ontology, batch);
   // A deleted twin's runs stay as history; their panel result artifacts go with the twin.
   twins.onDeleted((organisationId, twinId) => simulations.dropArtifactsOf(organisationId, twinId));
   return {

@@ -7,7 +7,7 @@ import type { KindEngine } from '../src/compute/kind-engine.js';
 import type { Kernels } from '../src/compute/kernels.js';
 import type { EngineResults, EngineTask, MetricReply, TaskReply, WorkerMessage } from '../src/compute/protocol.js';
 import { loadWasmKernels } from '../src/compute/wasm.js';
-import type { FamilyEngine, FamilyOutcome, InferenceContext } from '../src/engine/inference/outcome.js';
+import { type FamilyEngine, type FamilyOutcome, type InferenceContext, rowResultsOf } from '../src/engine/inference/outcome.js';
 import { runScore } from '../src/engine/inference/score.js';
 import type { Frame } from '../src/engine/types.js';
 import { AppError } from '../src/errors.js';
@@ -41,7 +41,10 @@ async function dispatch(task: EngineTask): Promise<EngineResults[EngineTask['kin
     case 'question':
       return answer(task.port, task.seed, async (context) => {
         const family = await load<FamilyEngine>(task.engine);
-        return family.run(task.model, task.scenario, task.identification === undefined ? context : { ...context, identification: { ...task.identification, kernels: wasm() } });
+        const identification = task.identification === undefined ? {} : { identification: { ...task.identification, kernels: wasm() } };
+        const outcome = await family.run(task.model, task.scenario, { ...context, ...identification, ...(task.rows === undefined ? {} : { rows: task.rows }) });
+        // A batch chunk's records go back as columns: typed arrays cross threads as one copy each, records one by one.
+        return task.rows === undefined ? outcome : { ...outcome, results: {}, rowResults: rowResultsOf(outcome.results, task.rows.nRows) };
       });
     case 'score':
       return answer(task.port, task.seed, (context) => runScore(task.model, task.request, context));

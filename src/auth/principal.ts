@@ -1,4 +1,4 @@
-import type { Scope } from './scopes.js';
+import { SCOPES, type Scope } from './scopes.js';
 
 /** Who is calling: resolved once per request from the credential, read by every service. */
 export interface Principal {
@@ -13,4 +13,9 @@ export interface Principal {
   /** Requests per minute of the key; null for OAuth (one shared fixed limit). */
   rateLimit: number | null;
   isOrgAdmin: boolean;
+}
+
+/** Jobs act for the user who submitted them, within the workspace checked at submit. */
+export function jobPrincipal(organisationId: string, workspaceId: string, userId: string): Principal {
+  return { authType: 'apiKey', keyId: null, userId, organisationId, workspaceId, scopes: new Set(SCOPES), rateLimit: null, isOrgAdmin: true };
 }

@@ -15,8 +15,9 @@ export type EngineTask =
   /**
    * A simulation run's question, answered by the family engine module `engine` (src/families/<family>/engine.ts)
    * with the version's model of its twin kind; metric SQL goes back to the main thread over `port` (WorkerMessage).
+   * A batch chunk brings its `rows` (InferenceContext.rows) and gets its row results back as columns.
    */
-  | { kind: 'question'; engine: string; model: unknown; scenario: { type: string }; seed: number; identification?: ClassOfModel; port?: MessagePort }
+  | { kind: 'question'; engine: string; model: unknown; scenario: { type: string }; seed: number; identification?: ClassOfModel; port?: MessagePort; rows?: Frame }
   | { kind: 'score'; model: CbnModel; request: ScoreRequest; seed: number; port?: MessagePort };
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */

@@ -19,6 +19,9 @@ import type { GroupSnapshot } from './environments.js';
 import type { MetricSql } from './metric-sql.js';
 import type { PanelArtifacts, PanelArtifactsRecord } from './panel-artifacts.js';
 import type { SimulationRepo } from './repo.js';
+import { type BatchExecution, type BatchScenario, isBatch } from './batch/run.js';
+import type { RowsTableRecord } from './batch/results.js';
+import { jobPrincipal } from '../auth/principal.js';
 
 /** What a run keeps of its submission (the job row's params; the scenario itself is the row's `input`). */
 export interface RunParams {
@@ -45,6 +48,8 @@ export interface RunResult {
   hasSweep: boolean;
   /** Panel runs of forecast-shaped families: where their per-environment records are (panel-artifacts.ts). */
   artifacts?: PanelArtifactsRecord;
+  /** Batch runs: the table of their row results (batch/results.ts). */
+  rowsTable?: RowsTableRecord;
 }
 
 export const SIMULATION_LANE = 'simulations';
@@ -56,6 +61,7 @@ export class SimulationExecution {
     private readonly compute: () => ComputePool,
     private readonly metrics: MetricSql,
     private readonly artifacts: PanelArtifacts,
+    private readonly batch: BatchExecution,
   ) {}
 
   register(runner: JobRunner, concurrency: number): void {
@@ -88,6 +94,7 @@ export class SimulationExecution {
     const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     await this.phase(context, 'configured', 0.03);
     await this.phase(context, 'running', 0.05);
+    if (family?.batchRows === true && isBatch(input)) return this.runBatch(context, model as CbnModel, input, family.engine);
     const options = {
       signal,
       onProgress: (message: { fraction: number; state: string }) => context.progress(0.05 + 0.9 * message.fraction, message.state),
@@ -103,6 +110,23 @@ export class SimulationExecution {
     const artifacts = outcome.panelResults === undefined ? undefined : await this.artifacts.write(job.organisation_id, job.id, outcome.panelResults);
     await this.save(job.id, job.organisation_id, params, outcome);
     return { resultsSummary: outcome.summary, hasSweep: outcome.sweep !== undefined || outcome.sweeps !== undefined, ...(artifacts === undefined ? {} : { artifacts }) };
+  }
+
+  /** A batch: rows answered chunk by chunk, their results a table in the data store; the outputs say where it is. */
+  private async runBatch(context: JobContext<RunParams>, model: CbnModel, scenario: BatchScenario, engine: string): Promise<RunResult> {
+    const { job, params, signal } = context;
+    const principal = jobPrincipal(job.organisation_id, job.workspace_id, job.created_by);
+    const outcome = await this.batch.run({ principal, workspaceId: job.workspace_id, runId: job.id, model, scenario, engine, seed: params.seed, signal, progress: (fraction, state) => context.progress(fraction, state) });
+    try {
+      context.progress(0.97, 'saving results');
+      await context.ensureActive();
+      const resultsTable = { rows: outcome.record.rows, columns: outcome.record.columns.map((c) => c.name) };
+      await this.save(job.id, job.organisation_id, params, { results: {}, details: { ...outcome.details, resultsTable }, summary: outcome.summary });
+    } catch (error) {
+      await this.batch.discard(job.organisation_id, job.id);
+      throw error;
+    }
+    return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };
   }
 
   /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */

@@ -32,7 +32,8 @@ export function presentRun(row: RunRow): Omit<SimulationRunSummary, 'scenario'> 
     status,
     error: row.error,
     progress: status === 'pending' ? { ...progress, state: 'pending' } : progress,
-    outputsStorageType: result?.artifacts === undefined ? 'inline' : 'inline+datastore',
+    // inline: every result in the outputs; inline+datastore: panel artifacts beside them; datastore: a batch's row results only there.
+    outputsStorageType: result?.rowsTable !== undefined ? 'datastore' : result?.artifacts === undefined ? 'inline' : 'inline+datastore',
     resultsSummary: result?.resultsSummary ?? null,
     environmentGroupSnapshots: params.environmentGroupSnapshots ?? [],
     executedByUserId: row.created_by,

@@ -25,6 +25,11 @@ const WsParams = Type.Object({ wsId: Id('Workspace id') });
 const RunParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Simulation run id') });
 const VersionParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Digital twin id'), vId: Id('Version id') });
 const ExportParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Simulation run id'), format: literals(['json', 'csv'] as const, '`json` for every completed run; `csv` only for panel forecast-shaped runs') });
+const RowsExportParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Simulation run id'), format: literals(['csv', 'ndjson', 'parquet'] as const, 'The file format') });
+const RowsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Rows per page, 1 to 10,000' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Opaque cursor from a previous page' })),
+}, { additionalProperties: false });
 const BASE = '/workspaces/:wsId/simulations';
 const VERSION = '/workspaces/:wsId/digital-twins/:id/versions/:vId';
 /** Batch questions carry rows (up to 100,000 per request): far more than the 1 MiB of an ordinary JSON body. */
@@ -137,6 +142,58 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
       response: { 200: dataEnvelope(ref(ScoreSchema)) },
     },
   }, async (request) => ({ data: await simulations.score(request.principal, request.params.wsId, request.params.id, request.query) }));
+
+  api.get(`${BASE}/:id/rows`, {
+    config: { scope: 'simulations:read', problems: [409] },
+    schema: {
+      operationId: 'listSimulationRows',
+      summary: 'The row results of a batch run, by keyset pages',
+      description:
+        'A batch prediction (`rowsFrom`, or `resultsStorage: datastore`) keeps its row results as a table in the data store (`outputsStorageType` `datastore`). ' +
+        'Each row: `row` (its position in the input, from 0), the input columns named in `rowsFrom.keepColumns`, then per target `<target>_predicted`, `<target>_std`, ' +
+        '`<target>_lower`, `<target>_upper` (a categorical target: `<target>_predicted`, the most likely class, and `<target>_probability`); null where a row has no answer. ' +
+        'In row order; the cursor carries the last row number, so a late page costs what the first does. 409 while the run executes; 404 when the run has no row results table.',
+      tags,
+      params: RunParams,
+      querystring: RowsQuery,
+      response: { 200: listEnvelope(Type.Record(Type.String(), Type.Unknown(), { description: 'One row: `row`, kept columns, result columns' })) },
+    },
+  }, async (request) => {
+    const page = await simulations.rows(request.principal, request.params.wsId, request.params.id, request.query);
+    return { data: page.items, pagination: page.pagination };
+  });
+
+  api.get(`${BASE}/:id/rows/export/:format`, {
+    config: { scope: 'exports:read', problems: [409] },
+    schema: {
+      operationId: 'exportSimulationRows',
+      summary: 'Stream the row results of a batch run as a file',
+      description:
+        '`csv` (with a header), `ndjson` (one JSON object per line) or `parquet`: every row of the results table (the columns of GET .../rows) in row order, streamed ' +
+        'without being held whole by the service. 409 while the run executes; 404 when the run has no row results table.',
+      tags,
+      params: RowsExportParams,
+      response: {
+        200: {
+          description: 'The file, with Content-Disposition naming it',
+          content: {
+            'text/csv': { schema: Type.String({ format: 'binary' }) },
+            'application/x-ndjson': { schema: Type.String({ format: 'binary' }) },
+            'application/vnd.apache.parquet': { schema: Type.String({ format: 'binary' }) },
+          },
+        } as never,
+      },
+    },
+  }, async (request, reply) => {
+    // A client that goes away stops the query in the engine.
+    const abort = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    const file = await simulations.exportRows(request.principal, request.params.wsId, request.params.id, request.params.format, abort.signal);
+    reply.header('content-disposition', `attachment; filename="simulation-${request.params.id}-rows.${file.extension}"`);
+    return reply.type(file.type).send(file.stream);
+  });
 
   api.get(`${BASE}/:id/export/:format`, {
     config: { scope: 'exports:read' },

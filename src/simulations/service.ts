@@ -22,6 +22,9 @@ import { metricQueries, scenarioFamily, validateScenario } from './validate.js';
 import { familyOf, queryReaders } from '../families/registry.js';
 import { twinKind } from '../twins/kinds/registry.js';
 import type { OntologyService } from '../ontology/service.js';
+import { type BatchExecution, isBatch } from './batch/run.js';
+import type { RowsExportFormat, RowsTableRecord } from './batch/results.js';
+import type { CbnModel } from '../engine/types.js';
 
 const IN_FLIGHT_MESSAGE = 'The run is still executing; read it again when it has completed';
 
@@ -38,6 +41,7 @@ export class SimulationService {
     private readonly cursors: CursorCodec,
     private readonly artifacts: PanelArtifacts,
     private readonly ontology: OntologyService,
+    private readonly batch: BatchExecution,
   ) {}
 
   /** Validates the scenario against the twin version, then queues the run (202: the run starts `pending`). */
@@ -50,6 +54,7 @@ export class SimulationService {
     const scenario = validateScenario<{ type: string; environments?: string[] }>(family, input.scenario, context);
     for (const { sql, location } of metricQueries(family, scenario)) await this.metrics.check(principal.organisationId, sql, location);
     await this.ontology.checkObjectiveConcepts(principal.organisationId, workspaceId, objectiveConcepts(scenario));
+    if (family.batchRows === true && isBatch(scenario) && scenario.rowsFrom !== undefined) await this.batch.rows.check(principal, workspaceId, scenario.rowsFrom, trained as CbnModel, scenario.targetVars);
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
     const selection = context.environments === undefined ? { snapshots: [] } : runEnvironments(scenario.environments, input.environmentGroupIds, groups, profile, context.environments, version.version);
     const params: RunParams = {
@@ -155,12 +160,29 @@ export class SimulationService {
     return stream;
   }
 
-  /** Drops the panel result artifacts of a twin's runs (the twin is being deleted; the runs stay as history). */
+  /** Drops the data store tables of a twin's runs, panel artifacts and batch results (the twin is being deleted; the runs stay as history). */
   async dropArtifactsOf(organisationId: string, twinId: string): Promise<void> {
     for (const row of await this.repo.resultsOfTwin(organisationId, twinId)) {
-      const artifacts = row.result === null ? undefined : (JSON.parse(row.result) as RunResult).artifacts;
-      if (artifacts !== undefined) await this.artifacts.drop(organisationId, artifacts);
+      const result = row.result === null ? null : (JSON.parse(row.result) as RunResult);
+      if (result?.artifacts !== undefined) await this.artifacts.drop(organisationId, result.artifacts);
+      if (result?.rowsTable !== undefined) await this.batch.results.drop(organisationId, result.rowsTable);
     }
+  }
+
+  /** One page of a batch run's row results (keyset on the row number): 409 while executing, 404 when not a batch. */
+  async rows(principal: Principal, workspaceId: string, id: string, query: { limit?: number; cursor?: string }) {
+    await this.access.require(principal, workspaceId, 'read');
+    const table = await this.rowsTable(principal, workspaceId, id);
+    const scope = filterScope({ list: 'rows', runId: id });
+    const page = pageRequest(this.cursors, query, scope);
+    const rows = await this.batch.results.page(principal.organisationId, table, page.after === null ? null : Number(page.after[0]), page.limit + 1);
+    return toPage(this.cursors, rows, page, table.rows, scope, (row) => [Number(row.row)], (row) => row);
+  }
+
+  /** A batch run's row results as a csv, ndjson or parquet file, streamed. */
+  async exportRows(principal: Principal, workspaceId: string, id: string, format: RowsExportFormat, signal?: AbortSignal) {
+    await this.access.require(principal, workspaceId, 'read');
+    return this.batch.results.export(principal.organisationId, await this.rowsTable(principal, workspaceId, id), format, signal);
   }
 
   async cancel(principal: Principal, workspaceId: string, id: string): Promise<{ runId: string; status: SimulationRunSummary['status'] }> {
@@ -268,6 +290,16 @@ export class SimulationService {
     const stored = await this.repo.findOutputs(principal.organisationId, row.id);
     const text = stored?.[kind] ?? null;
     return text === null ? null : JSON.parse(text);
+  }
+
+  /** The results table of a completed batch run: 409 while it executes, 404 when it kept its rows inline or has none. */
+  private async rowsTable(principal: Principal, workspaceId: string, id: string): Promise<RowsTableRecord> {
+    const row = await this.find(principal, workspaceId, id);
+    const status = runStatus(row);
+    if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') throw new AppError('conflict', IN_FLIGHT_MESSAGE);
+    const table = row.result === null ? undefined : (JSON.parse(row.result) as RunResult).rowsTable;
+    if (table === undefined) throw new AppError('not_found', `Simulation run ${id} has no row results table (only a completed batch run with rowsFrom or resultsStorage datastore has one)`);
+    return table;
   }
 
   private async outputsText(row: RunRow): Promise<string | null> {

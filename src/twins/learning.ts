@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { TwinVersion } from '../../schemas/twins.js';
-import type { Principal } from '../auth/principal.js';
-import { SCOPES } from '../auth/scopes.js';
+import { jobPrincipal } from '../auth/principal.js';
 import type { ComputePool } from '../compute/pool.js';
 import type { DatasetService } from '../datasets/service.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
@@ -50,7 +49,7 @@ export class TwinLearning {
 
     context.progress(0.01, 'reading data');
     const binding = version.datasetId !== null ? { datasetId: version.datasetId } : { sourceId: version.sourceId ?? '' };
-    const { schema, compiled } = await this.datasets.learningInput(systemPrincipal(job.organisation_id, job.workspace_id, job.created_by), job.workspace_id, binding);
+    const { schema, compiled } = await this.datasets.learningInput(jobPrincipal(job.organisation_id, job.workspace_id, job.created_by), job.workspace_id, binding);
     // One signal for the job's pool tasks: a failing task stops its siblings, and a cancel stops them all.
     const local = new AbortController();
     const scoped = { ...context, signal: AbortSignal.any([context.signal, local.signal]) };
@@ -125,8 +124,3 @@ export class TwinLearning {
 
 /** A new discovery invalidates what an earlier training fitted on the old graph. */
 const UNTRAINED = { evaluation: null, trainedAt: null, nTrainSamples: null, configSignature: null, model: null } satisfies Learned;
-
-/** Jobs act for the user who submitted them, within the workspace checked at submit. */
-function systemPrincipal(organisationId: string, workspaceId: string, userId: string): Principal {
-  return { authType: 'apiKey', keyId: null, userId, organisationId, workspaceId, scopes: new Set(SCOPES), rateLimit: null, isOrgAdmin: true };
-}

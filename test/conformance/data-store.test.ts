@@ -107,6 +107,24 @@ function describeDataStoreConformance(name: string, open: (() => DataStore) | un
       assert.equal(Buffer.concat(chunks).toString(), '"id","name"\n0,"it\'s"\n1,"back\\slash"\n');
     });
 
+    it('inserts rows written as TabSeparated text, escapes and nulls kept, and exports them as RowBinary bytes', async () => {
+      const table: TableRef = { organisationId: orgA, tableId: newId('brs') };
+      await store.createTable(table, [{ name: 'row', type: 'UInt64' }, { name: 'x', type: 'Float64' }, { name: 'label', type: 'Nullable(String)' }], ['row']);
+      try {
+        await store.insertText(table, '', 'TabSeparated');
+        await store.insertText(table, '0\t1.5\tit\\\'s\n1\tnan\t\\N\n2\t-2e-300\ttab\\there\n', 'TabSeparated');
+        const rows = await store.query<{ row: number; x: number | string; label: string | null }>(orgA, (sql) => `SELECT row, x, label FROM ${sql.table(table.tableId)} ORDER BY row`);
+        assert.deepEqual(rows.map((r) => r.label), ["it's", null, 'tab\there']);
+        const bytes: Buffer[] = [];
+        for await (const part of await store.export(orgA, (sql) => `SELECT x FROM ${sql.table(table.tableId)} ORDER BY row`, 'RowBinary')) bytes.push(Buffer.from(part));
+        const all = Buffer.concat(bytes);
+        assert.equal(all.length, 24);
+        assert.deepEqual([all.readDoubleLE(0), Number.isNaN(all.readDoubleLE(8)), all.readDoubleLE(16)], [1.5, true, -2e-300]);
+      } finally {
+        await store.dropTable(table);
+      }
+    });
+
     it('answers concurrent queries correctly', async () => {
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) => store.query<{ s: string }>(orgA, () => 'SELECT sum(number) AS s FROM numbers({n:UInt64})', { n: 1000 * (i + 1) })),

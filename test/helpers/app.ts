@@ -102,7 +102,8 @@ export async function buildTestApp(
       ...(options.remoteAddress !== undefined && { remoteAddress: options.remoteAddress }),
     });
     const contentType = String(raw.headers['content-type'] ?? '');
-    const body = contentType.includes('json') && raw.body !== '' ? JSON.parse(raw.body) : raw.body;
+    // JSON documents are parsed; JSON lines (application/x-ndjson) stay text.
+    const body = contentType.includes('json') && !contentType.includes('ndjson') && raw.body !== '' ? JSON.parse(raw.body) : raw.body;
     await assertMatchesOpenApi(app, options.method as string, options.url, raw.statusCode, contentType, body);
     return { status: raw.statusCode, headers: raw.headers, body, raw };
   };

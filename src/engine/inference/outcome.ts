@@ -88,6 +88,47 @@ export interface FamilyOutcome {
   /** Panel runs: each environment's sweep (GET .../sweep?environment=). */
   sweeps?: Record<string, SweepResult>;
   score?: ScoreResult;
+  /** A batch's row results as columns (InferenceContext.rows given): written to the run's results table, never inline. */
+  rowResults?: RowResults;
+}
+
+/** One target's results for every row of a batch, as columns aligned with the rows. */
+export type RowResultColumn =
+  | { name: string; kind: 'continuous'; prediction: Float64Array; std: Float64Array; lower: Float64Array; upper: Float64Array }
+  /** A categorical target: the most likely class (null when none) and its probability. */
+  | { name: string; kind: 'categorical'; prediction: Array<string | null>; probability: Float64Array };
+
+export interface RowResults {
+  nRows: number;
+  targets: RowResultColumn[];
+}
+
+/** The row records of a family's answer as columns (NaN where a record has no number). */
+export function rowResultsOf(results: Record<string, ResultRecord[]>, nRows: number): RowResults {
+  const number = (value: unknown) => (typeof value === 'number' ? value : Number.NaN);
+  const targets = Object.entries(results).map(([name, records]): RowResultColumn => {
+    if (records.some((record) => record?.probabilities !== undefined)) {
+      const prediction = new Array<string | null>(nRows).fill(null);
+      const probability = new Float64Array(nRows).fill(Number.NaN);
+      records.forEach((record, r) => {
+        if (record?.prediction === null || record?.prediction === undefined) return;
+        prediction[r] = String(record.prediction);
+        const at = record.categories?.indexOf(String(record.prediction)) ?? -1;
+        probability[r] = at >= 0 ? (record.probabilities?.[at] ?? Number.NaN) : Number.NaN;
+      });
+      return { name, kind: 'categorical', prediction, probability };
+    }
+    const columns = { prediction: new Float64Array(nRows), std: new Float64Array(nRows), lower: new Float64Array(nRows), upper: new Float64Array(nRows) };
+    for (let r = 0; r < nRows; r++) {
+      const record = records[r];
+      columns.prediction[r] = number(record?.prediction);
+      columns.std[r] = number(record?.std);
+      columns.lower[r] = number(record?.lowerBound);
+      columns.upper[r] = number(record?.upperBound);
+    }
+    return { name, kind: 'continuous', ...columns };
+  });
+  return { nRows, targets };
 }
 
 /** What a question may use while it runs. */
@@ -103,6 +144,11 @@ export interface InferenceContext {
   evaluateMetric(frame: Frame, sql: string): Promise<number>;
   /** The version's class of DAGs (reversible edges): answers then say which effects it identifies. Absent: none. */
   identification?: ClassInput;
+  /**
+   * A batch's rows, one column per variable of the model in its order (on SharedArrayBuffers): given, the family
+   * answers these rows instead of the scenario's, and its row results travel back as columns (rowResults).
+   */
+  rows?: Frame;
 }
 
 /** The worker side of a question family (src/families/<family>/engine.ts): answers a validated scenario with the

@@ -13,7 +13,7 @@ import { gaussianJoint, isLinearGaussian, patternRegression } from './prediction
 import { DiscreteNetwork, isDiscrete } from './prediction-discrete.js';
 import { predictByWeighting } from './prediction-weighting.js';
 import type { PredictionScenario } from './scenario.js';
-import { type Scm, compileScm, frameFromRecords } from './scm.js';
+import { type Scm, compileScm, frameFromRecords, frameFromTable } from './scm.js';
 import { normalCritical } from './uncertainty.js';
 
 /** Particles per row for likelihood weighting: many for a few rows, fewer (never below the floor) for a batch. */
@@ -33,7 +33,7 @@ export async function runPrediction(model: CbnModel, scenario: PredictionScenari
   const confidenceLevel = scenario.confidenceLevel ?? 0.95;
   if (!(confidenceLevel > 0 && confidenceLevel < 1)) throw invalid('confidenceLevel must lie strictly between 0 and 1');
   const z = normalCritical(confidenceLevel);
-  const frame = frameFromRecords(scm, scenario.sample ?? []);
+  const frame = context.rows ?? (scenario.sampleTable === undefined ? frameFromRecords(scm, scenario.sample ?? []) : frameFromTable(scm, scenario.sampleTable));
   const patterns = groupByPattern(frame, targets);
   const out = new Map(targets.map((t) => [t, new Array<ResultRecord>(frame.nRows)]));
   const method = isLinearGaussian(model) ? 'gaussian_conditioning' : isDiscrete(model) ? 'variable_elimination' : 'likelihood_weighting';
@@ -57,19 +57,27 @@ export async function runPrediction(model: CbnModel, scenario: PredictionScenari
   return { results, details, summary: predictionSummary(scm, targets, results, frame.nRows, confidenceLevel, method) };
 }
 
-/** Rows grouped by which non-target variables they provide. */
+/**
+ * Rows grouped by which non-target variables they provide. The pattern of a row is built 30 variables to a
+ * number (one bit each), so a batch costs one small key per row rather than a string of every flag.
+ */
 function groupByPattern(frame: Frame, targets: number[]): Map<string, { observed: number[]; rows: number[] }> {
   const isTarget = new Uint8Array(frame.columns.length);
   for (const t of targets) isTarget[t] = 1;
+  const inputs = frame.columns.flatMap((c, i) => (isTarget[i] === 0 ? [{ c, i }] : []));
+  const words = Math.max(1, Math.ceil(inputs.length / 30));
   const groups = new Map<string, { observed: number[]; rows: number[] }>();
-  const flags = new Uint8Array(frame.columns.length);
+  const word = new Int32Array(words);
   for (let r = 0; r < frame.nRows; r++) {
-    frame.columns.forEach((c, i) => {
-      flags[i] = isTarget[i] === 0 && (c.kind === 'continuous' ? !Number.isNaN(c.values[r]!) : c.codes[r]! >= 0) ? 1 : 0;
-    });
-    const key = flags.join('');
+    word.fill(0);
+    for (let k = 0; k < inputs.length; k++) {
+      const { c } = inputs[k]!;
+      const w = (k / 30) | 0;
+      if (c.kind === 'continuous' ? c.values[r] === c.values[r] : c.codes[r]! >= 0) word[w] = word[w]! | (1 << k % 30);
+    }
+    const key = words === 1 ? String(word[0]) : word.join(',');
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { observed: [...flags].flatMap((f, i) => (f === 1 ? [i] : [])), rows: [] }));
+    if (!group) groups.set(key, (group = { observed: inputs.filter((_, k) => (word[(k / 30) | 0]! & (1 << k % 30)) !== 0).map(({ i }) => i), rows: [] }));
     group.rows.push(r);
   }
   return groups;

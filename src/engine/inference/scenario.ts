@@ -60,9 +60,20 @@ export interface ScenarioScope {
   interventionTypes?: Record<string, InterventionType>;
 }
 
+/** Rows as one header and arrays of values (columnar JSON). */
+export interface SampleTable {
+  columns: string[];
+  rows: Array<Array<Value | null>>;
+}
+
+/**
+ * Rows to predict: records (`sample`) or columnar JSON (`sampleTable`). A batch whose rows the service reads
+ * from the data store (the scenario's `rowsFrom`, a service matter) reaches the engine as `InferenceContext.rows`.
+ */
 export interface PredictionScenario {
   type: 'prediction';
-  sample: Record<string, Value | null>[];
+  sample?: Record<string, Value | null>[];
+  sampleTable?: SampleTable;
   targetVars: string[];
   confidenceLevel?: number;
   /** Multi-environment twins: the environments to predict in (default all). */

@@ -27,6 +27,35 @@ export function frameFromRecords(scm: { readonly model: CbnModel }, records: Rec
   return { nRows: n, columns };
 }
 
+/** The same frame from columnar JSON: each column named by the header, in the model's order; absent ones missing. */
+export function frameFromTable(scm: { readonly model: CbnModel }, table: { columns: string[]; rows: Array<Array<number | string | boolean | null>> }): Frame {
+  const n = table.rows.length;
+  const position = new Map(table.columns.map((name, i) => [name, i]));
+  const columns = scm.model.nodes.map((node): FrameColumn => {
+    const at = position.get(node.name) ?? -1;
+    if (node.kind === 'continuous') {
+      const values = new Float64Array(n).fill(Number.NaN);
+      if (at >= 0) {
+        for (let r = 0; r < n; r++) {
+          const v = table.rows[r]![at];
+          if (typeof v === 'number' && Number.isFinite(v)) values[r] = v;
+        }
+      }
+      return { name: node.name, kind: 'continuous', values };
+    }
+    const index = new Map(node.categories.map((c, k) => [c, k]));
+    const codes = new Int32Array(n).fill(-1);
+    if (at >= 0) {
+      for (let r = 0; r < n; r++) {
+        const v = table.rows[r]![at];
+        if (v !== null && v !== undefined) codes[r] = index.get(String(v)) ?? -1;
+      }
+    }
+    return { name: node.name, kind: 'categorical', codes, categories: [...node.categories] };
+  });
+  return { nRows: n, columns };
+}
+
 /** A cell as JSON: a number, a category label, or null when missing. */
 export function valueAt(frame: Frame, column: number, row: number): number | string | null {
   const c = frame.columns[column];

@@ -255,7 +255,7 @@ function observedColumns(scm: Scm, plans: NodePlan[], rows: Frame): (Float64Arra
   return out;
 }
 
-export { frameFromRecords, valueAt } from './scm-records.js';
+export { frameFromRecords, frameFromTable, valueAt } from './scm-records.js';
 
 /** Every node with a directed path into i (i excluded). */
 export function ancestorsOf(scm: Scm, i: number): Set<number> {

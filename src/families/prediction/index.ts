@@ -1,25 +1,56 @@
 import { PredictionScenarioSchema } from '../../../schemas/simulations.js';
 import type { PredictionScenario } from '../../engine/inference/scenario.js';
+import type { RowsFrom } from '../../simulations/batch/rows-from.js';
 import { parsePrediction } from '../../simulations/from-query/families/prediction.js';
-import { defineFamily } from '../family.js';
+import { defineFamily, type ScenarioError } from '../family.js';
 import { environmentRules } from '../shared/panel.js';
 import { distinctNames, listReferences, rowReferences } from '../shared/rows.js';
 import { sampleScopeRules, scopeReferences } from '../shared/scope.js';
 
+/** The scenario as submitted: the engine's, and where the rows come from and where their results go. */
+type SubmittedPrediction = PredictionScenario & { rowsFrom?: RowsFrom; resultsStorage?: 'inline' | 'datastore' };
+
 /** The twin's predictions of target variables for given rows (spec: prediction); on a panel, per environment and combined. */
-export default defineFamily<PredictionScenario>({
+export default defineFamily<SubmittedPrediction>({
   type: 'prediction',
   twinKinds: ['static', 'multi-environment-static'],
   schema: PredictionScenarioSchema,
-  references: (s) => [...scopeReferences(s), ...rowReferences(s.sample, '/sample'), ...listReferences(s.targetVars, '/targetVars')],
+  references: (s) => [
+    ...scopeReferences(s),
+    ...rowReferences(s.sample ?? [], '/sample'),
+    ...listReferences(s.sampleTable?.columns, '/sampleTable/columns'),
+    ...listReferences(s.targetVars, '/targetVars'),
+  ],
   rules: (s, context) => [
+    ...rowsRules(s, context.twinType),
     ...distinctNames(s.targetVars, '/targetVars'),
     ...environmentRules(s, context),
     ...sampleScopeRules(s.type, s),
   ],
+  batchRows: true,
   fromQuery: [
     { order: 60, parse: (reader) => parsePrediction(reader, { explicit: true }) },
     { order: 80, parse: (reader) => parsePrediction(reader, { explicit: false }) },
   ],
   engine: new URL('./engine.js', import.meta.url).href,
 });
+
+/** Exactly one way in for the rows; a table's rows as wide as its header; rows by reference on static twins. */
+function rowsRules(s: SubmittedPrediction, twinType: string): ScenarioError[] {
+  const given = (['sample', 'sampleTable', 'rowsFrom'] as const).filter((member) => s[member] !== undefined);
+  if (given.length !== 1) {
+    return [{ location: given.length === 0 ? '' : `/${given[1]}`, message: given.length === 0 ? 'give the rows to predict: sample, sampleTable or rowsFrom' : `give the rows one way: ${given.join(' and ')} were both given` }];
+  }
+  const errors: ScenarioError[] = [];
+  const width = s.sampleTable?.columns.length ?? 0;
+  const ragged = s.sampleTable?.rows.findIndex((row) => row.length !== width) ?? -1;
+  if (ragged >= 0) errors.push({ location: `/sampleTable/rows/${ragged}`, message: `each row has one value per column (${width}); this one has ${s.sampleTable!.rows[ragged]!.length}` });
+  if (s.rowsFrom !== undefined) {
+    if ((s.rowsFrom.datasetId === undefined) === (s.rowsFrom.sourceId === undefined)) errors.push({ location: '/rowsFrom', message: 'name exactly one of datasetId and sourceId' });
+    if (s.resultsStorage === 'inline') errors.push({ location: '/resultsStorage', message: 'rows read by reference keep their results in the data store: omit resultsStorage or set it to datastore' });
+  }
+  if ((s.rowsFrom !== undefined || s.resultsStorage === 'datastore') && twinType !== 'static') {
+    errors.push({ location: s.rowsFrom !== undefined ? '/rowsFrom' : '/resultsStorage', message: `batch results in the data store are built for static twins; this twin is ${twinType}: send the rows inline` });
+  }
+  return errors;
+}

@@ -45,11 +45,13 @@ export function assertFitsTwin(built: StaticScenario | { type: string }, context
       scenario.targetVars?.forEach(known);
       return;
     case 'prediction': {
-      atLeastOneRow(scenario.sample);
+      // The reader builds records (`sample`); the other ways in are for clients that send rows themselves.
+      const sample = scenario.sample ?? [];
+      atLeastOneRow(sample);
       atMost(scenario.targetVars.length, LIMITS.targetVars, 'predicted variables');
       distinct(scenario.targetVars, 'a predicted variable');
-      rows(scenario.sample);
-      const given = new Set(scenario.sample.flatMap((row) => Object.keys(row)));
+      rows(sample);
+      const given = new Set(sample.flatMap((row) => Object.keys(row)));
       for (const name of scenario.targetVars) if (given.has(known(name).name)) throw unmappable(`${name} is both given and predicted; leave it out of the values`);
       return;
     }

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import {
   DataStoreError,
@@ -81,6 +81,10 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
       const target = qualifiedTable(table);
       await guarded(() => client.insert({ table: target, values: rows, format: 'JSONEachRow', clickhouse_settings: settings() }));
       return rows.length;
+    },
+    async insertText(table, body, format) {
+      if (body.length === 0) return;
+      await guarded(() => client.insert({ table: qualifiedTable(table), values: Readable.from([body], { objectMode: false }), format, clickhouse_settings: settings() }));
     },
     async appendFrom(from, to) {
       if (from.organisationId !== to.organisationId) throw new DataStoreError(new Error('rows never move between organisations'));

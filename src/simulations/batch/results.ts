@@ -1,0 +1,167 @@
+/**
+ * A batch's row results as a table in the data store: `row` (the row's position in the input, from 0), the kept
+ * columns of the input, then per target `<target>_predicted`, `_std`, `_lower`, `_upper` (a categorical target:
+ * `<target>_predicted`, the most likely class, and `<target>_probability`). Written chunk by chunk as text; read
+ * back by keyset pages on `row` and streamed as CSV, NDJSON or Parquet.
+ */
+import { Readable } from 'node:stream';
+import type { RowResults } from '../../engine/inference/outcome.js';
+import { AppError } from '../../errors.js';
+import { type ColumnSpec, type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
+import { type StagedRows, keptColumn } from './rows-from.js';
+import { batchTable } from './tables.js';
+
+export interface ResultTarget {
+  name: string;
+  kind: 'continuous' | 'categorical';
+}
+
+/** What a run records of its results table (RunResult.rowsTable). */
+export interface RowsTableRecord {
+  tableId: string;
+  rows: number;
+  /** The table's columns in order: the name a reader sees, and the stored column. */
+  columns: Array<{ name: string; column: string }>;
+}
+
+export type RowsExportFormat = 'csv' | 'ndjson' | 'parquet';
+
+const EXPORTS: Record<RowsExportFormat, { format: 'CSVWithNames' | 'JSONEachRow' | 'Parquet'; type: string; extension: string }> = {
+  csv: { format: 'CSVWithNames', type: 'text/csv; charset=utf-8', extension: 'csv' },
+  ndjson: { format: 'JSONEachRow', type: 'application/x-ndjson', extension: 'ndjson' },
+  parquet: { format: 'Parquet', type: 'application/vnd.apache.parquet', extension: 'parquet' },
+};
+
+/** Rows per query of a csv or ndjson export: the stream is cut into ranges, so the store never holds it whole. */
+const EXPORT_RANGE = 200_000;
+
+/** The columns a prediction writes per target (stored as t<i>_<suffix>), read as `<target>_<suffix>`. */
+const SUFFIXES = { continuous: ['predicted', 'std', 'lower', 'upper'], categorical: ['predicted', 'probability'] } as const;
+
+/** The names the results table gives its columns: taken, a kept column would be hidden. */
+export function resultColumnNames(targets: readonly ResultTarget[]): string[] {
+  return ['row', ...targets.flatMap((target) => SUFFIXES[target.kind].map((suffix) => `${target.name}_${suffix}`))];
+}
+
+export class BatchResults {
+  constructor(private readonly data: () => DataStore) {}
+
+  /** Creates the run's results table (and its chunk table when input columns are kept beside the results). */
+  async create(organisationId: string, runId: string, targets: readonly ResultTarget[], keep: StagedRows['keep']): Promise<ResultsWriter> {
+    const store = this.data();
+    const results = batchTable('results', organisationId, runId);
+    const chunk = batchTable('chunk', organisationId, runId);
+    const targetColumns = targets.flatMap((target, i) => SUFFIXES[target.kind].map((suffix) => ({
+      name: `t${i}_${suffix}`,
+      type: target.kind === 'categorical' && suffix === 'predicted' ? 'Nullable(String)' : 'Nullable(Float64)',
+    })));
+    await store.ensureTenant(organisationId);
+    for (const table of [results, chunk]) await store.dropTable(table);
+    const chunkColumns = [{ name: 'row', type: 'UInt64' }, ...targetColumns];
+    await store.createTable(results, [{ name: 'row', type: 'UInt64' }, ...keep.map((column, i) => ({ name: keptColumn(i), type: column.type })), ...targetColumns], ['row']);
+    if (keep.length > 0) await store.createTable(chunk, chunkColumns, ['row']);
+    const columns = [
+      { name: 'row', column: 'row' },
+      ...keep.map((column, i) => ({ name: column.name, column: keptColumn(i) })),
+      ...targets.flatMap((target, i) => SUFFIXES[target.kind].map((suffix) => ({ name: `${target.name}_${suffix}`, column: `t${i}_${suffix}` }))),
+    ];
+    return new ResultsWriter(store, results, keep.length > 0 ? { table: chunk, columns: chunkColumns } : null, columns);
+  }
+
+  /** One page of rows after `after` (a row number), in row order. */
+  async page(organisationId: string, record: RowsTableRecord, after: number | null, limit: number): Promise<Array<Record<string, unknown>>> {
+    await this.requireTable(organisationId, record);
+    return this.data().query<Record<string, unknown>>(
+      organisationId,
+      (sql) => `SELECT ${selectList(record)} FROM ${sql.table(record.tableId)} WHERE row > {after:Int64} ORDER BY row LIMIT ${Math.floor(limit)}`,
+      { after: after ?? -1 },
+    );
+  }
+
+  /** The whole table as a file, streamed (csv and ndjson range by range; parquet in one query). */
+  async export(organisationId: string, record: RowsTableRecord, format: RowsExportFormat, signal?: AbortSignal): Promise<{ stream: Readable; type: string; extension: string }> {
+    await this.requireTable(organisationId, record);
+    const { format: engineFormat, type, extension } = EXPORTS[format];
+    const store = this.data();
+    const range = (from: number, to: number, header: boolean) =>
+      store.export(
+        organisationId,
+        (sql) => `SELECT ${selectList(record)} FROM ${sql.table(record.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64} ORDER BY row`,
+        header || engineFormat !== 'CSVWithNames' ? engineFormat : 'CSV',
+        { from, to },
+        signal === undefined ? {} : { signal },
+      );
+    if (format === 'parquet') return { stream: await range(0, Number.MAX_SAFE_INTEGER, true), type, extension };
+    const ranges = async function* () {
+      for (let from = 0; from < Math.max(record.rows, 1); from += EXPORT_RANGE) {
+        for await (const part of await range(from, from + EXPORT_RANGE, from === 0)) yield part as Buffer;
+      }
+    };
+    return { stream: Readable.from(ranges(), { objectMode: false }), type, extension };
+  }
+
+  async drop(organisationId: string, record: Pick<RowsTableRecord, 'tableId'>): Promise<void> {
+    await this.data().dropTable({ organisationId, tableId: record.tableId });
+  }
+
+  private async requireTable(organisationId: string, record: RowsTableRecord): Promise<void> {
+    const found = await this.data().query<{ n: number | string }>(organisationId, () => 'SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}', { db: organisationId, name: record.tableId });
+    if (Number(found[0]?.n ?? 0) === 0) throw new AppError('not_found', 'The row results of this run are gone (its twin was deleted)');
+  }
+}
+
+const selectList = (record: RowsTableRecord) => record.columns.map(({ name, column }) => `${quoteColumn(column)} AS ${quoteColumn(name)}`).join(', ');
+
+/** Writes a run's row results chunk by chunk; on failure the caller drops every table of the run. */
+export class ResultsWriter {
+  constructor(
+    private readonly store: DataStore,
+    readonly table: TableRef,
+    /** Where a chunk waits to be joined with its kept input columns (null: nothing kept, chunks go straight in). */
+    private readonly chunk: { table: TableRef; columns: ColumnSpec[] } | null,
+    readonly columns: RowsTableRecord['columns'],
+  ) {}
+
+  /** The rows [offset, offset + nRows) of a chunk; kept input columns are joined in from the staged input. */
+  async write(offset: number, results: RowResults, staged: StagedRows | null, signal: AbortSignal): Promise<void> {
+    const body = tabSeparated(offset, results);
+    if (this.chunk === null || staged === null) {
+      await this.store.insertText(this.table, body, 'TabSeparated');
+      return;
+    }
+    const { table: chunk, columns } = this.chunk;
+    await this.store.insertText(chunk, body, 'TabSeparated');
+    const select = ['c.row', ...staged.keep.map((_, i) => `i.${keptColumn(i)}`), ...columns.slice(1).map((c) => `c.${c.name}`)];
+    await this.store.insertSelect(
+      this.table,
+      (sql) => `SELECT ${select.join(', ')} FROM ${sql.table(chunk.tableId)} AS c INNER JOIN (SELECT * FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64}) AS i ON i.row = c.row`,
+      { from: offset, to: offset + results.nRows },
+      { signal },
+    );
+    // Emptied for the next chunk (the port has no TRUNCATE: dropped and made again).
+    await this.store.dropTable(chunk);
+    await this.store.createTable(chunk, columns, ['row']);
+  }
+
+  /** The chunk table is the writer's scratch: gone once the results are written. */
+  async finish(): Promise<void> {
+    if (this.chunk !== null) await this.store.dropTable(this.chunk.table);
+  }
+}
+
+/** TabSeparated text of a chunk (RFC-less, ClickHouse's: \N null, backslash escapes); NaN is written as null. */
+export function tabSeparated(offset: number, results: RowResults): string {
+  const cell = (x: number) => (x === x ? String(x) : '\\N');
+  const text = (value: string | null) => (value === null ? '\\N' : value.replace(/[\\\t\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : '\\n')));
+  const lines = new Array<string>(results.nRows);
+  for (let r = 0; r < results.nRows; r++) {
+    let line = String(offset + r);
+    for (const target of results.targets) {
+      line += target.kind === 'continuous'
+        ? `\t${cell(target.prediction[r]!)}\t${cell(target.std[r]!)}\t${cell(target.lower[r]!)}\t${cell(target.upper[r]!)}`
+        : `\t${text(target.prediction[r] ?? null)}\t${cell(target.probability[r]!)}`;
+    }
+    lines[r] = line;
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,125 @@
+/**
+ * A batch's rows by reference (a prediction's `rowsFrom`): a dataset or source of the workspace, filtered and
+ * limited, staged once in the data store as numbered rows (the model's variables as Float64: numbers as they are,
+ * categories as their code in the model's list), then read back chunk by chunk as frames for the pool. The staged
+ * table bounds the memory of a batch of any size: no chunk read re-runs the dataset's query.
+ */
+import type { Static } from 'typebox';
+import type { RowsFromSchema } from '../../../schemas/simulations.js';
+import type { Principal } from '../../auth/principal.js';
+import { compileCondition } from '../../datasets/compiler/filter.js';
+import { orderBy } from '../../datasets/compiler/operations.js';
+import type { CompiledDataset } from '../../datasets/compiler/compile.js';
+import type { DataBinding, DatasetService } from '../../datasets/service.js';
+import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
+import { AppError } from '../../errors.js';
+import { type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
+import { batchTable } from './tables.js';
+
+export type RowsFrom = Static<typeof RowsFromSchema>;
+
+const AT = 'body/scenario/rowsFrom';
+
+/** The staged input of a run: how many rows, and the data's columns it keeps beside the results (their storage types). */
+export interface StagedRows {
+  table: TableRef;
+  rows: number;
+  keep: Array<{ name: string; type: string }>;
+}
+
+/** The staged column of the i-th variable of the model, and of the i-th kept column. */
+export const variableColumn = (i: number) => `v${i}`;
+export const keptColumn = (i: number) => `k${i}`;
+
+export class BatchRows {
+  constructor(
+    private readonly datasets: DatasetService,
+    private readonly data: () => DataStore,
+  ) {}
+
+  /**
+   * What a submit checks: the data exists in the workspace, the filter compiles, the kept columns are columns of
+   * it, and at least one variable the prediction conditions on is a column (else every row would be the prior).
+   */
+  async check(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, model: CbnModel, targets: readonly string[]): Promise<void> {
+    const { compiled } = await this.compile(principal, workspaceId, rowsFrom);
+    const columns = new Set(compiled.relation.columns.map((c) => c.name));
+    const missing = (rowsFrom.keepColumns ?? []).flatMap((name, i) => (columns.has(name) ? [] : [{ location: `${AT}/keepColumns/${i}`, message: `'${name}' is not a column of the data` }]));
+    if (missing.length > 0) throw new AppError('validation_failed', missing[0]!.message, { errors: missing });
+    const inputs = model.nodes.filter((node) => !targets.includes(node.name) && columns.has(node.name));
+    if (inputs.length === 0) {
+      const message = `none of the twin's input variables (${model.nodes.filter((n) => !targets.includes(n.name)).slice(0, 8).map((n) => n.name).join(', ')}) is a column of the data`;
+      throw new AppError('validation_failed', message, { errors: [{ location: AT, message }] });
+    }
+  }
+
+  /** Stages the rows in one pass of the data engine (single-threaded, so row numbers follow the data's order). */
+  async stage(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: CbnModel, signal: AbortSignal): Promise<StagedRows> {
+    const { compiled, condition } = await this.compile(principal, workspaceId, rowsFrom);
+    const present = new Set(compiled.relation.columns.map((c) => c.name));
+    const store = this.data();
+    const table = batchTable('input', principal.organisationId, runId);
+    const keepNames = rowsFrom.keepColumns ?? [];
+    const inner = (sql: Parameters<CompiledDataset['relation']['sql']>[0]) =>
+      `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${condition === null ? '' : ` WHERE ${condition}`} ORDER BY ${orderBy(compiled.relation, 's')}${rowsFrom.limit === undefined ? '' : ` LIMIT ${Math.floor(rowsFrom.limit)}`}`;
+    const params: Record<string, unknown> = { ...compiled.params.values };
+    const variables = model.nodes.map((node, i) => {
+      if (!present.has(node.name)) return 'nan';
+      const column = `s.${quoteColumn(node.name)}`;
+      if (node.kind === 'continuous') return `ifNull(accurateCastOrNull(${column}, 'Float64'), nan)`;
+      params[`batch_c${i}`] = node.categories;
+      return `toFloat64(indexOf({batch_c${i}:Array(String)}, toString(${column})) - 1)`;
+    });
+    const keepTypes = keepNames.length === 0 ? [] : await store.query<{ type: string }>(principal.organisationId, (sql) => `DESCRIBE (SELECT ${keepNames.map((name) => `s.${quoteColumn(name)}`).join(', ')} FROM (${compiled.relation.sql(sql)}) AS s)`, compiled.params.values);
+    const keep = keepNames.map((name, i) => ({ name, type: keepTypes[i]?.type ?? 'Nullable(String)' }));
+    await store.ensureTenant(principal.organisationId);
+    await store.dropTable(table);
+    await store.createTable(table, [
+      { name: 'row', type: 'UInt64' },
+      ...model.nodes.map((_, i) => ({ name: variableColumn(i), type: 'Float64' })),
+      ...keep.map((column, i) => ({ name: keptColumn(i), type: column.type })),
+    ], ['row']);
+    const select = [...variables.map((expression, i) => `${expression} AS ${variableColumn(i)}`), ...keepNames.map((name, i) => `s.${quoteColumn(name)} AS ${keptColumn(i)}`)];
+    await store.insertSelect(table, (sql) => `SELECT rowNumberInAllBlocks() AS row, ${select.join(', ')} FROM (${inner(sql)}) AS s`, params, { singleThreaded: true, signal });
+    const [counted] = await store.query<{ n: number | string }>(principal.organisationId, (sql) => `SELECT count() AS n FROM ${sql.table(table.tableId)}`, {}, { signal });
+    return { table, rows: Number(counted?.n ?? 0), keep };
+  }
+
+  /** Rows [from, to) of the staged table as a frame in the model's order, on SharedArrayBuffers (RowBinary, no JSON). */
+  async chunk(staged: StagedRows, model: CbnModel, from: number, to: number, signal: AbortSignal): Promise<Frame> {
+    const width = model.nodes.length;
+    const stream = await this.data().export(
+      staged.table.organisationId,
+      (sql) => `SELECT ${model.nodes.map((_, i) => variableColumn(i)).join(', ')} FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64} ORDER BY row`,
+      'RowBinary',
+      { from, to },
+      { signal },
+    );
+    const parts: Buffer[] = [];
+    for await (const part of stream) parts.push(part as Buffer);
+    const bytes = Buffer.concat(parts);
+    const n = Math.floor(bytes.length / (8 * width));
+    // Copied once into an aligned buffer: RowBinary is little-endian Float64, row after row.
+    const cells = new Float64Array(n * width);
+    new Uint8Array(cells.buffer).set(bytes.subarray(0, n * width * 8));
+    const columns = model.nodes.map((node, j): FrameColumn => {
+      if (node.kind === 'continuous') {
+        const values = new Float64Array(new SharedArrayBuffer(n * 8));
+        for (let r = 0; r < n; r++) values[r] = cells[r * width + j]!;
+        return { name: node.name, kind: 'continuous', values };
+      }
+      const codes = new Int32Array(new SharedArrayBuffer(n * 4));
+      for (let r = 0; r < n; r++) codes[r] = cells[r * width + j]!;
+      return { name: node.name, kind: 'categorical', codes, categories: [...node.categories] };
+    });
+    return { nRows: n, columns };
+  }
+
+  private async compile(principal: Principal, workspaceId: string, rowsFrom: RowsFrom): Promise<{ compiled: CompiledDataset; condition: string | null }> {
+    const binding: DataBinding = rowsFrom.datasetId !== undefined ? { datasetId: rowsFrom.datasetId } : { sourceId: rowsFrom.sourceId ?? '' };
+    const member = `scenario/rowsFrom/${'datasetId' in binding ? 'datasetId' : 'sourceId'}`;
+    const { compiled } = await this.datasets.learningInput(principal, workspaceId, binding, member);
+    const condition = rowsFrom.filter === undefined ? null : compileCondition(rowsFrom.filter, compiled.relation, 's', compiled.params, `${AT}/filter`);
+    return { compiled, condition };
+  }
+}
