@@ -662,6 +662,10 @@ export const SimulationRunSchema = Type.Object(
 );
 export type SimulationRun = Static<typeof SimulationRunSchema>;
 
+/** What a poller reads: the run without its scenario and outputs (both may hold 100k rows). */
+const { scenario: _scenario, ...statusMembers } = runMembers;
+export const SimulationRunStatusSchema = Type.Object(statusMembers, { $id: 'SimulationRunStatus', title: 'SimulationRunStatus' });
+
 /** A list item: the run without result payloads. */
 export const SimulationRunSummarySchema = Type.Object(runMembers, { $id: 'SimulationRunSummary', title: 'SimulationRunSummary' });
 export type SimulationRunSummary = Static<typeof SimulationRunSummarySchema>;

@@ -17,6 +17,7 @@ import {
   ScoreSchema,
   SimulationAcceptedSchema,
   SimulationRunSchema,
+  SimulationRunStatusSchema,
   SimulationRunSummarySchema,
   SweepSchema,
   EffectIdentificationSchema,
@@ -97,7 +98,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     StatFilterSchema, EnvironmentGroupDefinitionSchema, EnvironmentGroupSchema, EnvironmentSchema, EnvironmentResolutionSchema, GraphSliceSchema, DigitalTwinSchema, TwinVersionSchema,
     ConnectorSchema, BrowseEntrySchema, RowsSchema, DirectQueryRowsSchema, SqlFieldCredentialsSchema, ConnectionStringCredentialsSchema, ClickHouseCredentialsSchema, StorageCredentialsSchema,
     ConceptSchema, ConceptSplitSchema, DownstreamSchema, CatalogConceptSchema, CatalogGraphSchema, QueryResultSchema,
-    SimulationAcceptedSchema, SimulationRunSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
+    SimulationAcceptedSchema, SimulationRunSchema, SimulationRunStatusSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
     ...registeredFamilies().map((family) => family.schema)]);
   installAuth(app, context.apiKeys, context.limiter);

@@ -32,6 +32,7 @@ import { TwinLearning } from './twins/learning.js';
 import { SimulationExecution } from './simulations/execution.js';
 import { BatchExecution } from './simulations/batch/run.js';
 import { BatchRows } from './simulations/batch/rows-from.js';
+import { ScenarioHandoff } from './simulations/handoff.js';
 import { MetricSql } from './simulations/metric-sql.js';
 import { SimulationRepo } from './simulations/repo.js';
 import { PanelArtifacts } from './simulations/panel-artifacts.js';
@@ -139,7 +140,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const metricSql = new MetricSql({ query: (...args) => data().query(...args) });
   const artifacts = new PanelArtifacts(data);
   const batch = new BatchExecution(new BatchRows(datasets, data), data, compute);
-  new SimulationExecution(simulationRepo, twinRepo, compute, metricSql, artifacts, batch).register(jobRunner, config.simulationConcurrency);
+  const handoff = new ScenarioHandoff();
+  new SimulationExecution(simulationRepo, twinRepo, compute, metricSql, artifacts, batch, handoff).register(jobRunner, config.simulationConcurrency);
   const sources = new SourceService(
     sourceRepo,
     workspaceRepo,
@@ -162,7 +164,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     if (workspaceId === undefined) await jobs.cancelFor(organisationId, [sourceId]);
     await ontology.forgetSource(organisationId, sourceId, workspaceId);
   });
-  const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts, ontology, batch);
+  const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts, ontology, batch, handoff);
   // A deleted twin's runs stay as history; their panel result artifacts go with the twin.
   twins.onDeleted((organisationId, twinId) => simulations.dropArtifactsOf(organisationId, twinId));
   return {

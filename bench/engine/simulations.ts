@@ -96,25 +96,58 @@ async function main(): Promise<void> {
     }
     lines.push(`| 10k-sample intervention, 50-node linear twin: submit -> completed (${ROUNDS} rounds) | ${median(service).toFixed(0)} ms | engine alone ${median(engine).toFixed(0)} ms | ${(median(engine) / median(service)).toFixed(2)} | <= 200 ms |`);
 
-    // 2. Batch prediction and scoring on a 20-node twin, 100k rows per request.
+    // 2. Batch prediction and scoring on a 20-node twin, 100k rows: inline JSON records, columnar JSON, and by
+    // reference (a source uploaded beforehand, results written to the data store); the engine alone beside each.
     const small = await linearTwin(call, ws, 20, 20, modelOf);
     const rows = rowsOf(small.frame, 100_000, small.outcome);
     const prediction = { type: 'prediction', sample: rows, targetVars: [small.outcome] };
-    const t0 = performance.now();
-    // A batch run's record carries its 100k-row scenario: it is polled every 20 ms, as a client would (not every 2).
-  await until(call, `/workspaces/${ws}/simulations/${await submit(small.twinId, small.versionId, prediction)}`, 20);
-    const predictService = performance.now() - t0;
-    const t1 = performance.now();
-    await runPrediction(small.model, prediction as never, engineContext(1));
-    const predictEngine = performance.now() - t1;
+    const inputs = Object.keys(rows[0]!);
+    const columnar = { type: 'prediction', sampleTable: { columns: inputs, rows: rows.map((row) => inputs.map((name) => row[name]!)) }, targetVars: [small.outcome] };
+    const scoringSource = (await call('POST', `/workspaces/${ws}/sources`, { name: 'rows to score', dataFormat: 'Tabular', ontologyMode: 'manual' })).data.id;
+    await call('POST', `/workspaces/${ws}/sources/${scoringSource}/upload?fileName=rows.csv`, [inputs.join(','), ...rows.map((row) => inputs.map((name) => row[name]).join(','))].join('\n'), 'text/csv');
+    const byReference = { type: 'prediction', rowsFrom: { sourceId: scoringSource }, targetVars: [small.outcome] };
+    const BATCH_ROUNDS = Math.min(ROUNDS, 3);
+    // Bodies are serialised before the clock starts (a client does that on its own machine), and completion is
+    // polled every 20 ms on the run's status (GET .../status: the record without its 100k-row scenario).
+    const untilDone = async (runId: string) => {
+      for (;;) {
+        const { data } = await call('GET', `/workspaces/${ws}/simulations/${runId}/status`);
+        if (data.status === 'completed') return;
+        if (TERMINAL.includes(data.status)) throw new Error(`${runId}: ${data.status} ${data.error ?? ''}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const timed = async (scenario: Record<string, unknown>) => {
+      const body = JSON.stringify({ digitalTwinId: small.twinId, digitalTwinVersionId: small.versionId, scenario });
+      const t0 = performance.now();
+      const accepted = await call('POST', `/workspaces/${ws}/simulations`, body);
+      if (accepted.status !== 202) throw new Error(JSON.stringify(accepted).slice(0, 500));
+      await untilDone(accepted.data.runId as string);
+      return performance.now() - t0;
+    };
+    const ways: Record<string, number[]> = { records: [], columnar: [], reference: [], engine: [] };
+    for (let round = 0; round <= BATCH_ROUNDS; round++) {
+      const took = { records: await timed(prediction), columnar: await timed(columnar), reference: await timed(byReference), engine: 0 };
+      const t1 = performance.now();
+      await runPrediction(small.model, prediction as never, engineContext(1));
+      took.engine = performance.now() - t1;
+      if (round > 0) for (const [way, ms] of Object.entries(took)) ways[way]!.push(ms);
+    }
+    const predictEngine = median(ways.engine!);
     const rate = (ms: number) => `${Math.round(100_000 / (ms / 1000)).toLocaleString('en')} rows/s`;
-    lines.push(`| batch prediction, 100k rows, 20-node linear twin | ${rate(predictService)} (${predictService.toFixed(0)} ms) | engine alone ${rate(predictEngine)} | ${(predictEngine / predictService).toFixed(2)} | >= 100k rows/s |`);
+    const row = (label: string, way: string, goal: string) => {
+      const ms = median(ways[way]!);
+      return `| ${label} | ${rate(ms)} (${ms.toFixed(0)} ms) | engine alone ${rate(predictEngine)} | ${(predictEngine / ms).toFixed(2)} | ${goal} |`;
+    };
+    lines.push(row('batch prediction, 100k rows, 20-node linear twin, by reference (`rowsFrom` a source; results a table in the data store)', 'reference', '>= 0.5 and >= 100k rows/s'));
+    lines.push(row('the same rows inline as columnar JSON (`sampleTable`), results inline', 'columnar', '>= 40k rows/s'));
+    lines.push(row('the same rows inline as JSON records (`sample`), results inline', 'records', '>= 40k rows/s'));
     const mean = small.model.nodes.find((n) => n.name === small.outcome) as { mean: number };
     const t2 = performance.now();
     const scored = await call('POST', `/workspaces/${ws}/digital-twins/${small.twinId}/versions/${small.versionId}/score`, { rows, targets: [{ variable: small.outcome, value: mean.mean, matchMode: 'orMore' }] });
     await until(call, `/workspaces/${ws}/simulations/${scored.data.runId}`, 20);
     const scoreService = performance.now() - t2;
-    lines.push(`| score endpoint, 100k rows against one target (about half miss and get a change search) | ${rate(scoreService)} (${scoreService.toFixed(0)} ms) | | | |`);
+    lines.push(`| score endpoint, 100k rows against one target (about half miss and get a change search) | ${rate(scoreService)} (${scoreService.toFixed(0)} ms) | | | >= 50k rows/s |`);
 
     // 3. Concurrent runs share the pool; runs cancelled right after submit end cancelled.
     const t3 = performance.now();

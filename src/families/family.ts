@@ -64,10 +64,11 @@ export interface FamilyDefinition<S extends { type: string } = { type: string }>
   /** Every metric SQL text, with where it is (relative): checked by the data engine's parser at submit. */
   metricQueries?(scenario: S): Array<{ sql: string; location: string }>;
   /**
-   * A family that answers given rows (prediction): a batch may bring its rows by reference (`rowsFrom`) and keep
-   * its row results as a table in the data store (src/simulations/batch/), answered chunk by chunk on the pool.
+   * The twin kinds whose versions answer this family's given rows (prediction) as a batch (src/simulations/batch/):
+   * chunk by chunk on every pool worker, the rows inline or by reference (`rowsFrom`), the row results inline or
+   * as a table in the data store.
    */
-  batchRows?: boolean;
+  batchRows?: readonly TwinType[];
   /** scenario-from-query readers of this family, tried in ascending `order` across every family of the twin kind. */
   fromQuery?: Array<{ order: number; parse(reader: QueryReader): Parsed | null }>;
   /** The module (href) whose default export is this family's FamilyEngine. */

@@ -73,23 +73,40 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 /**
  * The first text in a body (a string anywhere, or a member name) that the stores cannot keep exactly, located
- * like the other validation errors; null when every text can be stored as sent.
+ * like the other validation errors; null when every text can be stored as sent. The walk builds no path until it
+ * finds one (a batch body has millions of values).
  */
 function unstorableText(value: unknown, path: string): { instancePath: string; message: string } | null {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? { instancePath: path, message: 'contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored exactly' } : null;
+  const found = unstorableAt(value, new Set());
+  if (found === null) return null;
+  const at = path + found.segments.reverse().map((segment) => `/${segment.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return { instancePath: at, message: found.member ? 'the member name contains a NUL character or an unpaired UTF-16 surrogate' : 'contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored exactly' };
+}
+
+/**
+ * Where the first unstorable text is, innermost segment first; null when there is none. Member names already
+ * found storable are not tested again (100k records repeat the same few).
+ */
+function unstorableAt(value: unknown, storableNames: Set<string>): { segments: string[]; member: boolean } | null {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? { segments: [], member: false } : null;
   if (value === null || typeof value !== 'object') return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = unstorableText(value[i], `${path}/${i}`);
-      if (found) return found;
+      const item = value[i];
+      if (item === null || (typeof item !== 'string' && typeof item !== 'object')) continue;
+      const found = unstorableAt(item, storableNames);
+      if (found) return (found.segments.push(String(i)), found);
     }
     return null;
   }
-  for (const [key, member] of Object.entries(value)) {
-    const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (UNSTORABLE.test(key)) return { instancePath: at, message: 'the member name contains a NUL character or an unpaired UTF-16 surrogate' };
-    const found = unstorableText(member, at);
-    if (found) return found;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (!storableNames.has(key)) {
+      if (UNSTORABLE.test(key)) return { segments: [key], member: true };
+      storableNames.add(key);
+    }
+    const found = unstorableAt((value as Record<string, unknown>)[key], storableNames);
+    if (found) return (found.segments.push(key), found);
   }
   return null;
 }

@@ -17,8 +17,16 @@ export const SIMULATION_JOB = 'simulation';
 export class JobRepo {
   constructor(private readonly db: MetaDb) {}
 
-  async insert(row: JobRow): Promise<void> {
-    await this.db.insertInto('jobs').values(row).execute();
+  /** A job, and its input (a run's scenario) in its own table, in one transaction. */
+  async insert(row: JobRow, input: string | null = null): Promise<void> {
+    if (input === null) {
+      await this.db.insertInto('jobs').values(row).execute();
+      return;
+    }
+    await this.db.transaction().execute(async (tx) => {
+      await tx.insertInto('jobs').values(row).execute();
+      await tx.insertInto('job_inputs').values({ job_id: row.id, input }).execute();
+    });
   }
 
   find(organisationId: string, workspaceId: string, id: string): Promise<JobRow | undefined> {

@@ -60,9 +60,8 @@ export class JobService {
       heartbeat_at: null,
       subtype: submission.subtype ?? null,
       phase: null,
-      input: submission.input ?? null,
     };
-    await this.repo.insert(row);
+    await this.repo.insert(row, submission.input ?? null);
     this.runner.wake();
     return accepted(row);
   }

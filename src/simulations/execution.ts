@@ -19,7 +19,8 @@ import type { GroupSnapshot } from './environments.js';
 import type { MetricSql } from './metric-sql.js';
 import type { PanelArtifacts, PanelArtifactsRecord } from './panel-artifacts.js';
 import type { SimulationRepo } from './repo.js';
-import { type BatchExecution, type BatchScenario, isBatch } from './batch/run.js';
+import type { BatchExecution, BatchScenario } from './batch/run.js';
+import type { ScenarioHandoff } from './handoff.js';
 import type { RowsTableRecord } from './batch/results.js';
 import { jobPrincipal } from '../auth/principal.js';
 
@@ -62,6 +63,7 @@ export class SimulationExecution {
     private readonly metrics: MetricSql,
     private readonly artifacts: PanelArtifacts,
     private readonly batch: BatchExecution,
+    private readonly handoff: ScenarioHandoff,
   ) {}
 
   register(runner: JobRunner, concurrency: number): void {
@@ -81,7 +83,7 @@ export class SimulationExecution {
 
   private async run(context: JobContext<RunParams>): Promise<RunResult> {
     const { job, signal, params } = context;
-    const input = JSON.parse(job.input ?? 'null') as { type: string } | null;
+    const input = (this.handoff.take(job.id) ?? JSON.parse((await this.runs.input(job.id)) ?? 'null')) as { type: string } | null;
     if (input === null) throw new JobError('The run has no scenario');
     await this.phase(context, 'configuring', 0.01);
     const twinId = job.resource_id ?? '';
@@ -94,7 +96,7 @@ export class SimulationExecution {
     const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     await this.phase(context, 'configured', 0.03);
     await this.phase(context, 'running', 0.05);
-    if (family?.batchRows === true && isBatch(input)) return this.runBatch(context, model as CbnModel, input, family.engine);
+    if (family?.batchRows?.includes(record.type) === true) return this.runBatch(context, model as CbnModel, input as BatchScenario, family.engine);
     const options = {
       signal,
       onProgress: (message: { fraction: number; state: string }) => context.progress(0.05 + 0.9 * message.fraction, message.state),
@@ -112,7 +114,7 @@ export class SimulationExecution {
     return { resultsSummary: outcome.summary, hasSweep: outcome.sweep !== undefined || outcome.sweeps !== undefined, ...(artifacts === undefined ? {} : { artifacts }) };
   }
 
-  /** A batch: rows answered chunk by chunk, their results a table in the data store; the outputs say where it is. */
+  /** A batch: rows answered chunk by chunk on the pool; the results inline, or a table in the data store the outputs name. */
   private async runBatch(context: JobContext<RunParams>, model: CbnModel, scenario: BatchScenario, engine: string): Promise<RunResult> {
     const { job, params, signal } = context;
     const principal = jobPrincipal(job.organisation_id, job.workspace_id, job.created_by);
@@ -120,13 +122,16 @@ export class SimulationExecution {
     try {
       context.progress(0.97, 'saving results');
       await context.ensureActive();
-      const resultsTable = { rows: outcome.record.rows, columns: outcome.record.columns.map((c) => c.name) };
-      await this.save(job.id, job.organisation_id, params, { results: {}, details: { ...outcome.details, resultsTable }, summary: outcome.summary });
+      const table = outcome.record === undefined ? {} : { resultsTable: { rows: outcome.record.rows, columns: outcome.record.columns.map((c) => c.name) } };
+      const details = JSON.stringify({ ...outcome.details, ...table, seed: params.seed });
+      // The inline results are JSON text already (a record per row): spliced in, never parsed and written again.
+      const outputs = `{${JSON.stringify(params.versionLabel)}:{"results":${outcome.resultsJson ?? '{}'},"changepoints":{},"history":{},"details":${details}}}`;
+      await this.runs.insertOutputs({ run_id: job.id, organisation_id: job.organisation_id, outputs, sweep: null, score: null, created_at: nowIso() });
     } catch (error) {
       await this.batch.discard(job.organisation_id, job.id);
       throw error;
     }
-    return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };
+    return { resultsSummary: outcome.summary, hasSweep: false, ...(outcome.record === undefined ? {} : { rowsTable: outcome.record }) };
   }
 
   /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */

@@ -57,6 +57,18 @@ export class SimulationRepo {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** A run's scenario as submitted (JSON text), kept apart from its row. */
+  async input(id: string): Promise<string | null> {
+    return (await this.db.selectFrom('job_inputs').select('input').where('job_id', '=', id).executeTakeFirst())?.input ?? null;
+  }
+
+  /** The scenarios of several runs (a list page), by run id. */
+  async inputs(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('job_inputs').select(['job_id', 'input']).where('job_id', 'in', ids).execute();
+    return new Map(rows.map((row) => [row.job_id, row.input]));
+  }
+
   /** Stores a run's outputs (once, right before the run is marked completed). */
   async insertOutputs(row: OutputsRow): Promise<void> {
     await this.db.insertInto('simulation_outputs').values(row).execute();

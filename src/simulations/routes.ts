@@ -13,6 +13,7 @@ import {
   ScoreSchema,
   SimulationAcceptedSchema,
   SimulationRunSchema,
+  SimulationRunStatusSchema,
   SimulationRunSummarySchema,
   SubmitSimulationBody,
   SweepQuery,
@@ -89,6 +90,18 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
     config: { scope: 'simulations:read' },
     schema: { operationId: 'getSimulation', summary: 'Read a simulation run (with its outputs once completed)', tags, params: RunParams, response: { 200: dataEnvelope(ref(SimulationRunSchema)) } },
   }, async (request, reply) => sendData(reply, await simulations.get(request.principal, request.params.wsId, request.params.id)));
+
+  api.get(`${BASE}/:id/status`, {
+    config: { scope: 'simulations:read' },
+    schema: {
+      operationId: 'getSimulationStatus',
+      summary: 'Poll a run: its record without the scenario and outputs',
+      description: 'Status, progress, error, summary and storage of a run, whatever the size of its scenario or outputs (a batch of 100,000 inline rows is megabytes): what a client waiting for a run should poll.',
+      tags,
+      params: RunParams,
+      response: { 200: dataEnvelope(ref(SimulationRunStatusSchema)) },
+    },
+  }, async (request) => ({ data: await simulations.status(request.principal, request.params.wsId, request.params.id) }));
 
   api.get(`${BASE}/:id/results`, {
     config: { scope: 'simulations:read' },

@@ -25,6 +25,7 @@ import type { OntologyService } from '../ontology/service.js';
 import { type BatchExecution, isBatch } from './batch/run.js';
 import type { RowsExportFormat, RowsTableRecord } from './batch/results.js';
 import type { CbnModel } from '../engine/types.js';
+import type { ScenarioHandoff } from './handoff.js';
 
 const IN_FLIGHT_MESSAGE = 'The run is still executing; read it again when it has completed';
 
@@ -42,6 +43,7 @@ export class SimulationService {
     private readonly artifacts: PanelArtifacts,
     private readonly ontology: OntologyService,
     private readonly batch: BatchExecution,
+    private readonly handoff: ScenarioHandoff,
   ) {}
 
   /** Validates the scenario against the twin version, then queues the run (202: the run starts `pending`). */
@@ -54,7 +56,7 @@ export class SimulationService {
     const scenario = validateScenario<{ type: string; environments?: string[] }>(family, input.scenario, context);
     for (const { sql, location } of metricQueries(family, scenario)) await this.metrics.check(principal.organisationId, sql, location);
     await this.ontology.checkObjectiveConcepts(principal.organisationId, workspaceId, objectiveConcepts(scenario));
-    if (family.batchRows === true && isBatch(scenario) && scenario.rowsFrom !== undefined) await this.batch.rows.check(principal, workspaceId, scenario.rowsFrom, trained as CbnModel, scenario.targetVars);
+    if (isBatch(scenario) && scenario.rowsFrom !== undefined) await this.batch.rows.check(principal, workspaceId, scenario.rowsFrom, trained as CbnModel, scenario.targetVars);
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
     const selection = context.environments === undefined ? { snapshots: [] } : runEnvironments(scenario.environments, input.environmentGroupIds, groups, profile, context.environments, version.version);
     const params: RunParams = {
@@ -114,7 +116,8 @@ export class SimulationService {
     const scope = filterScope({ list: 'simulations', workspaceId, ...filters });
     const page = pageRequest(this.cursors, { ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) }, scope);
     const { rows, total } = await this.repo.list(principal.organisationId, workspaceId, filters, page);
-    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], (row) => ({ ...presentRun(row), scenario: JSON.parse(row.input ?? '{}') as Record<string, unknown> }));
+    const inputs = await this.repo.inputs(rows.slice(0, page.limit).map((row) => row.id));
+    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], (row) => ({ ...presentRun(row), scenario: JSON.parse(inputs.get(row.id) ?? '{}') as Record<string, unknown> }));
   }
 
   /**
@@ -125,7 +128,13 @@ export class SimulationService {
     await this.access.require(principal, workspaceId, 'read');
     const row = await this.find(principal, workspaceId, id);
     const outputs = runStatus(row) === 'completed' ? await this.outputsText(row) : null;
-    return spliceJson(presentRun(row), { scenario: row.input, outputs });
+    return spliceJson(presentRun(row), { scenario: await this.repo.input(row.id), outputs });
+  }
+
+  /** The run record without its scenario and outputs: what pollers read. */
+  async status(principal: Principal, workspaceId: string, id: string) {
+    await this.access.require(principal, workspaceId, 'read');
+    return presentRun(await this.find(principal, workspaceId, id));
   }
 
   /** The outputs as JSON text; 404 until the run has completed with them. */
@@ -144,7 +153,7 @@ export class SimulationService {
     const status = runStatus(row);
     if (status !== 'completed') throw new AppError('invalid_request', `Simulation run ${id} cannot be exported: it is ${status}, not completed`);
     if (format === 'csv') throw new AppError('invalid_request', CSV_NOT_OFFERED);
-    return spliceJson({ run: presentRun(row), exportedAt: new Date().toISOString(), format: 'json' }, { scenario: row.input, outputs: await this.outputsText(row) });
+    return spliceJson({ run: presentRun(row), exportedAt: new Date().toISOString(), format: 'json' }, { scenario: await this.repo.input(row.id), outputs: await this.outputsText(row) });
   }
 
   /** The wide csv of a panel run's result artifacts; 400 for a run without them, unfinished, or whose artifacts are gone. */
@@ -276,6 +285,7 @@ export class SimulationService {
       webhookUrl: webhookUrl ?? null,
       createdBy: principal.userId,
     });
+    this.handoff.put(accepted.jobId, scenario);
     const self = `/api/v1/workspaces/${workspaceId}/simulations/${accepted.jobId}`;
     return { runId: accepted.jobId, status: 'pending', createdAt: accepted.createdAt, links: { self, results: `${self}/results`, cancel: `${self}/cancel` } };
   }

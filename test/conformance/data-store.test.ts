@@ -107,14 +107,21 @@ function describeDataStoreConformance(name: string, open: (() => DataStore) | un
       assert.equal(Buffer.concat(chunks).toString(), '"id","name"\n0,"it\'s"\n1,"back\\slash"\n');
     });
 
-    it('inserts rows written as TabSeparated text, escapes and nulls kept, and exports them as RowBinary bytes', async () => {
+    it('inserts rows encoded as RowBinary, nulls and text kept, and exports them as RowBinary bytes', async () => {
       const table: TableRef = { organisationId: orgA, tableId: newId('brs') };
       await store.createTable(table, [{ name: 'row', type: 'UInt64' }, { name: 'x', type: 'Float64' }, { name: 'label', type: 'Nullable(String)' }], ['row']);
       try {
-        await store.insertText(table, '', 'TabSeparated');
-        await store.insertText(table, '0\t1.5\tit\\\'s\n1\tnan\t\\N\n2\t-2e-300\ttab\\there\n', 'TabSeparated');
-        const rows = await store.query<{ row: number; x: number | string; label: string | null }>(orgA, (sql) => `SELECT row, x, label FROM ${sql.table(table.tableId)} ORDER BY row`);
-        assert.deepEqual(rows.map((r) => r.label), ["it's", null, 'tab\there']);
+        await store.insertRowBinary(table, new Uint8Array(0));
+        const text = (value: string) => Buffer.concat([Buffer.from([0, Buffer.byteLength(value)]), Buffer.from(value)]);
+        const row = (n: number, x: number, label: Buffer) => {
+          const head = Buffer.alloc(16);
+          head.writeBigUInt64LE(BigInt(n), 0);
+          head.writeDoubleLE(x, 8);
+          return Buffer.concat([head, label]);
+        };
+        await store.insertRowBinary(table, Buffer.concat([row(0, 1.5, text("it's")), row(1, Number.NaN, Buffer.from([1])), row(2, -2e-300, text('émoji 🚀\ttab'))]));
+        const rows = await store.query<{ row: number; label: string | null }>(orgA, (sql) => `SELECT row, label FROM ${sql.table(table.tableId)} ORDER BY row`);
+        assert.deepEqual(rows.map((r) => r.label), ["it's", null, 'émoji 🚀\ttab']);
         const bytes: Buffer[] = [];
         for await (const part of await store.export(orgA, (sql) => `SELECT x FROM ${sql.table(table.tableId)} ORDER BY row`, 'RowBinary')) bytes.push(Buffer.from(part));
         const all = Buffer.concat(bytes);

@@ -526,11 +526,13 @@ export function describeMetaStoreConformance(name: string, target: MetaStoreTarg
       const job = (id: string): JobRow => ({
         id, organisation_id: tenant.organisationId, workspace_id: workspace.id, type: 'twin_discover', status: 'queued', resource_type: null,
         resource_id: null, params: '{}', progress: '{}', result: null, error: null, webhook_url: null, created_by: tenant.userId,
-        created_at: nowIso(), started_at: null, completed_at: null, owner: null, heartbeat_at: null, subtype: null, phase: null, input: null,
+        created_at: nowIso(), started_at: null, completed_at: null, owner: null, heartbeat_at: null, subtype: null, phase: null,
       });
       const [first, second] = [newId('job'), newId('job')];
       await jobs.insert(job(first));
-      await jobs.insert(job(second));
+      await jobs.insert(job(second), '{"rows":[1,2,3]}');
+      const input = await store.db.selectFrom('job_inputs').select('input').where('job_id', '=', second).executeTakeFirst();
+      assert.equal(input?.input, '{"rows":[1,2,3]}', 'a job\'s input is kept apart from its row');
       const claims = await Promise.all([jobs.claim(first, 'p1', nowIso()), jobs.claim(first, 'p2', nowIso())]);
       assert.deepEqual(claims.filter(Boolean).length, 1, 'exactly one claim wins');
       const owner = claims[0] ? 'p1' : 'p2';

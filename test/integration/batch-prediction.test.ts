@@ -85,6 +85,11 @@ test('a batch by reference answers what the inline rows answer, row by row, for 
   assert.deepEqual(details.resultsTable.columns, ['row', 'id', 'y', 'y_predicted', 'y_std', 'y_lower', 'y_upper']);
   assert.deepEqual(batch.outputs['1.0.0'].results, {});
   assert.match(batch.resultsSummary.summary, /1200 rows/);
+  const status = await app.call({ method: 'GET', url: `${linear.simulations}/${batch.id}/status` });
+  assert.equal(status.status, 200);
+  assert.equal(status.body.data.status, 'completed');
+  assert.equal(status.body.data.outputsStorageType, 'datastore');
+  assert.ok(!('scenario' in status.body.data) && !('outputs' in status.body.data), 'a poll reads neither the scenario nor the outputs');
 
   // Every page, in order; each row as the inline run answered it.
   const seen = await allRows(linear, batch.id, 500);

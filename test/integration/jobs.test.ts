@@ -96,7 +96,7 @@ test('a job left running by a stopped process is failed on restart with a clear 
       id: 'job_crashed', organisation_id: first.tenant.organisationId, workspace_id: ws, type: 'twin_discover', status: 'running',
       resource_type: null, resource_id: null, params: '{}', progress: JSON.stringify({ percentage: 40, state: 'discovering', eta: null }),
       result: null, error: null, webhook_url: hook.url, created_by: first.tenant.userId, created_at: now, started_at: now,
-      completed_at: null, owner: 'a-process-that-crashed', heartbeat_at: now, subtype: null, phase: null, input: null,
+      completed_at: null, owner: 'a-process-that-crashed', heartbeat_at: now, subtype: null, phase: null,
     })
     .execute();
   await first.app.close();

@@ -92,31 +92,39 @@ export interface FamilyOutcome {
   rowResults?: RowResults;
 }
 
-/** One target's results for every row of a batch, as columns aligned with the rows. */
+/** One target's results for every row of a batch, as columns aligned with the rows (NaN: no number). */
 export type RowResultColumn =
-  | { name: string; kind: 'continuous'; prediction: Float64Array; std: Float64Array; lower: Float64Array; upper: Float64Array }
-  /** A categorical target: the most likely class (null when none) and its probability. */
-  | { name: string; kind: 'categorical'; prediction: Array<string | null>; probability: Float64Array };
+  | { name: string; kind: 'continuous'; confidenceLevel: number; prediction: Float64Array; std: Float64Array; lower: Float64Array; upper: Float64Array }
+  /**
+   * A categorical target: per row the most likely class (`codes`, -1 when none) and, row-major with one entry per
+   * category, its probabilities and their bounds.
+   */
+  | { name: string; kind: 'categorical'; confidenceLevel: number; categories: string[]; codes: Int32Array; probabilities: Float64Array; lower: Float64Array; upper: Float64Array };
 
 export interface RowResults {
   nRows: number;
   targets: RowResultColumn[];
 }
 
-/** The row records of a family's answer as columns (NaN where a record has no number). */
+/** The row records of a family's answer as columns: every number a record holds, so the records can be written again. */
 export function rowResultsOf(results: Record<string, ResultRecord[]>, nRows: number): RowResults {
   const number = (value: unknown) => (typeof value === 'number' ? value : Number.NaN);
   const targets = Object.entries(results).map(([name, records]): RowResultColumn => {
-    if (records.some((record) => record?.probabilities !== undefined)) {
-      const prediction = new Array<string | null>(nRows).fill(null);
-      const probability = new Float64Array(nRows).fill(Number.NaN);
+    const confidenceLevel = records.find((record) => record !== undefined)?.confidenceLevel ?? 0.95;
+    const categories = records.find((record) => record?.categories !== undefined)?.categories;
+    if (categories !== undefined) {
+      const k = categories.length;
+      const columns = { codes: new Int32Array(nRows).fill(-1), probabilities: new Float64Array(nRows * k).fill(Number.NaN), lower: new Float64Array(nRows * k).fill(Number.NaN), upper: new Float64Array(nRows * k).fill(Number.NaN) };
       records.forEach((record, r) => {
-        if (record?.prediction === null || record?.prediction === undefined) return;
-        prediction[r] = String(record.prediction);
-        const at = record.categories?.indexOf(String(record.prediction)) ?? -1;
-        probability[r] = at >= 0 ? (record.probabilities?.[at] ?? Number.NaN) : Number.NaN;
+        if (record === undefined) return;
+        columns.codes[r] = record.prediction === null ? -1 : categories.indexOf(String(record.prediction));
+        for (let c = 0; c < k; c++) {
+          columns.probabilities[r * k + c] = number(record.probabilities?.[c]);
+          columns.lower[r * k + c] = number((record.lowerBound as number[] | null)?.[c]);
+          columns.upper[r * k + c] = number((record.upperBound as number[] | null)?.[c]);
+        }
       });
-      return { name, kind: 'categorical', prediction, probability };
+      return { name, kind: 'categorical', confidenceLevel, categories: [...categories], ...columns };
     }
     const columns = { prediction: new Float64Array(nRows), std: new Float64Array(nRows), lower: new Float64Array(nRows), upper: new Float64Array(nRows) };
     for (let r = 0; r < nRows; r++) {
@@ -126,7 +134,7 @@ export function rowResultsOf(results: Record<string, ResultRecord[]>, nRows: num
       columns.lower[r] = number(record?.lowerBound);
       columns.upper[r] = number(record?.upperBound);
     }
-    return { name, kind: 'continuous', ...columns };
+    return { name, kind: 'continuous', confidenceLevel, ...columns };
   });
   return { nRows, targets };
 }

@@ -8,7 +8,8 @@ import { AppError } from '../../errors.js';
 import { AbortError } from '../discovery/budget.js';
 import { Rng } from '../random.js';
 import type { CbnModel, Frame } from '../types.js';
-import type { FamilyOutcome, InferenceContext, ResultRecord } from './outcome.js';
+import { type FamilyOutcome, type InferenceContext, type ResultRecord, rowResultsOf } from './outcome.js';
+import { PredictionTally } from './prediction-summary.js';
 import { gaussianJoint, isLinearGaussian, patternRegression } from './prediction-gaussian.js';
 import { DiscreteNetwork, isDiscrete } from './prediction-discrete.js';
 import { predictByWeighting } from './prediction-weighting.js';
@@ -54,7 +55,9 @@ export async function runPrediction(model: CbnModel, scenario: PredictionScenari
   for (const t of targets) results[scm.names[t]!] = out.get(t)!;
   const details: Record<string, unknown> = { method, rows: frame.nRows, patterns: patterns.size };
   if (method === 'likelihood_weighting') details.particlesPerRow = particles;
-  return { results, details, summary: predictionSummary(scm, targets, results, frame.nRows, confidenceLevel, method) };
+  const tally = new PredictionTally();
+  tally.add(rowResultsOf(results, frame.nRows));
+  return { results, details, summary: tally.summary(confidenceLevel, method) };
 }
 
 /**
@@ -132,39 +135,4 @@ function predictDiscrete(
       };
     });
   }
-}
-
-function predictionSummary(scm: Scm, targets: number[], results: Record<string, ResultRecord[]>, rows: number, confidenceLevel: number, method: 'gaussian_conditioning' | 'variable_elimination' | 'likelihood_weighting') {
-  const level = `${Math.round(confidenceLevel * 100)}%`;
-  const points = targets.map((t) => {
-    const name = scm.names[t]!;
-    const records = results[name]!;
-    if (records.length === 0) return `${name}: no rows to predict.`;
-    if (typeof records[0]!.prediction === 'number') {
-      const values = records.map((r) => r.prediction as number);
-      const mean = values.reduce((a, b) => a + b, 0) / values.length;
-      if (records.length === 1) return `${name}: ${show(mean)} (${level} interval ${show(records[0]!.lowerBound as number)} to ${show(records[0]!.upperBound as number)})`;
-      return `${name}: mean prediction ${show(mean)} over ${records.length} rows (from ${show(Math.min(...values))} to ${show(Math.max(...values))})`;
-    }
-    const counts = new Map<string, number>();
-    for (const r of records) counts.set(String(r.prediction), (counts.get(String(r.prediction)) ?? 0) + 1);
-    const [top, n] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
-    if (records.length === 1) return `${name}: most likely ${top} (probability ${show(Math.max(...records[0]!.probabilities!))})`;
-    return `${name}: most likely ${top} in ${n} of ${records.length} rows`;
-  });
-  const how = {
-    gaussian_conditioning: 'exact Gaussian conditioning on each row\'s provided values',
-    variable_elimination: 'exact variable elimination given each row\'s provided values',
-    likelihood_weighting: 'likelihood weighting given each row\'s provided values',
-  }[method];
-  const names = targets.map((t) => scm.names[t]!).join(', ');
-  return {
-    summary: `Predicted ${names} for ${rows} row${rows === 1 ? '' : 's'}. ${points[0] ?? ''}`.trim(),
-    keyPoints: [...points.slice(0, 4), `Method: ${how}.`],
-  };
-}
-
-function show(x: number): string {
-  if (x === 0 || !Number.isFinite(x)) return String(x);
-  return Math.abs(x) >= 1e6 || Math.abs(x) < 1e-3 ? x.toExponential(3) : String(Number(x.toPrecision(4)));
 }

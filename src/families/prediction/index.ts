@@ -7,6 +7,9 @@ import { environmentRules } from '../shared/panel.js';
 import { distinctNames, listReferences, rowReferences } from '../shared/rows.js';
 import { sampleScopeRules, scopeReferences } from '../shared/scope.js';
 
+/** The twin kinds whose predictions run as batches (chunks on the pool, results inline or in the data store). */
+const BATCH_KINDS = ['static'] as const;
+
 /** The scenario as submitted: the engine's, and where the rows come from and where their results go. */
 type SubmittedPrediction = PredictionScenario & { rowsFrom?: RowsFrom; resultsStorage?: 'inline' | 'datastore' };
 
@@ -27,7 +30,7 @@ export default defineFamily<SubmittedPrediction>({
     ...environmentRules(s, context),
     ...sampleScopeRules(s.type, s),
   ],
-  batchRows: true,
+  batchRows: BATCH_KINDS,
   fromQuery: [
     { order: 60, parse: (reader) => parsePrediction(reader, { explicit: true }) },
     { order: 80, parse: (reader) => parsePrediction(reader, { explicit: false }) },
@@ -49,7 +52,7 @@ function rowsRules(s: SubmittedPrediction, twinType: string): ScenarioError[] {
     if ((s.rowsFrom.datasetId === undefined) === (s.rowsFrom.sourceId === undefined)) errors.push({ location: '/rowsFrom', message: 'name exactly one of datasetId and sourceId' });
     if (s.resultsStorage === 'inline') errors.push({ location: '/resultsStorage', message: 'rows read by reference keep their results in the data store: omit resultsStorage or set it to datastore' });
   }
-  if ((s.rowsFrom !== undefined || s.resultsStorage === 'datastore') && twinType !== 'static') {
+  if ((s.rowsFrom !== undefined || s.resultsStorage === 'datastore') && !(BATCH_KINDS as readonly string[]).includes(twinType)) {
     errors.push({ location: s.rowsFrom !== undefined ? '/rowsFrom' : '/resultsStorage', message: `batch results in the data store are built for static twins; this twin is ${twinType}: send the rows inline` });
   }
   return errors;

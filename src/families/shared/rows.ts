@@ -6,7 +6,7 @@ type Refs = Array<[string, string]>;
 /** Every key of any row, located at the rows' member (a missing key in one row is fine; an unknown one is not). */
 export function rowReferences(records: Record<string, unknown>[], at: string): Refs {
   const keys = new Set<string>();
-  for (const record of records) for (const key of Object.keys(record)) keys.add(key);
+  for (const record of records) for (const key in record) keys.add(key);
   return [...keys].map((key) => [key, at]);
 }
 

@@ -1,7 +1,7 @@
 /**
  * A batch's row results as a table in the data store: `row` (the row's position in the input, from 0), the kept
  * columns of the input, then per target `<target>_predicted`, `_std`, `_lower`, `_upper` (a categorical target:
- * `<target>_predicted`, the most likely class, and `<target>_probability`). Written chunk by chunk as text; read
+ * `<target>_predicted`, the most likely class, and `<target>_probability`). Written chunk by chunk as RowBinary; read
  * back by keyset pages on `row` and streamed as CSV, NDJSON or Parquet.
  */
 import { Readable } from 'node:stream';
@@ -124,13 +124,13 @@ export class ResultsWriter {
 
   /** The rows [offset, offset + nRows) of a chunk; kept input columns are joined in from the staged input. */
   async write(offset: number, results: RowResults, staged: StagedRows | null, signal: AbortSignal): Promise<void> {
-    const body = tabSeparated(offset, results);
+    const body = rowBinary(offset, results);
     if (this.chunk === null || staged === null) {
-      await this.store.insertText(this.table, body, 'TabSeparated');
+      await this.store.insertRowBinary(this.table, body);
       return;
     }
     const { table: chunk, columns } = this.chunk;
-    await this.store.insertText(chunk, body, 'TabSeparated');
+    await this.store.insertRowBinary(chunk, body);
     const select = ['c.row', ...staged.keep.map((_, i) => `i.${keptColumn(i)}`), ...columns.slice(1).map((c) => `c.${c.name}`)];
     await this.store.insertSelect(
       this.table,
@@ -149,19 +149,66 @@ export class ResultsWriter {
   }
 }
 
-/** TabSeparated text of a chunk (RFC-less, ClickHouse's: \N null, backslash escapes); NaN is written as null. */
-export function tabSeparated(offset: number, results: RowResults): string {
-  const cell = (x: number) => (x === x ? String(x) : '\\N');
-  const text = (value: string | null) => (value === null ? '\\N' : value.replace(/[\\\t\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : '\\n')));
-  const lines = new Array<string>(results.nRows);
-  for (let r = 0; r < results.nRows; r++) {
-    let line = String(offset + r);
-    for (const target of results.targets) {
-      line += target.kind === 'continuous'
-        ? `\t${cell(target.prediction[r]!)}\t${cell(target.std[r]!)}\t${cell(target.lower[r]!)}\t${cell(target.upper[r]!)}`
-        : `\t${text(target.prediction[r] ?? null)}\t${cell(target.probability[r]!)}`;
-    }
-    lines[r] = line;
+/**
+ * A chunk in ClickHouse's RowBinary: `row` as UInt64, then per target its Nullable(Float64) columns (a null flag
+ * byte, then 8 bytes little-endian) or, for a class, Nullable(String) (flag, LEB128 length, UTF-8). NaN is null.
+ */
+export function rowBinary(offset: number, results: RowResults): Buffer {
+  const labels = new Map<string, Buffer>();
+  const encoded = (label: string) => {
+    let bytes = labels.get(label);
+    if (bytes === undefined) labels.set(label, (bytes = Buffer.concat([leb128(Buffer.byteLength(label)), Buffer.from(label)])));
+    return bytes;
+  };
+  let size = 8 * results.nRows;
+  const label = (target: Extract<RowResults['targets'][number], { kind: 'categorical' }>, r: number) => (target.codes[r]! < 0 ? null : encoded(target.categories[target.codes[r]!]!));
+  for (const target of results.targets) {
+    if (target.kind === 'continuous') size += 36 * results.nRows;
+    else for (let r = 0; r < results.nRows; r++) size += 10 + (label(target, r)?.length ?? 0);
   }
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  const number = (x: number) => {
+    if (x === x) {
+      out[at] = 0;
+      out.writeDoubleLE(x, at + 1);
+      at += 9;
+    } else out[at++] = 1;
+  };
+  for (let r = 0; r < results.nRows; r++) {
+    const row = offset + r;
+    out.writeUInt32LE(row % 0x1_0000_0000, at);
+    out.writeUInt32LE(Math.floor(row / 0x1_0000_0000), at + 4);
+    at += 8;
+    for (const target of results.targets) {
+      if (target.kind === 'continuous') {
+        number(target.prediction[r]!);
+        number(target.std[r]!);
+        number(target.lower[r]!);
+        number(target.upper[r]!);
+        continue;
+      }
+      const bytes = label(target, r);
+      if (bytes === null) {
+        out[at++] = 1;
+        number(Number.NaN);
+      } else {
+        out[at++] = 0;
+        at += bytes.copy(out, at);
+        number(target.probabilities[r * target.categories.length + target.codes[r]!]!);
+      }
+    }
+  }
+  return out.subarray(0, at);
+}
+
+function leb128(n: number): Buffer {
+  const bytes: number[] = [];
+  do {
+    let byte = n & 0x7f;
+    n = Math.floor(n / 128);
+    if (n > 0) byte |= 0x80;
+    bytes.push(byte);
+  } while (n > 0);
+  return Buffer.from(bytes);
 }

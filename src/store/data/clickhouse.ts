@@ -1,4 +1,7 @@
 import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import {
@@ -60,6 +63,12 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
     );
   };
 
+  // The client's insert() takes no binary formats: RowBinary goes as the body of an INSERT statement.
+  const insertBinary = async (target: string, values: Readable) => {
+    const result = await guarded(() => client.exec({ query: `INSERT INTO ${target} FORMAT RowBinary`, values, clickhouse_settings: settings() }));
+    result.stream.resume();
+  };
+
   return {
     kind,
     async ensureTenant(organisationId) {
@@ -82,9 +91,20 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
       await guarded(() => client.insert({ table: target, values: rows, format: 'JSONEachRow', clickhouse_settings: settings() }));
       return rows.length;
     },
-    async insertText(table, body, format) {
+    async insertRowBinary(table, body) {
       if (body.length === 0) return;
-      await guarded(() => client.insert({ table: qualifiedTable(table), values: Readable.from([body], { objectMode: false }), format, clickhouse_settings: settings() }));
+      if (kind === 'chdb') {
+        // chDB takes an insert's body as text: binary rows go through a file the engine reads in place.
+        const dir = await mkdtemp(join(tmpdir(), 'causa-rows-'));
+        try {
+          await writeFile(join(dir, 'rows.bin'), body);
+          await this.loadFile(table, join(dir, 'rows.bin'), 'RowBinary');
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+        return;
+      }
+      await insertBinary(qualifiedTable(table), Readable.from([body], { objectMode: false }));
     },
     async appendFrom(from, to) {
       if (from.organisationId !== to.organisationId) throw new DataStoreError(new Error('rows never move between organisations'));
@@ -109,6 +129,8 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
         );
         const query = `INSERT INTO ${target} SELECT * FROM file({path:String}, '${format}', {structure:String})`;
         await guarded(() => client.command({ query, query_params: { path, structure }, clickhouse_settings: settings() }));
+      } else if (format === 'RowBinary') {
+        await insertBinary(target, createReadStream(path));
       } else {
         await guarded(() => client.insert({ table: target, values: createReadStream(path), format, clickhouse_settings: settings() }));
       }

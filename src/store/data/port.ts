@@ -15,8 +15,11 @@ export interface DataStore {
   dropTable(table: TableRef): Promise<void>;
   /** Inserts rows (objects keyed by column) in one batch; returns how many were sent. */
   insert(table: TableRef, rows: Array<Record<string, unknown>>): Promise<number>;
-  /** Inserts rows written as text in `format` (e.g. TabSeparated: one line per row, columns by position). */
-  insertText(table: TableRef, body: string, format: TextFormat): Promise<void>;
+  /**
+   * Inserts rows encoded in ClickHouse's RowBinary format (columns by position, little-endian, no header): the
+   * cheapest way in for rows the service computed. chDB reads them from a temporary file; a server from the body.
+   */
+  insertRowBinary(table: TableRef, body: Uint8Array): Promise<void>;
   /** Moves every row of `from` into `to` (same columns) in one statement: how a staged batch is committed. */
   appendFrom(from: TableRef, to: TableRef): Promise<void>;
   /** INSERT INTO `to` the rows of a read built by `build` (over tables of the same organisation). */
@@ -60,12 +63,9 @@ export interface QueryOptions {
   singleThreaded?: boolean;
 }
 
-export type FileFormat = 'CSVWithNames' | 'Parquet';
+export type FileFormat = 'CSVWithNames' | 'Parquet' | 'RowBinary';
 
 export type ExportFormat = 'CSV' | 'CSVWithNames' | 'JSONEachRow' | 'Parquet' | 'TabSeparatedWithNames' | 'RowBinary';
-
-/** Text formats rows can be inserted in. */
-export type TextFormat = 'TabSeparated';
 
 /** Gives SQL builders the qualified name of a table of the calling organisation, and nothing else. */
 export interface TenantSql {

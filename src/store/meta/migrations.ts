@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 
 /** The one migration set of the metadata store; every adapter runs exactly these. */
 const migrations: Record<string, Migration> = {
@@ -286,6 +286,19 @@ const migrations: Record<string, Migration> = {
         .addPrimaryKeyConstraint('concept_sources_pk', ['concept_id', 'source_id'])
         .execute();
       await db.schema.createIndex('concept_sources_source').on('concept_sources').columns(['source_id', 'concept_id']).execute();
+    },
+  },
+  '0011_job_inputs': {
+    async up(db: Kysely<any>) {
+      // A run's scenario (up to 100k inline rows) moves off the job row: every heartbeat, phase and progress write
+      // rewrites the row it is on (SQLite rewrites a whole record), and every claim and status read would carry it.
+      await db.schema
+        .createTable('job_inputs')
+        .addColumn('job_id', 'text', (c) => c.primaryKey().references('jobs.id').onDelete('cascade'))
+        .addColumn('input', 'text', (c) => c.notNull())
+        .execute();
+      await sql`INSERT INTO job_inputs (job_id, input) SELECT id, input FROM jobs WHERE input IS NOT NULL`.execute(db);
+      await db.schema.alterTable('jobs').dropColumn('input').execute();
     },
   },
 };

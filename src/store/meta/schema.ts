@@ -163,8 +163,12 @@ export interface JobsTable {
   subtype: string | null;
   /** Simulation runs: the in-flight stage shown while running (configuring, configured, running). */
   phase: string | null;
-  /** Simulation runs: the scenario as submitted, JSON text (kept apart from params: it may hold 100k rows). */
-  input: string | null;
+}
+
+/** A job's input as submitted (a simulation run's scenario, JSON text), apart from the job row: it may hold 100k rows. */
+export interface JobInputsTable {
+  job_id: string;
+  input: string;
 }
 
 export interface DigitalTwinsTable {
@@ -261,6 +265,7 @@ export interface MetaDatabase {
   dataset_sources: DatasetSourcesTable;
   source_files: SourceFilesTable;
   jobs: JobsTable;
+  job_inputs: JobInputsTable;
   digital_twins: DigitalTwinsTable;
   twin_versions: TwinVersionsTable;
   simulation_outputs: SimulationOutputsTable;
