@@ -24,7 +24,7 @@
  *      BENCH_LOG_LEVEL=<level> (build Causa with its request logger at that level, output discarded, as
  *      `causa serve` runs; default: logger off).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -215,6 +215,23 @@ async function child(kind: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------
 // Parent: the load generator.
 
+/**
+ * On two or more cores the server gets core 0 and this process (autocannon) core 1 (`taskset`, every thread), so
+ * neither takes the other's core and the server's CPU per request is steady (BENCH_PIN=0 leaves them unpinned).
+ */
+const PINNED = process.env.BENCH_PIN !== '0' && cpus().length >= 2;
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
+
+function pin(pid: number, core: number): void {
+  if (!PINNED) return;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+  } catch (error) {
+    throw new Error(`taskset could not pin process ${pid} to core ${core} (BENCH_PIN=0 runs unpinned): ${String(error)}`);
+  }
+}
+
 class Server {
   private waiting: Array<(message: ChildMessage) => void> = [];
 
@@ -240,6 +257,7 @@ class Server {
       proc.once('exit', (code) => fail(`exit code ${code}`));
       proc.once('message', (message: ChildMessage) => {
         if (message.type !== 'ready') return fail(`unexpected message ${JSON.stringify(message)}`);
+        pin(proc.pid!, SERVER_CORE);
         proc.removeAllListeners('exit');
         proc.once('exit', (code) => {
           if (code !== 0) process.stderr.write(`the ${kind} server exited with code ${code}\n`);
@@ -493,7 +511,9 @@ function render(run: {
     `Measured ${run.started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, Node ${process.version}, ` +
       `fastify ${fastifyVersion()}, autocannon ${autocannonVersion()}. ${run.connections} connections, ` +
       `${run.rounds} round(s) of ${run.duration} s per route after a ${run.warmup} s warm-up, the route order rotated each round. ` +
-      'Each server runs in its own child process; autocannon runs in the parent, on the same cores. ' +
+      (PINNED
+        ? `Each server runs in its own child process pinned to core ${SERVER_CORE} (taskset); autocannon runs in the parent, pinned to core ${LOAD_CORE}. `
+        : 'Each server runs in its own child process; autocannon runs in the parent, on the same cores. ') +
       `1-minute load average ${fmt(run.load.before, 2)} when the run started (servers idle) and ${fmt(run.load.after, 2)} at its end ` +
       '(the bench itself accounts for about 2; more means other work took cores from it).',
     '',
