@@ -82,7 +82,7 @@ export async function ingestBatch(
 
   await store.ensureTenant(table.organisationId);
   if (existing === null) await store.createTable(table, definitions, [ROW_COLUMN]);
-  if (file !== undefined && engineConvertible(columns, fields, sample.map((row) => row.cells))) {
+  if (file !== undefined && engineConvertible(columns)) {
     file.stopReading();
     try {
       return { columns, rowCount: await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart, beforeCommit) };

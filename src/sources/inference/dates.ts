@@ -13,7 +13,9 @@ export interface DateFormat {
 }
 
 const TIME = '(?:[T ](?<hour>\\d{2}):(?<minute>\\d{2})(?::(?<second>\\d{2})(?:\\.(?<fraction>\\d{1,9}))?)?(?<zone>Z|[+-]\\d{2}:?\\d{2})?)';
-const MONTHS = 'jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec';
+/** Month names by their first three letters (the engine's SQL conversion reads them the same way). */
+export const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTHS = MONTH_NAMES.join('|');
 
 export const DATE_FORMATS: DateFormat[] = [
   { name: 'YYYY-MM-DD', kind: 'date', pattern: /^(?<year>\d{4})-(?<month>\d{1,2})-(?<day>\d{1,2})$/ },

@@ -12,8 +12,10 @@ export interface ParsedNumber {
   unit: string | null;
 }
 
-const CURRENCY_SYMBOLS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', CHF: 'CHF' };
-const ISO_CODES = /^(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|SEK|NOK|DKK|KRW|BRL|MXN)$/;
+/** Currency symbols read as units, in the order they are tried (the engine's SQL conversion tries the same). */
+export const CURRENCY_SYMBOLS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', CHF: 'CHF' };
+export const ISO_CURRENCY_CODES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'INR', 'CNY', 'SEK', 'NOK', 'DKK', 'KRW', 'BRL', 'MXN'];
+const ISO_CODES = new RegExp(`^(${ISO_CURRENCY_CODES.join('|')})$`);
 
 export const PLAIN = /^[+-]?(\d+)(\.\d+)?([eE][+-]?\d+)?$/;
 export const LEADING_DOT = /^[+-]?\.\d+([eE][+-]?\d+)?$/;
