@@ -168,7 +168,7 @@ async function main(): Promise<void> {
         `that sees the run completed (2 ms polling, in-process HTTP); the engine figure is the same question answered by the engine in this ` +
         `thread. One warm-up round, then ${ROUNDS} (median). Rerun with \`make bench-simulations\`.\n\n${table}\n\n` +
         `Reading: the intervention path adds the queue claim, three phase writes, the model read, the pool hand-off and the output write ` +
-        `to the engine's time. Batch predictions are answered in chunks of 25,000 rows on every worker (frames on shared memory, row ` +
+        `to the engine's time. Batch predictions are answered in chunks of 50,000 rows on every worker (frames on shared memory, row ` +
         `results back as columns, never one object per row). By reference, the run stages the rows once in the data store (one ` +
         `single-threaded INSERT ... SELECT numbering them), reads each chunk back as RowBinary straight into typed arrays, and writes ` +
         `its results as RowBinary into the run's results table; memory is one chunk per worker whatever the batch size. Inline, the ` +

@@ -8,6 +8,7 @@
 import type { Readable } from 'node:stream';
 import type { ResultRecord } from '../engine/inference/outcome.js';
 import type { DataStore, TableRef } from '../store/data/port.js';
+import { runTable, tableExists } from './batch/tables.js';
 
 export interface ArtifactTarget {
   name: string;
@@ -29,7 +30,7 @@ export class PanelArtifacts {
   /** Writes the records of each environment; answers what the run keeps of them. */
   async write(organisationId: string, runId: string, perEnvironment: Record<string, Record<string, ResultRecord[]>>): Promise<PanelArtifactsRecord> {
     const store = this.data();
-    const table = tableOf(organisationId, runId);
+    const table = runTable('panel', organisationId, runId);
     const first = Object.values(perEnvironment)[0] ?? {};
     const targets: ArtifactTarget[] = Object.entries(first).map(([name, records]) => ({ name, kind: records[0]?.probabilities !== undefined ? 'categorical' : 'continuous' }));
     await store.ensureTenant(organisationId);
@@ -75,7 +76,7 @@ export class PanelArtifacts {
   /** The wide csv file, or null when the artifacts are gone. */
   async csv(organisationId: string, record: PanelArtifactsRecord, signal?: AbortSignal): Promise<Readable | null> {
     const table: TableRef = { organisationId, tableId: record.tableId };
-    if (!(await this.exists(table))) return null;
+    if (!(await tableExists(this.data(), table))) return null;
     const columns = record.targets.flatMap((target, i) => (target.kind === 'continuous'
       ? [[`t${i}`, target.name], [`t${i}_lower`, `${target.name}_lower`], [`t${i}_upper`, `${target.name}_upper`]]
       : [[`t${i}`, target.name], [`t${i}_probability`, `${target.name}_probability`]]));
@@ -91,14 +92,6 @@ export class PanelArtifacts {
   async drop(organisationId: string, record: PanelArtifactsRecord): Promise<void> {
     await this.data().dropTable({ organisationId, tableId: record.tableId });
   }
-
-  private async exists(table: TableRef): Promise<boolean> {
-    const found = await this.data().query<{ n: number | string }>(table.organisationId, () => `SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}`, { db: table.organisationId, name: table.tableId });
-    return Number(found[0]?.n ?? 0) > 0;
-  }
 }
-
-/** The artifacts table of a run: `pnl_` and the run id's random part (data store table ids are generated, never a client's). */
-export const tableOf = (organisationId: string, runId: string): TableRef => ({ organisationId, tableId: `pnl_${runId.slice(runId.indexOf('_') + 1)}` });
 
 const numberOrNull = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
-import { type ColumnSpec, type DataStore, type FileFormat, type TableRef, quoteColumn } from '../store/data/port.js';
+import { type ColumnSpec, type DataStore, type FileFormat, type TableRef, type TenantSql, quoteColumn } from '../store/data/port.js';
 import { DATE_FORMATS, type DateFormat, ISO_DATE, ISO_INSTANT, MONTH_NAMES, YEAR_RANGE } from './inference/dates.js';
 import { COMMA_GROUPED, CURRENCY_SYMBOLS, DECIMAL_COMMA, DOT_GROUPED_DECIMAL_COMMA, ISO_CURRENCY_CODES, LEADING_DOT, PLAIN, SPACE_GROUPED } from './inference/numbers.js';
 import { refusal } from './inference/convert.js';
@@ -28,9 +28,10 @@ function re2(pattern: RegExp): string {
 const JS_SPACE = '[\\\\t\\\\n\\\\x{0B}\\\\f\\\\r \\\\x{A0}\\\\x{1680}\\\\x{2000}-\\\\x{200A}\\\\x{2028}\\\\x{2029}\\\\x{202F}\\\\x{205F}\\\\x{3000}\\\\x{FEFF}]';
 
 /**
- * `body(name)` with `name` bound to the value of `expression`, evaluated once: a conversion uses each part of a
- * cell many times, and written out the nesting would grow past what the SQL parser takes (ClickHouse aliases
- * are expanded in place, a lambda's parameter is not).
+ * `body(name)` with `name` bound to the value of `expression`, evaluated once. The unit path reads its parts many
+ * times: written out, the nesting would grow past what the SQL parser takes (ClickHouse aliases are expanded in
+ * place, a lambda's parameter is not). A lambda's body is evaluated for every row it gets (no short-circuit
+ * inside), so lambdas sit only behind the `if` that sends a row down the unit path.
  */
 let lambdas = 0;
 function bind(expression: string, body: (name: string) => string): string {
@@ -40,52 +41,80 @@ function bind(expression: string, body: (name: string) => string): string {
 
 /**
  * `text` trimmed as JS trims it: ClickHouse's trimBoth takes ASCII whitespace only, so a text that still starts or
- * ends with a non-ASCII byte (rare: a no-break space, a currency sign) is trimmed again by the full class.
+ * ends with a non-ASCII byte (rare: a no-break space, a currency sign) is trimmed again by the full class. The
+ * repeated parts are one computation: the engine evaluates identical expressions once.
  */
 function trimmed(text: string): string {
-  return bind(text, (t) => bind(`trimBoth(${t})`, (ascii) => `if(ascii(${ascii}) >= 128 OR ascii(reverse(${ascii})) >= 128, replaceRegexpAll(${t}, '^${JS_SPACE}+|${JS_SPACE}+$', ''), ${ascii})`));
+  const ascii = `trimBoth(${text})`;
+  return `if(ascii(${ascii}) >= 128 OR ascii(reverse(${ascii})) >= 128, replaceRegexpAll(${text}, '^${JS_SPACE}+|${JS_SPACE}+$', ''), ${ascii})`;
 }
 
 /**
- * The number part of a cell, the way numbers.ts's splitUnit reads it: accounting parentheses make it negative,
- * then a trailing percent sign, a currency symbol (either side, or after a minus sign) or an ISO 4217 code (either
- * side) is taken off, tried in the same order; anything else is left as it is (and fails to parse if it is not a
- * number). `text` names the trimmed cell.
+ * Number text without a unit: digits, signs, separators, an exponent and spaces only. numbers.ts's splitUnit
+ * leaves such text as it is (every unit it takes off needs another character: a parenthesis, %, a currency sign,
+ * or an ISO code, each of which has a letter other than E).
  */
-function withoutUnit(text: string): string {
+const UNITLESS = `'^[0-9eE+\\\\-., \\\\x{A0}\\\\x{202F}]*$'`;
+
+/**
+ * The parts a unit is read from (numbers.ts's splitUnit): whether the cell is in accounting parentheses (a
+ * negative number), and what is inside them, trimmed (else the cell itself). `text` is the trimmed cell.
+ */
+function unitParts(text: string): { parenthesised: string; inner: string } {
   const parenthesised = `match(${text}, '^\\\\((.*)\\\\)$')`;
-  const parts = `tuple(${parenthesised}, if(${parenthesised}, ${trimmed(`substring(${text}, 2, length(${text}) - 2)`)}, ${text}))`;
-  return bind(parts, (p) => {
-    const inner = `tupleElement(${p}, 2)`;
-    const signed = (body: string) => `concat(if(tupleElement(${p}, 1), '-', ''), ${body})`;
-    const literal = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-    const codes = `[${ISO_CURRENCY_CODES.map(literal).join(', ')}]`;
-    const symbols = Object.keys(CURRENCY_SYMBOLS).flatMap((symbol) => {
-      const s = literal(symbol);
-      return [
-        `startsWith(${inner}, ${s})`, signed(trimmed(`substring(${inner}, length(${s}) + 1)`)),
-        `endsWith(${inner}, ${s})`, signed(trimmed(`substring(${inner}, 1, length(${inner}) - length(${s}))`)),
-        `startsWith(${inner}, concat('-', ${s}))`, `concat('-', ${trimmed(`substring(${inner}, length(${s}) + 2)`)})`,
-      ];
-    });
-    // ^([A-Z]{3})\s*(.+)$ first (its three letters or its rest must be the code); only when it does not match at
-    // all, ^(.+?)\s*([A-Z]{3})$.
-    const code = (pattern: string) => bind(`tuple(regexpExtract(${inner}, '${pattern}', 1), regexpExtract(${inner}, '${pattern}', 2))`, (g) =>
-      `multiIf(has(${codes}, tupleElement(${g}, 1)), ${signed(trimmed(`tupleElement(${g}, 2)`))}, has(${codes}, tupleElement(${g}, 2)), ${signed(trimmed(`tupleElement(${g}, 1)`))}, ${signed(inner)})`);
-    return `multiIf(endsWith(${inner}, '%'), ${signed(trimmed(`substring(${inner}, 1, length(${inner}) - 1)`))}, ${symbols.join(', ')}, `
-      + `match(${inner}, '^[A-Z]{3}${JS_SPACE}*.+$'), ${code(`^([A-Z]{3})${JS_SPACE}*(.+)$`)}, `
-      + `match(${inner}, '^.+?${JS_SPACE}*[A-Z]{3}$'), ${code(`^(.+?)${JS_SPACE}*([A-Z]{3})$`)}, ${signed(inner)})`;
-  });
+  return { parenthesised, inner: `if(${parenthesised}, ${trimmed(`substring(${text}, 2, length(${text}) - 2)`)}, ${text})` };
 }
 
-/** Number text in canonical form, the way numbers.ts normalises it (units, grouping and decimal commas), or NULL. */
-function numberText(text: string): string {
-  return bind(withoutUnit(text), (number) =>
-    `multiIf(match(${number}, ${re2(PLAIN)}) OR match(${number}, ${re2(LEADING_DOT)}), ${number}, ` +
+/**
+ * The number part of a cell from its unitParts, as splitUnit reads it: a trailing percent sign, a currency symbol
+ * (either side, or after a minus sign) or an ISO 4217 code (either side) taken off, tried in the same order, and
+ * the sign of the parentheses put in front; anything else is left as it is (and fails to parse if it is not a
+ * number). `inner` and `parenthesised` are read many times: give them as names (a column, a lambda's parameter).
+ */
+function unitStripped(inner: string, parenthesised: string): string {
+  const signed = (body: string) => `concat(if(${parenthesised}, '-', ''), ${body})`;
+  const literal = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+  const codes = `[${ISO_CURRENCY_CODES.map(literal).join(', ')}]`;
+  const symbols = Object.keys(CURRENCY_SYMBOLS).flatMap((symbol) => {
+    const s = literal(symbol);
+    return [
+      `startsWith(${inner}, ${s})`, signed(trimmed(`substring(${inner}, length(${s}) + 1)`)),
+      `endsWith(${inner}, ${s})`, signed(trimmed(`substring(${inner}, 1, length(${inner}) - length(${s}))`)),
+      `startsWith(${inner}, concat('-', ${s}))`, `concat('-', ${trimmed(`substring(${inner}, length(${s}) + 2)`)})`,
+    ];
+  });
+  // ^([A-Z]{3})\s*(.+)$ first (its three letters or its rest must be the code); only when it does not match at
+  // all, ^(.+?)\s*([A-Z]{3})$.
+  const code = (pattern: string) => {
+    const [first, second] = [1, 2].map((group) => `regexpExtract(${inner}, '${pattern}', ${group})`);
+    return `multiIf(has(${codes}, ${first}), ${signed(trimmed(second!))}, has(${codes}, ${second}), ${signed(trimmed(first!))}, ${signed(inner)})`;
+  };
+  return `multiIf(endsWith(${inner}, '%'), ${signed(trimmed(`substring(${inner}, 1, length(${inner}) - 1)`))}, ${symbols.join(', ')}, `
+    + `match(${inner}, '^[A-Z]{3}${JS_SPACE}*.+$'), ${code(`^([A-Z]{3})${JS_SPACE}*(.+)$`)}, `
+    + `match(${inner}, '^.+?${JS_SPACE}*[A-Z]{3}$'), ${code(`^(.+?)${JS_SPACE}*([A-Z]{3})$`)}, ${signed(inner)})`;
+}
+
+/** The number part of a trimmed cell, its parts bound once (a lambda, reached only by cells with a unit). */
+function withoutUnit(text: string): string {
+  const { parenthesised, inner } = unitParts(text);
+  return bind(`tuple(${parenthesised}, ${inner})`, (p) => unitStripped(`tupleElement(${p}, 2)`, `tupleElement(${p}, 1)`));
+}
+
+/** A number written plainly, grouped or with a decimal comma, in canonical form (numbers.ts's normalise), or NULL. */
+function normalised(number: string): string {
+  return `multiIf(match(${number}, ${re2(PLAIN)}) OR match(${number}, ${re2(LEADING_DOT)}), ${number}, ` +
     `match(${number}, ${re2(COMMA_GROUPED)}), replaceAll(${number}, ',', ''), ` +
     `match(${number}, ${re2(SPACE_GROUPED)}), replaceOne(replaceRegexpAll(${number}, ${re2(/[ \u00a0\u202f]/)}, ''), ',', '.'), ` +
     `match(${number}, ${re2(DOT_GROUPED_DECIMAL_COMMA)}), replaceOne(replaceAll(${number}, '.', ''), ',', '.'), ` +
-    `match(${number}, ${re2(DECIMAL_COMMA)}), replaceOne(${number}, ',', '.'), NULL)`);
+    `match(${number}, ${re2(DECIMAL_COMMA)}), replaceOne(${number}, ',', '.'), NULL)`;
+}
+
+/**
+ * Number text in canonical form (units, grouping and decimal commas as numbers.ts reads them), or NULL: a cell
+ * without a unit directly, one with a unit through withoutUnit (the `if` sends only those rows down that path).
+ */
+function numberText(text: string): string {
+  return `if(match(${text}, ${UNITLESS}), ${normalised(text)}, ${bind(withoutUnit(text), normalised)})`;
 }
 
 /** The message of the throwIf that stops an insert at a cell that does not convert. */
@@ -119,25 +148,31 @@ export function engineConvertible(columns: InferredColumn[]): boolean {
  * Datetimes are read from ISO-8601 text only (re-typing; uploads of datetimes take the JS path).
  */
 export function conversion(column: InferredColumn, c: string): string {
+  return conversionOfText(column, trimmed(c));
+}
+
+/** conversion() of a cell already trimmed (trimmedText): what a staged ingest computes once per cell. */
+export function conversionOfText(column: InferredColumn, text: string): string {
   const value = (text: string) => {
     switch (column.type) {
       case 'integer':
         // As convertCell: the number's value when it is a safe integer (1e3 and 12.0 are), else the cell's own
         // digits when they are a plain Int64 (exact beyond 2^53), else nothing.
-        return bind(`toFloat64OrNull(${numberText(text)})`, (f) => bind(`replaceRegexpOne(${text}, '^\\\\+', '')`, (digits) =>
+        return bind(`toFloat64OrNull(${numberText(text)})`, (f) =>
           `multiIf(${f} IS NULL OR NOT isFinite(${f}), NULL, ${f} = floor(${f}) AND abs(${f}) <= ${Number.MAX_SAFE_INTEGER}, accurateCastOrNull(${f}, 'Int64'), `
-          + `match(${digits}, '^-?[0-9]{1,19}$'), toInt64OrNull(${digits}), NULL)`));
+          + `match(replaceRegexpOne(${text}, '^\\\\+', ''), '^-?[0-9]{1,19}$'), toInt64OrNull(replaceRegexpOne(${text}, '^\\\\+', '')), NULL)`);
       case 'decimal':
         return bind(`toFloat64OrNull(${numberText(text)})`, (f) => `if(isFinite(${f}), ${f}, NULL)`);
       case 'boolean':
         return `CAST(multiIf(lower(${text}) IN (${list(TRUE)}), true, lower(${text}) IN (${list(FALSE)}), false, NULL) AS Nullable(Bool))`;
       case 'date': {
-        const format = DATE_FORMATS.find((f) => f.name === column.originalFormat && f.kind === 'date');
-        if (format !== undefined) return dateIn(format, text);
-        // Re-typing to a date with no format of its own reads ISO dates only: real days in the stored range
-        // (toDate32 alone would move 2023-02-30 to March and clamp 1040 to 1900).
+        // ISO dates (the common case) by the engine's own parser: real days in the stored range (toDate32 alone
+        // would move 2023-02-30 to March and clamp 1040 to 1900); a column of another format by its pattern.
         const date = `toDate32OrNull(${text})`;
-        return `if(match(${text}, ${re2(ISO_DATE)}) AND toString(${date}) = ${text} AND toYear(${date}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${date}, NULL)`;
+        const iso = `if(match(${text}, ${re2(ISO_DATE)}) AND toString(${date}) = ${text} AND toYear(${date}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${date}, NULL)`;
+        const format = DATE_FORMATS.find((f) => f.name === column.originalFormat && f.kind === 'date');
+        if (format === undefined) return iso;
+        return format.name === 'YYYY-MM-DD' ? `if(match(${text}, ${re2(ISO_DATE)}), ${iso}, ${dateIn(format, text)})` : dateIn(format, text);
       }
       case 'datetime': {
         // ISO-8601 only, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC.
@@ -149,11 +184,7 @@ export function conversion(column: InferredColumn, c: string): string {
         return text;
     }
   };
-  // Text stays as it is, trimmed; other types bind the trimmed cell once (it is read many times).
-  const converted = column.type === 'integer' || column.type === 'decimal' || column.type === 'boolean' || column.type === 'date' || column.type === 'datetime'
-    ? bind(trimmed(c), value)
-    : trimmed(c);
-  return `if(${nullish(c)}, NULL, ${converted})`;
+  return `if(${nullishText(text)}, NULL, ${value(text)})`;
 }
 
 /**
@@ -167,14 +198,18 @@ function dateIn(format: DateFormat, text: string): string {
   const part = (name: string) => `regexpExtract(${text}, ${pattern}, ${names.indexOf(name) + 1})`;
   const months = MONTH_NAMES.map((m) => `'${m}'`).join(', ');
   const month = names.includes('monthName') ? `toString(indexOf([${months}], lower(substring(${part('monthName')}, 1, 3))))` : part('month');
-  return bind(`tuple(${part('year')}, ${month}, ${part('day')})`, (ymd) => bind(
-    `concat(tupleElement(${ymd}, 1), '-', leftPad(tupleElement(${ymd}, 2), 2, '0'), '-', leftPad(tupleElement(${ymd}, 3), 2, '0'))`,
-    (iso) => `if(match(${text}, ${pattern}) AND toString(toDate32OrNull(${iso})) = ${iso} AND toYear(toDate32OrNull(${iso})) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, toDate32OrNull(${iso}), NULL)`,
-  ));
+  const iso = `concat(${part('year')}, '-', leftPad(${month}, 2, '0'), '-', leftPad(${part('day')}, 2, '0'))`;
+  return `if(match(${text}, ${pattern}) AND toString(toDate32OrNull(${iso})) = ${iso} AND toYear(toDate32OrNull(${iso})) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, toDate32OrNull(${iso}), NULL)`;
 }
 
 /** Whether the text cell `c` is empty or a null token, as JS's isNullCell reads it. */
-export const nullish = (c: string) => `(${c} IS NULL OR lower(${trimmed(c)}) IN (${list(NULL_TOKENS)}))`;
+export const nullish = (c: string) => nullishText(trimmed(c));
+
+/** nullish() of a cell already trimmed (trimmedText). */
+export const nullishText = (text: string) => `(${text} IS NULL OR lower(${text}) IN (${list(NULL_TOKENS)}))`;
+
+/** A text cell trimmed as JS trims it: computed once per cell by a staged ingest, then converted. */
+export const trimmedText = (c: string) => trimmed(c);
 
 /**
  * Loads a file in the engine and appends its rows to `table` (created first when `create`), numbered from
@@ -205,18 +240,22 @@ export async function ingestInEngine(
     // One pass converts and checks: a cell present but not convertible stops the insert (throwIf), and only then
     // is the first such cell looked for, in file order, to name its line. Rows the stopped statement wrote
     // (ordinals from rowStart on) are taken out again.
-    const checks = fields.map((field, i) => `NOT ${nullish(cell(i))} AND ${conversion(byField.get(field)!, cell(i))} IS NULL`);
-    const outputs = definitions.slice(1).map((definition) => {
-      const index = fields.indexOf(definition.name);
-      return `${conversion(byField.get(definition.name)!, cell(index))} AS ${quoteColumn(definition.name)}`;
-    });
+    // Each cell is trimmed once (the innermost subquery) and converted once (the middle one, which also says
+    // whether the row has a cell that does not convert); the outer query numbers the rows and stops at a bad one.
+    const text = (i: number) => `r.${quoteColumn(`t${i}`)}`;
+    const value = (i: number) => quoteColumn(`v${i}`);
+    const staged = (sql: TenantSql) => `(SELECT *, ${fields.map((_, i) => `${trimmedText(quoteColumn(`c${i}`))} AS ${quoteColumn(`t${i}`)}`).join(', ')} FROM ${sql.table(raw.tableId)})`;
+    const convert = (i: number) => conversionOfText(byField.get(fields[i]!)!, text(i));
+    const checks = fields.map((_, i) => `NOT ${nullishText(text(i))} AND ${convert(i)} IS NULL`);
+    const converted = (sql: TenantSql) =>
+      `(SELECT ${fields.map((_, i) => `${convert(i)} AS ${value(i)}`).join(', ')}, `
+      + `${fields.map((_, i) => `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`).join(' OR ')} AS _bad FROM ${staged(sql)} AS r)`;
+    const outputs = definitions.slice(1).map((definition) => `${value(fields.indexOf(definition.name))} AS ${quoteColumn(definition.name)}`);
     beforeCommit();
     try {
       await store.insertSelect(
         table,
-        (sql) =>
-          `SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${sql.table(raw.tableId)} AS r ` +
-          `WHERE throwIf(${checks.map((check) => `(${check})`).join(' OR ')}, '${UNCONVERTIBLE}') = 0`,
+        (sql) => `SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${converted(sql)} WHERE throwIf(_bad, '${UNCONVERTIBLE}') = 0`,
         { rowStart },
         { singleThreaded: true },
       );
@@ -227,7 +266,7 @@ export async function ingestInEngine(
         org,
         (sql) =>
           `SELECT row, column, value FROM (SELECT rowNumberInAllBlocks() AS row, multiIf(${checks.flatMap((check, i) => [check, String(i)]).join(', ')}, -1) AS column, ` +
-          `[${fields.map((_, i) => `ifNull(${cell(i)}, '')`).join(', ')}] AS cells, cells[column + 1] AS value FROM ${sql.table(raw.tableId)} AS r) WHERE column >= 0 LIMIT 1`,
+          `[${fields.map((_, i) => `ifNull(${cell(i)}, '')`).join(', ')}] AS cells, cells[column + 1] AS value FROM ${staged(sql)} AS r) WHERE column >= 0 LIMIT 1`,
         {},
         { singleThreaded: true },
       );

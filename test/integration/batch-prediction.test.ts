@@ -95,7 +95,7 @@ test('a batch by reference answers what the inline rows answer, row by row, for 
   const seen = await allRows(linear, batch.id, 500);
   assert.equal(seen.length, 1200);
   seen.forEach((row, i) => {
-    assert.equal(Number(row.row), i);
+    assert.equal(row.row, i);
     assert.equal(row.id, `c${i}`);
     assert.ok(close(row.y, rows[i]!.y), `row ${i}: kept y`);
     const y = results.y[i];

@@ -9,7 +9,7 @@ import type { RowResults } from '../../engine/inference/outcome.js';
 import { AppError } from '../../errors.js';
 import { type ColumnSpec, type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
 import { type StagedRows, keptColumn } from './rows-from.js';
-import { batchTable } from './tables.js';
+import { runTable, tableExists } from './tables.js';
 
 export interface ResultTarget {
   name: string;
@@ -49,8 +49,8 @@ export class BatchResults {
   /** Creates the run's results table (and its chunk table when input columns are kept beside the results). */
   async create(organisationId: string, runId: string, targets: readonly ResultTarget[], keep: StagedRows['keep']): Promise<ResultsWriter> {
     const store = this.data();
-    const results = batchTable('results', organisationId, runId);
-    const chunk = batchTable('chunk', organisationId, runId);
+    const results = runTable('results', organisationId, runId);
+    const chunk = runTable('chunk', organisationId, runId);
     const targetColumns = targets.flatMap((target, i) => SUFFIXES[target.kind].map((suffix) => ({
       name: `t${i}_${suffix}`,
       type: target.kind === 'categorical' && suffix === 'predicted' ? 'Nullable(String)' : 'Nullable(Float64)',
@@ -105,12 +105,12 @@ export class BatchResults {
   }
 
   private async requireTable(organisationId: string, record: RowsTableRecord): Promise<void> {
-    const found = await this.data().query<{ n: number | string }>(organisationId, () => 'SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}', { db: organisationId, name: record.tableId });
-    if (Number(found[0]?.n ?? 0) === 0) throw new AppError('not_found', 'The row results of this run are gone (its twin was deleted)');
+    if (!(await tableExists(this.data(), { organisationId, tableId: record.tableId }))) throw new AppError('not_found', 'The row results of this run are gone (its twin was deleted)');
   }
 }
 
-const selectList = (record: RowsTableRecord) => record.columns.map(({ name, column }) => `${quoteColumn(column)} AS ${quoteColumn(name)}`).join(', ');
+/** The columns as a reader sees them; `row` as a 32-bit number (a batch holds at most 50 million rows), so JSON shows it unquoted. */
+const selectList = (record: RowsTableRecord) => record.columns.map(({ name, column }) => `${column === 'row' ? 'toUInt32(row)' : quoteColumn(column)} AS ${quoteColumn(name)}`).join(', ');
 
 /** Writes a run's row results chunk by chunk; on failure the caller drops every table of the run. */
 export class ResultsWriter {

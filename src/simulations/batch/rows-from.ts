@@ -14,7 +14,7 @@ import type { DataBinding, DatasetService } from '../../datasets/service.js';
 import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
-import { batchTable } from './tables.js';
+import { runTable } from './tables.js';
 
 export type RowsFrom = Static<typeof RowsFromSchema>;
 
@@ -58,7 +58,7 @@ export class BatchRows {
     const { compiled, condition } = await this.compile(principal, workspaceId, rowsFrom);
     const present = new Set(compiled.relation.columns.map((c) => c.name));
     const store = this.data();
-    const table = batchTable('input', principal.organisationId, runId);
+    const table = runTable('input', principal.organisationId, runId);
     const keepNames = rowsFrom.keepColumns ?? [];
     const inner = (sql: Parameters<CompiledDataset['relation']['sql']>[0]) =>
       `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${condition === null ? '' : ` WHERE ${condition}`} ORDER BY ${orderBy(compiled.relation, 's')}${rowsFrom.limit === undefined ? '' : ` LIMIT ${Math.floor(rowsFrom.limit)}`}`;

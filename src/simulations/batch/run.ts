@@ -16,7 +16,7 @@ import { type PredictionMethod, PredictionTally } from '../../engine/inference/p
 import { InlineRows } from './inline.js';
 import { BatchResults, type ResultTarget, type RowsTableRecord, resultColumnNames } from './results.js';
 import { BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
-import { batchTable } from './tables.js';
+import { runTable } from './tables.js';
 
 /** A prediction as submitted for a batch. */
 export type BatchScenario = PredictionScenario & { rowsFrom?: RowsFrom; resultsStorage?: 'inline' | 'datastore' };
@@ -25,7 +25,7 @@ export type BatchScenario = PredictionScenario & { rowsFrom?: RowsFrom; resultsS
  * Rows per chunk: fixed, so that a seed answers the same whatever the number of workers (likelihood weighting
  * draws per chunk); enough rows that a task's overhead is nothing, few enough that a batch spreads over the pool.
  */
-const CHUNK_ROWS = 25_000;
+const CHUNK_ROWS = 50_000;
 
 export interface BatchOutcome {
   /** Results in the data store: the table. */
@@ -130,7 +130,7 @@ export class BatchExecution {
 
   /** Drops every table a batch run makes (a failed, cancelled or deleted run). */
   async discard(organisationId: string, runId: string): Promise<void> {
-    for (const kind of ['input', 'chunk', 'results'] as const) await this.data().dropTable(batchTable(kind, organisationId, runId)).catch(() => undefined);
+    for (const kind of ['input', 'chunk', 'results'] as const) await this.data().dropTable(runTable(kind, organisationId, runId)).catch(() => undefined);
   }
 }
 
