@@ -112,9 +112,11 @@ function normalised(number: string): string {
 /**
  * Number text in canonical form (units, grouping and decimal commas as numbers.ts reads them), or NULL: a cell
  * without a unit directly, one with a unit through withoutUnit (the `if` sends only those rows down that path).
+ * The unit path is a few KB of SQL per column: it is written only for columns whose inferred unit says the
+ * file writes units (a wide file of plain numbers keeps a small statement).
  */
-function numberText(text: string): string {
-  return `if(match(${text}, ${UNITLESS}), ${normalised(text)}, ${bind(withoutUnit(text), normalised)})`;
+function numberText(text: string, units: boolean): string {
+  return units ? `if(match(${text}, ${UNITLESS}), ${normalised(text)}, ${bind(withoutUnit(text), normalised)})` : normalised(text);
 }
 
 /** The message of the throwIf that stops an insert at a cell that does not convert. */
@@ -158,11 +160,11 @@ export function conversionOfText(column: InferredColumn, text: string): string {
       case 'integer':
         // As convertCell: the number's value when it is a safe integer (1e3 and 12.0 are), else the cell's own
         // digits when they are a plain Int64 (exact beyond 2^53), else nothing.
-        return bind(`toFloat64OrNull(${numberText(text)})`, (f) =>
+        return bind(`toFloat64OrNull(${numberText(text, column.unit !== null)})`, (f) =>
           `multiIf(${f} IS NULL OR NOT isFinite(${f}), NULL, ${f} = floor(${f}) AND abs(${f}) <= ${Number.MAX_SAFE_INTEGER}, accurateCastOrNull(${f}, 'Int64'), `
           + `match(replaceRegexpOne(${text}, '^\\\\+', ''), '^-?[0-9]{1,19}$'), toInt64OrNull(replaceRegexpOne(${text}, '^\\\\+', '')), NULL)`);
       case 'decimal':
-        return bind(`toFloat64OrNull(${numberText(text)})`, (f) => `if(isFinite(${f}), ${f}, NULL)`);
+        return bind(`toFloat64OrNull(${numberText(text, column.unit !== null)})`, (f) => `if(isFinite(${f}), ${f}, NULL)`);
       case 'boolean':
         return `CAST(multiIf(lower(${text}) IN (${list(TRUE)}), true, lower(${text}) IN (${list(FALSE)}), false, NULL) AS Nullable(Bool))`;
       case 'date': {

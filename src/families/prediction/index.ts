@@ -1,6 +1,5 @@
 import { PredictionScenarioSchema } from '../../../schemas/simulations.js';
-import type { PredictionScenario } from '../../engine/inference/scenario.js';
-import type { RowsFrom } from '../../simulations/batch/rows-from.js';
+import type { BatchScenario } from '../../simulations/batch/run.js';
 import { parsePrediction } from '../../simulations/from-query/families/prediction.js';
 import { defineFamily, type ScenarioError } from '../family.js';
 import { environmentRules } from '../shared/panel.js';
@@ -10,11 +9,8 @@ import { sampleScopeRules, scopeReferences } from '../shared/scope.js';
 /** The twin kinds whose predictions run as batches (chunks on the pool, results inline or in the data store). */
 const BATCH_KINDS = ['static'] as const;
 
-/** The scenario as submitted: the engine's, and where the rows come from and where their results go. */
-type SubmittedPrediction = PredictionScenario & { rowsFrom?: RowsFrom; resultsStorage?: 'inline' | 'datastore' };
-
 /** The twin's predictions of target variables for given rows (spec: prediction); on a panel, per environment and combined. */
-export default defineFamily<SubmittedPrediction>({
+export default defineFamily<BatchScenario>({
   type: 'prediction',
   twinKinds: ['static', 'multi-environment-static'],
   schema: PredictionScenarioSchema,
@@ -39,7 +35,7 @@ export default defineFamily<SubmittedPrediction>({
 });
 
 /** Exactly one way in for the rows; a table's rows as wide as its header; rows by reference on static twins. */
-function rowsRules(s: SubmittedPrediction, twinType: string): ScenarioError[] {
+function rowsRules(s: BatchScenario, twinType: string): ScenarioError[] {
   const given = (['sample', 'sampleTable', 'rowsFrom'] as const).filter((member) => s[member] !== undefined);
   if (given.length !== 1) {
     return [{ location: given.length === 0 ? '' : `/${given[1]}`, message: given.length === 0 ? 'give the rows to predict: sample, sampleTable or rowsFrom' : `give the rows one way: ${given.join(' and ')} were both given` }];

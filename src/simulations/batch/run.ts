@@ -1,8 +1,8 @@
 /**
  * A batch run: rows given inline or read by reference, answered chunk by chunk on every worker of the pool (frames
- * on SharedArrayBuffers, row results back as columns), the results written inline or as the run's results table. While one chunk is
- * answered the next is read, and at most one chunk per worker waits, so memory stays bounded at any size. A
- * failed or cancelled batch drops every table it made: nothing half-written stays.
+ * on SharedArrayBuffers, row results back as columns), the results written inline or as the run's results table.
+ * While one chunk is answered the next is read, and at most one chunk per worker waits, so memory stays bounded at
+ * any size. A failed or cancelled batch drops every table it made: nothing half-written stays.
  */
 import type { ComputePool } from '../../compute/pool.js';
 import type { RowResults } from '../../engine/inference/outcome.js';
@@ -18,7 +18,7 @@ import { BatchResults, type ResultTarget, type RowsTableRecord, resultColumnName
 import { BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
 import { runTable } from './tables.js';
 
-/** A prediction as submitted for a batch. */
+/** A prediction as submitted: the engine's scenario, where its rows come from and where their results go. */
 export type BatchScenario = PredictionScenario & { rowsFrom?: RowsFrom; resultsStorage?: 'inline' | 'datastore' };
 
 /**

@@ -44,6 +44,12 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
     input_format_with_names_use_header: 0,
     // CSV exports write a missing value as an empty field (what spreadsheets and CSV readers expect), not \N.
     format_csv_null_representation: '',
+    // An ingest converts every column of a file in one statement: a wide file (hundreds of columns, each a few KB
+    // of conversion SQL) outgrows the default 256 KiB query and 50,000 AST elements.
+    max_query_size: String(64 * 1024 * 1024),
+    max_ast_elements: String(10_000_000),
+    max_expanded_ast_elements: String(10_000_000),
+    max_parser_backtracks: String(1_000_000_000),
   });
   const readSql = (organisationId: string, build: SqlBuilder): string => {
     const sql = build(tenantSql(organisationId));
