@@ -122,6 +122,9 @@ const SAMPLES: Record<string, Sample> = {
   cancelSimulation: {},
   getSimulationSweep: {},
   getSimulationScore: {},
+  getSimulationStatus: {},
+  listSimulationRows: {},
+  exportSimulationRows: {},
   exportSimulation: {},
   scoreRows: { body: { rows: [{ a: 1 }], targets: [{ variable: 'c', value: 2, matchMode: 'orMore' }] } },
   scenarioFromQuery: { body: { query: 'what drives c?' } },
@@ -198,12 +201,12 @@ function requiredScope(label: string, description = ''): Scope | null {
 // ---------------------------------------------------------------------------------------------------------------
 
 type IdKind =
-  | 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun' | 'connector'
+  | 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun' | 'batchRun' | 'connector'
   | 'panelTwin' | 'panelVersion' | 'group' | 'concept';
 
 /** Path parameters that name no resource: always sent with this value (a simulation exports json: csv is for panels). */
 const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
-const fixedParam = (template: string, name: string): string | undefined => (name === 'format' && template.includes('/simulations/') ? 'json' : FIXED_PARAMS[name]);
+const fixedParam = (template: string, name: string): string | undefined => (name === 'format' && template.includes('/simulations/') ? (template.includes('/rows/') ? 'csv' : 'json') : FIXED_PARAMS[name]);
 type Ids = Record<IdKind, string>;
 
 function idKind(template: string, name: string): IdKind {
@@ -220,6 +223,7 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'id' && template.includes('/digital-twins/{id}')) return 'twin';
   if (name === 'vId') return /\/(score|scenario-from-query)$/.test(template) ? 'trainedVersion' : 'version';
   if (name === 'id' && template.includes('/simulations/{id}/score')) return 'scoreRun';
+  if (name === 'id' && template.includes('/simulations/{id}/rows')) return 'batchRun';
   if (name === 'id' && template.includes('/simulations/{id}')) return 'run';
   if (name === 'id' && template.includes('/jobs/{id}')) return 'job';
   if (name === 'id' && /\/sources\/\{id\}\/(files|extract)$/.test(template)) return 'folder';
@@ -243,6 +247,7 @@ const NONEXISTENT: Ids = {
   trainedVersion: 'dtv_00000000000000000000000001',
   run: 'job_00000000000000000000000001',
   scoreRun: 'job_00000000000000000000000002',
+  batchRun: 'job_00000000000000000000000003',
   connector: 'con_00000000000000000000000000',
   panelTwin: 'dt_00000000000000000000000001',
   panelVersion: 'dtv_00000000000000000000000002',
@@ -378,7 +383,7 @@ async function createDataset(world: TestApp, key: string, workspaceId: string): 
  * A twin over a source of the workspace (the matrix source: numeric columns a and c), its first version with the edge
  * a -> c pinned (so it can be trained), and a job (a discovery of a second version).
  */
-async function createTwinTargets(world: TestApp, key: string, workspaceId: string, sourceId: string, simulations = true): Promise<Pick<Ids, 'twin' | 'version' | 'job' | 'trainedVersion' | 'run' | 'scoreRun' | 'panelTwin' | 'panelVersion' | 'group'>> {
+async function createTwinTargets(world: TestApp, key: string, workspaceId: string, sourceId: string, simulations = true): Promise<Pick<Ids, 'twin' | 'version' | 'job' | 'trainedVersion' | 'run' | 'scoreRun' | 'batchRun' | 'panelTwin' | 'panelVersion' | 'group'>> {
   const twin = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins`, key, body: { name: 'Matrix twin', sourceId } });
   assert.equal(twin.status, 201, JSON.stringify(twin.body));
   const base = `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${twin.body.data.versionId}`;
@@ -389,7 +394,7 @@ async function createTwinTargets(world: TestApp, key: string, workspaceId: strin
   const job = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/digital-twins/${twin.body.data.id}/versions/${other.body.data.id}/discover`, key, body: { bootstrapSamples: 0 } });
   assert.equal(job.status, 202, JSON.stringify(job.body));
   const ids = { twin: twin.body.data.id, version: twin.body.data.versionId, job: job.body.data.jobId, ...(await createPanelTargets(world, key, workspaceId)) };
-  if (!simulations) return { ...ids, trainedVersion: NONEXISTENT.trainedVersion, run: NONEXISTENT.run, scoreRun: NONEXISTENT.scoreRun };
+  if (!simulations) return { ...ids, trainedVersion: NONEXISTENT.trainedVersion, run: NONEXISTENT.run, scoreRun: NONEXISTENT.scoreRun, batchRun: NONEXISTENT.batchRun };
   return { ...ids, ...(await createSimulationTargets(world, key, workspaceId, ids.twin)) };
 }
 
@@ -410,8 +415,8 @@ async function createPanelTargets(world: TestApp, key: string, workspaceId: stri
   return { panelTwin: twin.body.data.id, panelVersion: twin.body.data.versionId, group: group.body.data.id };
 }
 
-/** A trained version of the twin (a third one), a completed range-intervention run on it and a completed scoring run. */
-async function createSimulationTargets(world: TestApp, key: string, workspaceId: string, twinId: string): Promise<Pick<Ids, 'trainedVersion' | 'run' | 'scoreRun'>> {
+/** A trained version of the twin (a third one), a completed range-intervention run on it, a completed scoring run and a batch prediction kept in the data store. */
+async function createSimulationTargets(world: TestApp, key: string, workspaceId: string, twinId: string): Promise<Pick<Ids, 'trainedVersion' | 'run' | 'scoreRun' | 'batchRun'>> {
   const ws = `${API}/workspaces/${workspaceId}`;
   const version = await world.call({ method: 'POST', url: `${ws}/digital-twins/${twinId}/versions`, key, body: { bump: 'major' } });
   const base = `${ws}/digital-twins/${twinId}/versions/${version.body.data.id}`;
@@ -424,9 +429,13 @@ async function createSimulationTargets(world: TestApp, key: string, workspaceId:
   assert.equal(run.status, 202, JSON.stringify(run.body));
   const score = await world.call({ method: 'POST', url: `${base}/score`, key, body: SAMPLES.scoreRows!.body });
   assert.equal(score.status, 202, JSON.stringify(score.body));
+  const batchScenario = { type: 'prediction', sample: [{ a: 1 }, { a: 2 }], targetVars: ['c'], resultsStorage: 'datastore' };
+  const batch = await world.call({ method: 'POST', url: `${ws}/simulations`, key, body: { digitalTwinId: twinId, digitalTwinVersionId: version.body.data.id, scenario: batchScenario } });
+  assert.equal(batch.status, 202, JSON.stringify(batch.body));
   await until(world, key, `${ws}/simulations/${run.body.data.runId}`);
   await until(world, key, `${ws}/simulations/${score.body.data.runId}`);
-  return { trainedVersion: version.body.data.id, run: run.body.data.runId, scoreRun: score.body.data.runId };
+  await until(world, key, `${ws}/simulations/${batch.body.data.runId}`);
+  return { trainedVersion: version.body.data.id, run: run.body.data.runId, scoreRun: score.body.data.runId, batchRun: batch.body.data.runId };
 }
 
 /** Polls a job or run until it completed. */
@@ -469,7 +478,7 @@ async function freshTargets(world: TestApp, admin: string, operation: Operation)
 }
 
 /** Only simulation operations need a trained version and runs (training one per operation would be slow). */
-const needsRuns = (operation: Operation) => operation.params.some((p) => ['trainedVersion', 'run', 'scoreRun'].includes(p.kind)) || operation.id === 'submitSimulation';
+const needsRuns = (operation: Operation) => operation.params.some((p) => ['trainedVersion', 'run', 'scoreRun', 'batchRun'].includes(p.kind)) || operation.id === 'submitSimulation';
 
 /** Keys that differ in one property from a valid admin key, plus the ids the matrix points them at. */
 interface Matrix {
