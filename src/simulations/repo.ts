@@ -59,7 +59,7 @@ export class SimulationRepo {
 
   /** A run's scenario as submitted (JSON text), kept apart from its row. */
   async input(id: string): Promise<string | null> {
-    return (await this.db.selectFrom('job_inputs').select('input').where('job_id', '=', id).executeTakeFirst())?.input ?? null;
+    return (await this.inputs([id])).get(id) ?? null;
   }
 
   /** The scenarios of several runs (a list page), by run id. */
