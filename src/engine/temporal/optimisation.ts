@@ -73,10 +73,14 @@ export async function runTemporalOptimisation(model: TemporalModel, scenario: Te
   const baselinePaths = simulate(null, SEARCH_PATHS, searchSeed);
   const searchBaseline = await measure(baselinePaths);
   goals.setBaseline(frames(baselinePaths).whole, searchBaseline);
-  // The search keeps each constrained metric twice its Monte Carlo error inside its bound, so the plan still holds
-  // on the fresh paths it is judged on.
-  const margins = await monteCarloErrors(model, baselinePaths, times, constraints, context);
-  const searchGoals = new Goals(space, { ...scenario, metricConstraints: constraints.map((c, i) => tightened(c.constraint, 2 * margins[i]!, searchBaseline.metrics[i]!)) });
+  // The search keeps each constrained metric inside its bound by a margin of its Monte Carlo error, so the plan
+  // still holds on the fresh paths it is judged on: the search's metric and the fresh paths' differ by the error of
+  // both samples, sqrt(1/SEARCH_PATHS + 1/FINAL_PATHS) in units of one path's spread, and the plan found sits at the
+  // bound on the search paths. MARGIN such errors leave a chance of about 1 in 400 (t with BATCHES - 1 degrees of
+  // freedom) that the fresh paths land outside.
+  const errors = await monteCarloErrors(model, baselinePaths, times, constraints, context);
+  const judgedError = Math.sqrt(1 + SEARCH_PATHS / FINAL_PATHS);
+  const searchGoals = new Goals(space, { ...scenario, metricConstraints: constraints.map((c, i) => tightened(c.constraint, MARGIN * judgedError * errors[i]!, searchBaseline.metrics[i]!)) });
   searchGoals.setBaseline(frames(baselinePaths).whole, searchBaseline);
   const maxCount = Math.min(scenario.interventionCountConfig?.maxInterventions ?? levers.length, levers.length);
   // Levers ranked by what each achieves alone; the joint search uses the best maxCount of them.
@@ -128,15 +132,21 @@ export async function runTemporalOptimisation(model: TemporalModel, scenario: Te
   return outcome(model, scenario, { levers, plan: best.plan, blocks, blockSteps, start, times, before, after, baseline, optimised, assessment, goals, constraints, evaluations, counts: byCount });
 }
 
-/** Quarters of the paths the Monte Carlo error of a metric is read from. */
-const QUARTERS = 4;
+/**
+ * Batches of the paths the Monte Carlo error of a metric is read from (batch means: the metric is any SQL over the
+ * paths, so its error is read from its spread over disjoint batches; 12 batches give the estimate 11 degrees of
+ * freedom, where 4 gave 3 and underestimated it by half one time in seven).
+ */
+const BATCHES = 12;
+/** Errors of the search-versus-judged difference a constrained metric is kept inside its bound by. */
+const MARGIN = 3.5;
 
-/** Each judged constraint's Monte Carlo standard error on the search paths: the spread of its metric over quarters of them. */
+/** Each judged constraint's Monte Carlo standard error on the search paths: the spread of its metric over batches of them. */
 async function monteCarloErrors(model: TemporalModel, paths: Paths, times: readonly number[], constraints: readonly JudgedConstraint[], context: InferenceContext): Promise<number[]> {
   if (constraints.length === 0) return [];
   const samples = paths[model.variables[0]!.name]![0]!.length;
-  const size = Math.floor(samples / QUARTERS);
-  const quarters = Array.from({ length: QUARTERS }, (_, q) => futureFrame(model, Object.fromEntries(Object.entries(paths).map(([name, steps]) => [name, steps.map((v) => v.subarray(q * size, (q + 1) * size))])), times));
+  const size = Math.floor(samples / BATCHES);
+  const batches = Array.from({ length: BATCHES }, (_, q) => futureFrame(model, Object.fromEntries(Object.entries(paths).map(([name, steps]) => [name, steps.map((v) => v.subarray(q * size, (q + 1) * size))])), times));
   const out: number[] = [];
   for (const c of constraints) {
     if (c.constraint.constraintType === 'fixed_boolean') {
@@ -144,11 +154,11 @@ async function monteCarloErrors(model: TemporalModel, paths: Paths, times: reado
       continue;
     }
     const values: number[] = [];
-    for (const quarter of quarters) values.push(await context.evaluateMetric(rowsOfSteps(quarter, c.steps), c.constraint.sqlQuery));
+    for (const batch of batches) values.push(await context.evaluateMetric(rowsOfSteps(batch, c.steps), c.constraint.sqlQuery));
     const mean = values.reduce((a, b) => a + b, 0) / values.length;
     const spread = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1));
-    // A quarter's spread over sqrt(QUARTERS) is the whole search sample's error; the fresh paths' is smaller still.
-    out.push(Number.isFinite(spread) ? spread / Math.sqrt(QUARTERS) : 0);
+    // A batch's spread over sqrt(BATCHES) is the whole search sample's error.
+    out.push(Number.isFinite(spread) ? spread / Math.sqrt(BATCHES) : 0);
   }
   return out;
 }
