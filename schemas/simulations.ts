@@ -151,7 +151,7 @@ export const RowsFromSchema = Type.Object(
     sourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A tabular source of the workspace, read as uploaded' })),
     filter: Type.Optional(Type.Union([FilterSchema, FilterGroupSchema], { description: 'Only the rows matching it (the dataset filter language)' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: BATCH_ROWS_MAX, description: `The first rows only, in the data's own order (at most ${BATCH_ROWS_MAX.toLocaleString('en')})` })),
-    keepColumns: Type.Optional(Type.Array(Name, { maxItems: 20, uniqueItems: true, description: 'Columns of the data copied into the results table beside each prediction (e.g. an id to join back on)' })),
+    keepColumns: Type.Optional(Type.Array(Name, { maxItems: 20, uniqueItems: true, description: 'Columns of the data copied into the results table beside each row\'s answer (e.g. an id to join back on)' })),
   },
   {
     additionalProperties: false,
@@ -713,7 +713,8 @@ export const SweepSchema = Type.Object(
 const Verdict = literals(['meets', 'misses', 'unscorable'] as const);
 
 export const ScoreBody = Body({
-  rows: Records('Rows to score, keyed by variable'),
+  rows: Type.Optional(Records('Rows to score, keyed by variable (exactly one of rows and rowsFrom)')),
+  rowsFrom: Type.Optional(RowsFromSchema),
   targets: Type.Array(Target, { minItems: 1, maxItems: 20 }),
   maxChanges: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'Most changes proposed per row that misses (default 2)' })),
   constraints: Type.Optional(Fixed),

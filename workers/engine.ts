@@ -7,7 +7,7 @@ import type { KindEngine } from '../src/compute/kind-engine.js';
 import type { Kernels } from '../src/compute/kernels.js';
 import type { EngineResults, EngineTask, MetricReply, TaskReply, WorkerMessage } from '../src/compute/protocol.js';
 import { loadWasmKernels } from '../src/compute/wasm.js';
-import { type FamilyEngine, type FamilyOutcome, type InferenceContext, rowResultsOf } from '../src/engine/inference/outcome.js';
+import { type FamilyEngine, type InferenceContext, rowResultsOf } from '../src/engine/inference/outcome.js';
 import { runScore } from '../src/engine/inference/score.js';
 import type { Frame } from '../src/engine/types.js';
 import { AppError } from '../src/errors.js';
@@ -47,7 +47,7 @@ async function dispatch(task: EngineTask): Promise<EngineResults[EngineTask['kin
         return task.rows === undefined ? outcome : { ...outcome, results: {}, rowResults: rowResultsOf(outcome.results, task.rows.nRows) };
       });
     case 'score':
-      return answer(task.port, task.seed, (context) => runScore(task.model, task.request, context));
+      return answer(task.port, task.seed, (context) => runScore(task.model, task.question, task.rows, context));
   }
 }
 
@@ -64,7 +64,7 @@ function load<T>(href: string): Promise<T> {
 }
 
 /** Runs a question with a context whose metrics are evaluated on the main thread (over the task's port). */
-function answer(port: MessagePort | undefined, seed: number, question: (context: InferenceContext) => Promise<FamilyOutcome>): Promise<FamilyOutcome> {
+function answer<T>(port: MessagePort | undefined, seed: number, question: (context: InferenceContext) => Promise<T>): Promise<T> {
   const pending = new Map<number, { resolve(value: number): void; reject(error: Error): void }>();
   let next = 0;
   port?.on('message', (reply: MetricReply) => {

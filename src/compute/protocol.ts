@@ -1,7 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ClassInput } from '../engine/identification/plan.js';
-import type { FamilyOutcome } from '../engine/inference/outcome.js';
-import type { ScoreRequest } from '../engine/inference/scenario.js';
+import type { FamilyOutcome, ScoredColumns } from '../engine/inference/outcome.js';
+import type { ScoreQuestion } from '../engine/inference/scenario.js';
 import type { ProblemCode } from '../errors.js';
 import type { CbnModel, Frame } from '../engine/types.js';
 
@@ -18,7 +18,8 @@ export type EngineTask =
    * A batch chunk brings its `rows` (InferenceContext.rows) and gets its row results back as columns.
    */
   | { kind: 'question'; engine: string; model: unknown; scenario: { type: string }; seed: number; identification?: ClassOfModel; port?: MessagePort; rows?: Frame }
-  | { kind: 'score'; model: CbnModel; request: ScoreRequest; seed: number; port?: MessagePort };
+  /** A chunk of a scoring run's rows (frame on shared memory), scored back as columns. */
+  | { kind: 'score'; model: CbnModel; question: ScoreQuestion; rows: Frame; seed: number; port?: MessagePort };
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
 export type ClassOfModel = Omit<ClassInput, 'kernels'>;
@@ -26,7 +27,7 @@ export type ClassOfModel = Omit<ClassInput, 'kernels'>;
 export interface EngineResults {
   step: unknown;
   question: FamilyOutcome;
-  score: FamilyOutcome;
+  score: ScoredColumns;
 }
 
 /** A failure meant for the user, as it crosses a thread: a code of the one catalogue (src/errors.ts) and its message

@@ -6,7 +6,6 @@
  */
 import type { ComputePool } from '../compute/pool.js';
 import type { FamilyOutcome, SweepResult } from '../engine/inference/outcome.js';
-import type { ScoreRequest } from '../engine/inference/scenario.js';
 import { familyOf } from '../families/registry.js';
 import type { CbnModel } from '../engine/types.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
@@ -19,7 +18,9 @@ import type { GroupSnapshot } from './environments.js';
 import type { MetricSql } from './metric-sql.js';
 import type { PanelArtifacts, PanelArtifactsRecord } from './panel-artifacts.js';
 import type { SimulationRepo } from './repo.js';
-import type { BatchExecution, BatchScenario } from './batch/run.js';
+import type { BatchExecution } from './batch/run.js';
+import { type BatchScenario, runPredictionBatch } from './batch/prediction.js';
+import { runScoreBatch, type ScoreInput } from './batch/score.js';
 import type { ScenarioHandoff } from './handoff.js';
 import type { RowsTableRecord } from './batch/results.js';
 import { jobPrincipal } from '../auth/principal.js';
@@ -28,7 +29,7 @@ import { jobPrincipal } from '../auth/principal.js';
 export interface RunParams {
   versionId: string;
   versionLabel: string;
-  /** `score` runs hold a ScoreRequest (with type `score`) as input; every other run its scenario. */
+  /** `score` runs hold a ScoreInput (batch/score.ts) as input; every other run its scenario. */
   kind: 'scenario' | 'score';
   seed: number;
   userQuery: string | null;
@@ -91,22 +92,24 @@ export class SimulationExecution {
     if (version?.model == null) throw new JobError(`Twin version ${params.versionLabel} no longer has a trained model (deleted or relearned since the run was submitted)`);
     const model = JSON.parse(version.model) as unknown;
     const record = presentVersion(version);
-    const family = params.kind === 'score' ? undefined : familyOf(input.type, record.type);
-    if (params.kind !== 'score' && family === undefined) throw new JobError(`This service no longer answers '${input.type}' questions`);
+    if (params.kind === 'score') {
+      await this.phase(context, 'configured', 0.03);
+      await this.phase(context, 'running', 0.05);
+      return this.runScore(context, model as CbnModel, input as ScoreInput);
+    }
+    const family = familyOf(input.type, record.type);
+    if (family === undefined) throw new JobError(`This service no longer answers '${input.type}' questions`);
     const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     await this.phase(context, 'configured', 0.03);
     await this.phase(context, 'running', 0.05);
-    if (family?.batchRows?.includes(record.type) === true) return this.runBatch(context, model as CbnModel, input as BatchScenario, family.engine);
+    if (family.batchRows?.includes(record.type) === true) return this.runBatch(context, model as CbnModel, input as BatchScenario, family.engine);
     const options = {
       signal,
       onProgress: (message: { fraction: number; state: string }) => context.progress(0.05 + 0.9 * message.fraction, message.state),
       evaluateMetric: (frame: Parameters<MetricSql['evaluate']>[1], sql: string) => this.metrics.evaluate(job.organisation_id, frame, sql, signal),
     };
     // A refusal inside the engine (an AppError, a failed metric) fails the run with its message.
-    const outcome =
-      family === undefined
-        ? await this.compute().run({ kind: 'score', model: model as CbnModel, request: input as unknown as ScoreRequest, seed: params.seed }, options)
-        : await this.compute().run({ kind: 'question', engine: family.engine, model, scenario: params.environments === undefined ? input : ({ ...input, environments: params.environments } as typeof input), seed: params.seed, identification }, options);
+    const outcome = await this.compute().run({ kind: 'question', engine: family.engine, model, scenario: params.environments === undefined ? input : ({ ...input, environments: params.environments } as typeof input), seed: params.seed, identification }, options);
     context.progress(0.97, 'saving results');
     await context.ensureActive();
     const artifacts = outcome.panelResults === undefined ? undefined : await this.artifacts.write(job.organisation_id, job.id, outcome.panelResults);
@@ -116,9 +119,8 @@ export class SimulationExecution {
 
   /** A batch: rows answered chunk by chunk on the pool; the results inline, or a table in the data store the outputs name. */
   private async runBatch(context: JobContext<RunParams>, model: CbnModel, scenario: BatchScenario, engine: string): Promise<RunResult> {
-    const { job, params, signal } = context;
-    const principal = jobPrincipal(job.organisation_id, job.workspace_id, job.created_by);
-    const outcome = await this.batch.run({ principal, workspaceId: job.workspace_id, runId: job.id, model, scenario, engine, seed: params.seed, signal, progress: (fraction, state) => context.progress(fraction, state) });
+    const { job, params } = context;
+    const outcome = await runPredictionBatch(this.batch, this.batchTask(context, model), scenario, engine);
     try {
       context.progress(0.97, 'saving results');
       await context.ensureActive();
@@ -132,6 +134,29 @@ export class SimulationExecution {
       throw error;
     }
     return { resultsSummary: outcome.summary, hasSweep: false, ...(outcome.record === undefined ? {} : { rowsTable: outcome.record }) };
+  }
+
+  /** A scoring run: its rows scored chunk by chunk on the pool, written as its results table; the digest in its outputs. */
+  private async runScore(context: JobContext<RunParams>, model: CbnModel, input: ScoreInput): Promise<RunResult> {
+    const { job, params } = context;
+    const outcome = await runScoreBatch(this.batch, this.batchTask(context, model), input);
+    try {
+      context.progress(0.97, 'saving results');
+      await context.ensureActive();
+      const details = { digest: outcome.digest, targets: input.targets.map((t) => t.variable), ...outcome.details, resultsTable: { rows: outcome.record.rows, columns: outcome.record.columns.map((c) => c.name) }, seed: params.seed };
+      const outputs = JSON.stringify({ [params.versionLabel]: { results: {}, changepoints: {}, history: {}, details } });
+      await this.runs.insertOutputs({ run_id: job.id, organisation_id: job.organisation_id, outputs, sweep: null, score: null, created_at: nowIso() });
+    } catch (error) {
+      await this.batch.discard(job.organisation_id, job.id);
+      throw error;
+    }
+    return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };
+  }
+
+  private batchTask(context: JobContext<RunParams>, model: CbnModel) {
+    const { job, params, signal } = context;
+    const principal = jobPrincipal(job.organisation_id, job.workspace_id, job.created_by);
+    return { principal, workspaceId: job.workspace_id, runId: job.id, model, seed: params.seed, signal, progress: (fraction: number, state: string) => context.progress(fraction, state) };
   }
 
   /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */
@@ -148,7 +173,7 @@ export class SimulationExecution {
       organisation_id: organisationId,
       outputs: JSON.stringify(outputs),
       sweep: outcome.sweeps !== undefined ? JSON.stringify({ environments: outcome.sweeps } satisfies StoredPanelSweep) : outcome.sweep === undefined ? null : JSON.stringify(outcome.sweep),
-      score: outcome.score === undefined ? null : JSON.stringify(outcome.score),
+      score: null,
       created_at: nowIso(),
     });
   }

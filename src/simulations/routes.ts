@@ -165,6 +165,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
         'A batch prediction (`rowsFrom`, or `resultsStorage: datastore`) keeps its row results as a table in the data store (`outputsStorageType` `datastore`). ' +
         'Each row: `row` (its position in the input, from 0), the input columns named in `rowsFrom.keepColumns`, then per target `<target>_predicted`, `<target>_std`, ' +
         '`<target>_lower`, `<target>_upper` (a categorical target: `<target>_predicted`, the most likely class, and `<target>_probability`); null where a row has no answer. ' +
+        'A scoring run (POST .../versions/{vId}/score) always keeps one: `verdict`, `<target>_predicted`, `drivers` and `changes` (JSON text), `reachable`. ' +
         'In row order; the cursor carries the last row number, so a late page costs what the first does. 409 while the run executes; 404 when the run has no row results table.',
       tags,
       params: RunParams,
@@ -254,7 +255,10 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
       summary: 'Score rows against targets (batch; asynchronous)',
       description:
         'Each row’s targets are predicted from its other values and judged (`meets`, `misses`, `unscorable`); rows that miss get the fewest ' +
-        'changes (re-simulated) that would meet them. Answers 202 with a run; read it with GET .../simulations/{runId}/score.',
+        'changes (re-simulated) that would meet them. Rows come inline (`rows`) or by reference (`rowsFrom`: a dataset or source of the workspace, ' +
+        'filtered and limited, read by the run). Rows are scored in chunks on every pool worker and written as the run\'s results table in the data store ' +
+        '(`verdict`, `<target>_predicted`, `drivers`, `changes`, `reachable`, and any `keepColumns`). Answers 202 with a run; read it with ' +
+        'GET .../simulations/{runId}/score (digest and pages), or stream it with GET .../simulations/{runId}/rows/export/{format}.',
       tags,
       params: VersionParams,
       body: ScoreBody,

@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { ScoreRequestBody, SimulationAccepted, SimulationRunSummary, SubmitSimulation } from '../../schemas/simulations.js';
 import type { Principal } from '../auth/principal.js';
-import type { ScoreRequest } from '../engine/inference/scenario.js';
-import type { ScoreResult, SweepResult } from '../engine/inference/outcome.js';
+import type { ScoreDigest, ScoredRow, SweepResult } from '../engine/inference/outcome.js';
 import { AppError, notFound } from '../errors.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import type { JobService } from '../jobs/service.js';
@@ -22,7 +21,9 @@ import { metricQueries, scenarioFamily, validateScenario } from './validate.js';
 import { familyOf, queryReaders } from '../families/registry.js';
 import { twinKind } from '../twins/kinds/registry.js';
 import type { OntologyService } from '../ontology/service.js';
-import { type BatchExecution, isBatch } from './batch/run.js';
+import type { BatchExecution } from './batch/run.js';
+import { isBatch } from './batch/prediction.js';
+import { presentScoredRow, type ScoreInput } from './batch/score.js';
 import type { RowsExportFormat, RowsTableRecord } from './batch/results.js';
 import type { CbnModel } from '../engine/types.js';
 import type { ScenarioHandoff } from './handoff.js';
@@ -78,13 +79,19 @@ export class SimulationService {
     if (twinType !== 'static') throw new AppError('validation_failed', `Scoring rows answers for static twins; this twin is ${twinType}`);
     const trained = requireTrained(version.version, model);
     const { webhookUrl, ...request } = input;
-    // The counterfactual rules cover rows, targets and constraints: a score request is checked as one.
+    if ((request.rows === undefined) === (request.rowsFrom === undefined)) {
+      const message = 'give exactly one of rows (records, inline) and rowsFrom (a dataset or source of the workspace, read by the run)';
+      throw new AppError('validation_failed', message, { errors: [{ location: 'body', message }] });
+    }
+    // The counterfactual rules cover rows, targets and constraints: a score request is checked as one (rows by
+    // reference are checked against the data instead: an empty record stands in for them).
     const counterfactual = familyOf('counterfactual');
     if (counterfactual === undefined) throw new Error('the counterfactual family is not registered');
-    const asCounterfactual = { type: 'counterfactual', samples: request.rows, targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) };
+    const asCounterfactual = { type: 'counterfactual', samples: request.rows ?? [{}], targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) };
     validateScenario(counterfactual, asCounterfactual, { twinType, ...twinKind(twinType).questionContext(trained) });
+    if (request.rowsFrom !== undefined) await this.batch.rows.check(principal, workspaceId, request.rowsFrom, trained as CbnModel, request.targets.map((t) => t.variable), 'rowsFrom');
     const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'score', seed: randomInt(1, 2 ** 31 - 1), userQuery: null };
-    const score: ScoreRequest & { type: 'score' } = { type: 'score', ...request };
+    const score: ScoreInput = { type: 'score', ...request };
     return this.queue(principal, workspaceId, twinId, 'score', params, score, webhookUrl);
   }
 
@@ -254,15 +261,22 @@ export class SimulationService {
     await this.access.require(principal, workspaceId, 'read');
     const row = await this.find(principal, workspaceId, id);
     if ((JSON.parse(row.params) as RunParams).kind !== 'score') throw new AppError('not_found', `Simulation run ${id} is not a scoring run`);
-    const stored = await this.finishedDetail(principal, row, 'score');
-    if (stored === null) throw new AppError('not_found', `Scoring run ${id} has no scores (status ${runStatus(row)})`);
-    const score = stored as ScoreResult;
     const scope = filterScope({ list: 'score', runId: id });
     const page = pageRequest(this.cursors, query, scope);
-    const start = page.after === null ? 0 : Number(page.after[0]);
-    const slice = score.rows.slice(start, start + page.limit + 1).map((detail, k) => ({ detail, next: start + k + 1 }));
-    const { items, pagination } = toPage(this.cursors, slice, page, score.rows.length, scope, (r) => [r.next], (r) => r.detail);
-    return { runId: id, digest: score.digest, rows: items, pagination };
+    const table = (JSON.parse(row.result ?? '{}') as RunResult).rowsTable;
+    if (table === undefined) {
+      // In flight (409), ended without scores (404), or scored before results tables: the digest and every row in one stored document.
+      const stored = (await this.finishedDetail(principal, row, 'score')) as { digest: ScoreDigest; rows: ScoredRow[] } | null;
+      if (stored === null) throw new AppError('not_found', `Scoring run ${id} has no scores (status ${runStatus(row)})`);
+      const start = page.after === null ? 0 : Number(page.after[0]) + 1;
+      const { items, pagination } = toPage(this.cursors, stored.rows.slice(start, start + page.limit + 1), page, stored.rows.length, scope, (r) => [r.index], (r) => r);
+      return { runId: id, digest: stored.digest, rows: items, pagination };
+    }
+    const outputs = JSON.parse((await this.outputsText(row)) ?? '{}') as Record<string, { details: { digest: ScoreDigest; targets: string[] } }>;
+    const { digest, targets } = Object.values(outputs)[0]!.details;
+    const rows = await this.batch.results.page(principal.organisationId, table, page.after === null ? null : Number(page.after[0]), page.limit + 1);
+    const { items, pagination } = toPage(this.cursors, rows.map((r) => presentScoredRow(r, targets)), page, table.rows, scope, (r) => [r.index], (r) => r);
+    return { runId: id, digest, rows: items, pagination };
   }
 
   private async queue(
@@ -308,7 +322,7 @@ export class SimulationService {
     const status = runStatus(row);
     if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') throw new AppError('conflict', IN_FLIGHT_MESSAGE);
     const table = row.result === null ? undefined : (JSON.parse(row.result) as RunResult).rowsTable;
-    if (table === undefined) throw new AppError('not_found', `Simulation run ${id} has no row results table (only a completed batch run with rowsFrom or resultsStorage datastore has one)`);
+    if (table === undefined) throw new AppError('not_found', `Simulation run ${id} has no row results table (only a completed scoring run, or batch prediction with rowsFrom or resultsStorage datastore, has one)`);
     return table;
   }
 

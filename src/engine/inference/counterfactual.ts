@@ -11,9 +11,9 @@ import type { CbnModel } from '../types.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from './outcome.js';
 import type { CounterfactualScenario } from './scenario.js';
 import { compileScm, frameFromRecords, type Scm } from './scm.js';
-import { planChangeSearch, searchUnitChanges, type UnitAnswer } from './search.js';
+import { planChangeSearch, searchUnits, type UnitAnswer } from './search.js';
 import { matchModeOf, type ResolvedTarget, resolveTargets, wantedValue } from './target-match.js';
-import { abductNeutral, targetColumns, UnitProbe, unitNoise } from './unit-probe.js';
+import { abductNeutral, targetColumns, UnitProbe } from './unit-probe.js';
 
 const CONFIDENCE_LEVEL = 0.95;
 
@@ -22,22 +22,16 @@ export async function runCounterfactual(model: CbnModel, scenario: Counterfactua
   const scm = compileScm(model);
   const targets = resolveTargets(scm, scenario.targets);
   const plan = planChangeSearch(scm, targets, { maxChanges: scenario.maxChanges, constraints: scenario.constraints });
-  const noise = abductNeutral(scm, frameFromRecords(scm, scenario.samples), context.seed);
-  const readout = targetColumns(targets);
+  const probe = new UnitProbe(scm, abductNeutral(scm, frameFromRecords(scm, scenario.samples), context.seed), targetColumns(targets));
   const checkpoint = () => {
     if (context.hooks.aborted?.() === true) throw new AbortError();
   };
-  const answers: UnitAnswer[] = [];
+  const answers = searchUnits(plan, probe, checkpoint, (done) => context.hooks.progress?.(done, 'searching changes'));
   const records: Record<string, ResultRecord[]> = Object.fromEntries(targets.map((t) => [t.name, [] as ResultRecord[]]));
-  for (let i = 0; i < scenario.samples.length; i++) {
-    checkpoint();
-    context.hooks.progress?.(i / scenario.samples.length, 'searching changes');
-    const probe = new UnitProbe(scm, unitNoise(noise, i), readout);
-    const answer = searchUnitChanges(plan, probe, checkpoint);
-    answers.push(answer);
-    const probabilities = categoricalProbabilities(scm, probe, answer, targets);
+  answers.forEach((answer, unit) => {
+    const probabilities = categoricalProbabilities(scm, probe, unit, answer, targets);
     targets.forEach((t, j) => records[t.name]!.push(resultRecord(scm, t, answer.counterfactual[j]!, probabilities.get(j))));
-  }
+  });
   context.hooks.progress?.(1, 'done');
   const samples = answers.map((a, index) => ({
     index,
@@ -59,10 +53,10 @@ function label(scm: Scm, node: number, value: number): number | string | null {
 }
 
 /** Class probabilities of each categorical target given its parents in the unit's counterfactual world. */
-function categoricalProbabilities(scm: Scm, probe: UnitProbe, answer: UnitAnswer, targets: ResolvedTarget[]): Map<number, number[]> {
+function categoricalProbabilities(scm: Scm, probe: UnitProbe, unit: number, answer: UnitAnswer, targets: ResolvedTarget[]): Map<number, number[]> {
   const out = new Map<number, number[]>();
   if (targets.every((t) => t.kind !== 'categorical')) return out;
-  const frame = probe.frame(1, answer.changes.map((c) => ({ node: c.node, values: Float64Array.of(c.to) })));
+  const frame = probe.frame([{ unit, rows: [answer.changes.map((c) => ({ node: c.node, value: c.to }))] }]);
   targets.forEach((t, j) => {
     const node = scm.model.nodes[t.index]!;
     if (node.kind === 'categorical') out.set(j, Array.from(predictProbabilities(node, frame)));

@@ -1,6 +1,6 @@
 /**
  * What a question answers, and what it may ask of its caller while it runs. The service keys `results` and
- * `details` by the version label in the run's outputs, stores `sweep` and `score` for their read endpoints and
+ * `details` by the version label in the run's outputs, stores `sweep` for its read endpoint and
  * shows `summary` as the run's resultsSummary.
  */
 import type { ClassInput } from '../identification/plan.js';
@@ -50,10 +50,11 @@ export interface ScoreChange {
   to: number | string;
 }
 
+/** A scored row as a reader sees it (GET .../score). */
 export interface ScoredRow {
   index: number;
   /** `meets`: every target met by the prediction; `misses`: some target missed; `unscorable`: inputs missing. */
-  verdict: 'meets' | 'misses' | 'unscorable';
+  verdict: Verdict;
   predictions: Record<string, number | string | null>;
   /** The variables that moved this row's targets most from the model's average (signed contributions). */
   drivers: { variable: string; contribution: number }[];
@@ -62,14 +63,44 @@ export interface ScoredRow {
   reachable: boolean | null;
 }
 
-export interface ScoreResult {
-  digest: {
-    rows: number;
-    verdicts: Record<ScoredRow['verdict'], number>;
-    topDrivers: { variable: string; meanAbsContribution: number; rows: number }[];
-    rowSummaries: { index: number; verdict: ScoredRow['verdict']; summary: string }[];
-  };
-  rows: ScoredRow[];
+/** A scored row's verdict, and its code in ScoredColumns. */
+export const VERDICTS = ['meets', 'misses', 'unscorable'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** What a scoring run states of all its rows (GET .../score). */
+export interface ScoreDigest {
+  rows: number;
+  verdicts: Record<Verdict, number>;
+  topDrivers: { variable: string; meanAbsContribution: number; rows: number }[];
+  rowSummaries: { index: number; verdict: Verdict; summary: string }[];
+}
+
+/**
+ * A chunk of scored rows as columns (score.ts): what crosses from a worker and is written to the run's table, never
+ * an object per row. Variables are model indices; categorical values are class codes.
+ */
+export interface ScoredColumns {
+  nRows: number;
+  /** Per row, its verdict's index in VERDICTS. */
+  verdicts: Uint8Array;
+  /** Per target, in the request's order: the prediction (a number or a class code; NaN when unscorable). */
+  predictions: Float64Array[];
+  /** `driversPerRow` slots per row, largest first: the variable (-1: an empty slot) and its signed contribution. */
+  driversPerRow: number;
+  driverNodes: Int32Array;
+  driverContributions: Float64Array;
+  /** Row r's changes are entries changeStart[r] to changeStart[r + 1] - 1: the variable, its value and the value proposed. */
+  changeStart: Int32Array;
+  changeNodes: Int32Array;
+  changeFrom: Float64Array;
+  changeTo: Float64Array;
+  /** 1: the changes meet the targets; 0: no change within maxChanges does; -1: not searched (the row meets or is unscorable). */
+  reachable: Int8Array;
+  /** Per variable: the sum of |contribution| over the scored rows, and the rows it is the top driver of (added over chunks). */
+  driverSums: Float64Array;
+  topCounts: Int32Array;
+  /** One sentence for each of the chunk's first rows (ScoreDigest.rowSummaries keeps the batch's first ones). */
+  summaries: string[];
 }
 
 export interface FamilyOutcome {
@@ -87,7 +118,6 @@ export interface FamilyOutcome {
   panelResults?: Record<string, Record<string, ResultRecord[]>>;
   /** Panel runs: each environment's sweep (GET .../sweep?environment=). */
   sweeps?: Record<string, SweepResult>;
-  score?: ScoreResult;
   /** A batch's row results as columns (InferenceContext.rows given): written to the run's results table, never inline. */
   rowResults?: RowResults;
 }

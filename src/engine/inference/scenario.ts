@@ -182,9 +182,8 @@ export type StaticScenario =
   | RootCauseScenario
   | AnomalyScenario;
 
-/** Batch scoring: each row's targets predicted from its other values, judged against the wanted values. */
-export interface ScoreRequest {
-  rows: Record<string, Value | null>[];
+/** Batch scoring, asked of every row: its targets predicted from its other values, judged against the wanted values. */
+export interface ScoreQuestion {
   targets: CounterfactualTarget[];
   /** Most changes proposed per row that misses its targets (default 2). */
   maxChanges?: number;

@@ -33,7 +33,10 @@ export type Treatment =
   | { node: string; kind: 'distribution'; adjust(probabilities: Float64Array): void; rows?: Uint8Array }
   /** Every unit's own value (a continuous value, or a categorical class index): e.g. a lagged input of a temporal
    * model, taken from each simulated path's past. */
-  | { node: string; kind: 'values'; values: Float64Array | Int32Array };
+  | { node: string; kind: 'values'; values: Float64Array | Int32Array }
+  /** Each unit's own set value (a continuous value, or a category code), NaN leaving that unit to the mechanism:
+   * many candidate settings, of many units, in one propagation (the change search). */
+  | { node: string; kind: 'each'; values: Float64Array };
 
 const plansByScm = new WeakMap<Scm, NodePlan[]>();
 
@@ -97,8 +100,8 @@ export function propagate(scm: Scm, noise: Noise, treatments: Treatment[] = [], 
   for (const t of treatments) {
     const i = scm.indexOf(t.node);
     if (i < 0) throw new Error(`treatment names ${t.node}, which is not a variable of the model`);
-    if (t.kind !== 'values' && t.rows && t.rows.length !== n) throw new Error(`treatment of ${t.node}: its row mask has ${t.rows.length} entries for ${n} units`);
-    if (t.kind === 'values' && t.values.length !== n) throw new Error(`treatment of ${t.node}: ${t.values.length} values for ${n} units`);
+    if (t.kind !== 'values' && t.kind !== 'each' && t.rows && t.rows.length !== n) throw new Error(`treatment of ${t.node}: its row mask has ${t.rows.length} entries for ${n} units`);
+    if ((t.kind === 'values' || t.kind === 'each') && t.values.length !== n) throw new Error(`treatment of ${t.node}: ${t.values.length} values for ${n} units`);
     byNode[i]!.push(t);
   }
   const columns: Columns = [];
@@ -170,6 +173,10 @@ function applyContinuous(plan: ContinuousPlan, scm: Scm, t: Treatment, values: F
   const name = scm.names[plan.index];
   if (t.kind === 'distribution') throw new Error(`a probability change needs a categorical variable; ${name} is continuous`);
   if (t.kind === 'values') return;
+  if (t.kind === 'each') {
+    for (let r = 0; r < values.length; r++) if (!Number.isNaN(t.values[r]!)) values[r] = t.values[r]!;
+    return;
+  }
   if (typeof t.value !== 'number' || !Number.isFinite(t.value)) throw new Error(`${name} is continuous: it takes a finite number, not ${JSON.stringify(t.value)}`);
   const v = t.value;
   const change = t.kind === 'set' ? () => v : t.mode === 'percentage' ? (x: number) => x * (1 + v / 100) : (x: number) => x + v;
@@ -179,6 +186,10 @@ function applyContinuous(plan: ContinuousPlan, scm: Scm, t: Treatment, values: F
 function applyCategorical(plan: CategoricalPlan, scm: Scm, t: Treatment, codes: Int32Array): void {
   const name = scm.names[plan.index];
   if (t.kind === 'values') return;
+  if (t.kind === 'each') {
+    for (let r = 0; r < codes.length; r++) if (!Number.isNaN(t.values[r]!)) codes[r] = t.values[r]!;
+    return;
+  }
   if (t.kind !== 'set') throw new Error(`a shift needs a continuous variable; ${name} is categorical`);
   const code = plan.categories.indexOf(String(t.value));
   if (code < 0) throw new Error(`${name} has no category ${JSON.stringify(t.value)} (categories: ${plan.categories.join(', ')})`);

@@ -1,33 +1,62 @@
-/** The digest of a scoring run: verdict counts, the variables that drive the targets most, one sentence per row. */
-import type { ScoredRow, ScoreResult } from './outcome.js';
-import type { Scm } from './scm.js';
-import type { Contributions } from './score-drivers.js';
+/**
+ * The digest of a scoring run, added up chunk by chunk: verdict counts, the variables that drive the targets most,
+ * one sentence for each of the first rows; and the run's plain-language summary.
+ */
+import type { CbnModel } from '../types.js';
+import { type ScoreDigest, type ScoredColumns, type ScoredRow, VERDICTS } from './outcome.js';
 import type { ResolvedTarget } from './target-match.js';
 
-/** Rows given a one-sentence summary (the first ones). */
-const SUMMARISED_ROWS = 100;
+/** Rows given a one-sentence summary (the batch's first ones; each chunk describes its own first ones). */
+export const SUMMARISED_ROWS = 100;
 const TOP_DRIVERS = 10;
 
-export function digestOf(rows: ScoredRow[], contributions: Contributions, scm: Scm, describe: (row: ScoredRow) => string): ScoreResult['digest'] {
-  const verdicts = { meets: 0, misses: 0, unscorable: 0 };
-  const topOf = new Map<string, number>();
-  for (const row of rows) {
-    verdicts[row.verdict]++;
-    const top = row.drivers[0];
-    if (top) topOf.set(top.variable, (topOf.get(top.variable) ?? 0) + 1);
+export class ScoreTally {
+  private rows = 0;
+  private readonly verdicts = { meets: 0, misses: 0, unscorable: 0 };
+  private reachable = 0;
+  private readonly driverSums: Float64Array;
+  private readonly topCounts: Float64Array;
+  private readonly summaries: ScoreDigest['rowSummaries'] = [];
+
+  constructor(private readonly model: CbnModel) {
+    this.driverSums = new Float64Array(model.nodes.length);
+    this.topCounts = new Float64Array(model.nodes.length);
   }
-  const scored = Uint8Array.from(rows, (r) => (r.verdict === 'unscorable' ? 0 : 1));
-  const count = rows.length - verdicts.unscorable;
-  const topDrivers = [...contributions].map(([variable, values]) => {
-    let sum = 0;
-    for (let r = 0; r < scored.length; r++) if (scored[r] === 1) sum += Math.abs(values[r]!);
-    const name = scm.names[variable]!;
-    return { variable: name, meanAbsContribution: count > 0 ? sum / count : 0, rows: topOf.get(name) ?? 0 };
-  }).filter((d) => d.meanAbsContribution > 0)
-    .sort((a, b) => b.meanAbsContribution - a.meanAbsContribution)
-    .slice(0, TOP_DRIVERS);
-  const rowSummaries = rows.slice(0, SUMMARISED_ROWS).map((row) => ({ index: row.index, verdict: row.verdict, summary: describe(row) }));
-  return { rows: rows.length, verdicts, topDrivers, rowSummaries };
+
+  /** A chunk's rows, the first of them at `offset` in the batch. */
+  add(offset: number, scored: ScoredColumns): void {
+    this.rows += scored.nRows;
+    for (let r = 0; r < scored.nRows; r++) {
+      this.verdicts[VERDICTS[scored.verdicts[r]!]!]++;
+      if (scored.reachable[r] === 1) this.reachable++;
+    }
+    for (let i = 0; i < this.driverSums.length; i++) {
+      this.driverSums[i]! += scored.driverSums[i]!;
+      this.topCounts[i]! += scored.topCounts[i]!;
+    }
+    scored.summaries.forEach((summary, r) => {
+      if (offset + r < SUMMARISED_ROWS) this.summaries.push({ index: offset + r, verdict: VERDICTS[scored.verdicts[r]!]!, summary });
+    });
+  }
+
+  digest(): ScoreDigest {
+    const count = this.rows - this.verdicts.unscorable;
+    const topDrivers = this.model.nodes.map((node, i) => ({ variable: node.name, meanAbsContribution: count > 0 ? this.driverSums[i]! / count : 0, rows: this.topCounts[i]! }))
+      .filter((d) => d.meanAbsContribution > 0)
+      .sort((a, b) => b.meanAbsContribution - a.meanAbsContribution)
+      .slice(0, TOP_DRIVERS);
+    return { rows: this.rows, verdicts: { ...this.verdicts }, topDrivers, rowSummaries: [...this.summaries].sort((a, b) => a.index - b.index) };
+  }
+
+  summary(maxChanges: number): { summary: string; keyPoints: string[] } {
+    const { meets, misses, unscorable } = this.verdicts;
+    const keyPoints = [
+      `${meets} row${meets === 1 ? '' : 's'} meet the targets, ${misses} miss, ${unscorable} cannot be scored.`,
+      ...(misses > 0 ? [`${this.reachable} of the ${misses} rows that miss can meet the targets with at most ${maxChanges} change${maxChanges === 1 ? '' : 's'}.`] : []),
+      ...this.digest().topDrivers.slice(0, 3).map((d) => `${d.variable} moves the targets most in ${d.rows} row${d.rows === 1 ? '' : 's'} (mean |contribution| ${Number(d.meanAbsContribution.toPrecision(3))}).`),
+    ];
+    return { summary: `Scored ${this.rows} rows: ${meets} meet, ${misses} miss, ${unscorable} unscorable.`, keyPoints };
+  }
 }
 
 /** One short sentence: the verdict, the predictions against the wanted values, and the top driver or the fix. */

@@ -9,23 +9,27 @@
 import { AbortError } from '../discovery/budget.js';
 import { selectRows } from '../frame.js';
 import type { CbnModel, Frame } from '../types.js';
-import type { FamilyOutcome, InferenceContext, ScoredRow, ScoreResult } from './outcome.js';
-import type { ScoreRequest } from './scenario.js';
-import { compileScm, frameFromRecords, type Scm, valueAt } from './scm.js';
-import { describeRow, digestOf } from './score-digest.js';
-import { type Contributions, DriverAttribution } from './score-drivers.js';
-import { planChangeSearch, searchUnitChanges, type UnitAnswer } from './search.js';
+import { type InferenceContext, type ScoredColumns, type ScoredRow, VERDICTS } from './outcome.js';
+import type { ScoreQuestion } from './scenario.js';
+import { compileScm, type Scm } from './scm.js';
+import { describeRow, SUMMARISED_ROWS } from './score-digest.js';
+import { DriverAttribution } from './score-drivers.js';
+import { planChangeSearch, searchUnits, type UnitAnswer } from './search.js';
 import { type ResolvedTarget, resolveTargets, targetMet } from './target-match.js';
-import { abductNeutral, completeNeutral, predictNode, targetPredictions, UnitProbe, unitNoise } from './unit-probe.js';
+import { abductNeutral, completeNeutral, predictNode, targetPredictions, UnitProbe } from './unit-probe.js';
 
 /** Drivers listed per row (the largest by absolute contribution). */
 const DRIVERS_PER_ROW = 5;
+/** Verdict codes: indices into VERDICTS (outcome.ts). */
+const MEETS = 0;
+const MISSES = 1;
+const UNSCORABLE = 2;
 
-export async function runScore(model: CbnModel, request: ScoreRequest, context: InferenceContext): Promise<FamilyOutcome> {
+/** Scores the rows (a frame over the model's variables, in model order) and answers them as columns. */
+export async function runScore(model: CbnModel, question: ScoreQuestion, observed: Frame, context: InferenceContext): Promise<ScoredColumns> {
   const scm = compileScm(model);
-  const targets = resolveTargets(scm, request.targets);
-  const plan = planChangeSearch(scm, targets, { maxChanges: request.maxChanges, constraints: request.constraints });
-  const observed = frameFromRecords(scm, request.rows);
+  const targets = resolveTargets(scm, question.targets);
+  const plan = planChangeSearch(scm, targets, { maxChanges: question.maxChanges, constraints: question.constraints });
   const n = observed.nRows;
   const imputed = missingMasks(observed);
   const inferable = inferableMasks(scm, imputed);
@@ -39,36 +43,41 @@ export async function runScore(model: CbnModel, request: ScoreRequest, context: 
   const { frame: completed } = completeNeutral(scm, observed);
   const predictions = targets.map((t) => predictNode(scm, t.index, completed));
   context.hooks.progress?.(0.2, 'predicted');
-  const drivers = rowDrivers(scm, targets, completed, imputed);
-  context.hooks.progress?.(0.4, 'drivers');
-  const verdicts: ScoredRow['verdict'][] = new Array(n);
+  const verdicts = new Uint8Array(n);
   for (let r = 0; r < n; r++) {
     let met = true;
     for (let j = 0; j < targets.length && met; j++) met = targetMet(targets[j]!, predictions[j]![r]!);
-    verdicts[r] = scorable[r] === 0 ? 'unscorable' : met ? 'meets' : 'misses';
+    verdicts[r] = scorable[r] === 0 ? UNSCORABLE : met ? MEETS : MISSES;
   }
+  for (const values of predictions) for (let r = 0; r < n; r++) if (verdicts[r] === UNSCORABLE) values[r] = Number.NaN;
+  const drivers = rowDrivers(scm, targets, completed, imputed, verdicts);
+  context.hooks.progress?.(0.4, 'drivers');
   const answers = await searchMisses(scm, plan, observed, verdicts, targets, context);
-  const driverList = [...drivers].map(([variable, values]) => ({ name: scm.names[variable]!, values }));
-  // A plain loop: this builds one object per input row, so it is the hot path of a large batch.
-  const rows: ScoredRow[] = new Array(n);
-  for (let r = 0; r < n; r++) {
-    const verdict = verdicts[r]!;
-    const answer = answers.size > 0 ? answers.get(r) : undefined;
-    const predicted: ScoredRow['predictions'] = {};
-    for (let j = 0; j < targets.length; j++) predicted[targets[j]!.name] = verdict === 'unscorable' ? null : cell(scm, targets[j]!.index, predictions[j]![r]!);
-    rows[r] = {
-      index: r,
-      verdict,
-      predictions: predicted,
-      drivers: verdict === 'unscorable' ? [] : topDrivers(driverList, r),
-      changes: answer?.achieved ? answer.changes.map((c) => ({ variable: scm.names[c.node]!, from: valueAt(observed, c.node, r), to: cell(scm, c.node, c.to)! })) : [],
-      reachable: answer ? answer.achieved : null,
-    };
+  const scored: ScoredColumns = { nRows: n, verdicts, predictions, ...drivers, ...changeColumns(observed, answers, n), summaries: [] };
+  const names = question.targets.map((t) => t.variable);
+  for (let r = 0; r < Math.min(n, SUMMARISED_ROWS); r++) {
+    const row = scoredRow(model, names, scored, r);
+    scored.summaries.push(describeRow(targets, row, row.verdict === 'unscorable' ? missingRoots(scm, targets, inferable, imputed, r) : []));
   }
-  const digest = digestOf(rows, drivers, scm, (row) => describeRow(targets, row, row.verdict === 'unscorable' ? missingRoots(scm, targets, inferable, imputed, row.index) : []));
-  const score: ScoreResult = { digest, rows };
   context.hooks.progress?.(1, 'done');
-  return { results: {}, details: { digest }, summary: summarise(digest, plan.maxChanges, rows), score };
+  return scored;
+}
+
+/** Row r of scored columns as a reader sees it (variables by name, classes by label). */
+export function scoredRow(model: CbnModel, targets: readonly string[], scored: ScoredColumns, r: number): ScoredRow {
+  const predictions: ScoredRow['predictions'] = {};
+  targets.forEach((name, j) => (predictions[name] = cell(model, model.nodes.findIndex((node) => node.name === name), scored.predictions[j]![r]!)));
+  const drivers: ScoredRow['drivers'] = [];
+  for (let k = r * scored.driversPerRow; k < (r + 1) * scored.driversPerRow && scored.driverNodes[k]! >= 0; k++) {
+    drivers.push({ variable: model.nodes[scored.driverNodes[k]!]!.name, contribution: scored.driverContributions[k]! });
+  }
+  const changes: ScoredRow['changes'] = [];
+  for (let k = scored.changeStart[r]!; k < scored.changeStart[r + 1]!; k++) {
+    const node = scored.changeNodes[k]!;
+    changes.push({ variable: model.nodes[node]!.name, from: cell(model, node, scored.changeFrom[k]!), to: cell(model, node, scored.changeTo[k]!)! });
+  }
+  const reachable = scored.reachable[r]! < 0 ? null : scored.reachable[r] === 1;
+  return { index: r, verdict: VERDICTS[scored.verdicts[r]!]!, predictions, drivers, changes, reachable };
 }
 
 /** 1 where the cell is missing, per node in model order. */
@@ -114,66 +123,93 @@ function missingRoots(scm: Scm, targets: readonly ResolvedTarget[], inferable: U
   return [...out];
 }
 
-/** Each variable's contribution per row, summed over targets (several targets: in target standard deviations). */
-function rowDrivers(scm: Scm, targets: readonly ResolvedTarget[], completed: Frame, imputed: Uint8Array[]): Contributions {
+/**
+ * Each scored row's top drivers (its variables' contributions summed over targets; several targets: in target
+ * standard deviations), and per variable the digest's parts: the sum of |contribution| and the rows it leads.
+ */
+function rowDrivers(scm: Scm, targets: readonly ResolvedTarget[], completed: Frame, imputed: Uint8Array[], verdicts: Uint8Array) {
+  const n = completed.nRows;
   const attribution = new DriverAttribution(scm, completed, imputed);
-  const out: Contributions = new Map();
+  const sums = new Map<number, Float64Array>();
   for (const t of targets) {
     const scale = targets.length > 1 && t.kind === 'continuous' ? 1 / t.scale : 1;
     for (const [variable, values] of attribution.of(t.index, t.kind === 'categorical' ? t.code : 0)) {
-      let sum = out.get(variable);
-      if (!sum) out.set(variable, (sum = new Float64Array(completed.nRows)));
-      for (let r = 0; r < values.length; r++) sum[r]! += scale * values[r]!;
+      let sum = sums.get(variable);
+      if (!sum) sums.set(variable, (sum = new Float64Array(n)));
+      for (let r = 0; r < n; r++) sum[r]! += scale * values[r]!;
     }
   }
-  return out;
+  const variables = [...sums];
+  const driverNodes = new Int32Array(n * DRIVERS_PER_ROW).fill(-1);
+  const driverContributions = new Float64Array(n * DRIVERS_PER_ROW);
+  const driverSums = new Float64Array(scm.names.length);
+  const topCounts = new Int32Array(scm.names.length);
+  const row: Array<{ variable: number; contribution: number }> = [];
+  for (let r = 0; r < n; r++) {
+    if (verdicts[r] === UNSCORABLE) continue;
+    row.length = 0;
+    for (const [variable, values] of variables) {
+      const contribution = values[r]!;
+      driverSums[variable]! += Math.abs(contribution);
+      if (contribution !== 0 && Number.isFinite(contribution)) row.push({ variable, contribution });
+    }
+    if (row.length > 1) row.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
+    if (row.length > 0) topCounts[row[0]!.variable]!++;
+    for (let k = 0; k < Math.min(row.length, DRIVERS_PER_ROW); k++) {
+      driverNodes[r * DRIVERS_PER_ROW + k] = row[k]!.variable;
+      driverContributions[r * DRIVERS_PER_ROW + k] = row[k]!.contribution;
+    }
+  }
+  return { driversPerRow: DRIVERS_PER_ROW, driverNodes, driverContributions, driverSums, topCounts };
 }
 
-function topDrivers(drivers: readonly { name: string; values: Float64Array }[], row: number): ScoredRow['drivers'] {
-  const out: ScoredRow['drivers'] = [];
-  for (const { name, values } of drivers) {
-    const contribution = values[row]!;
-    if (contribution !== 0 && Number.isFinite(contribution)) out.push({ variable: name, contribution });
+/** The changes found for the rows that miss (listed only when they meet the targets), as columns. */
+function changeColumns(observed: Frame, answers: Map<number, UnitAnswer>, n: number) {
+  const changeStart = new Int32Array(n + 1);
+  const reachable = new Int8Array(n).fill(-1);
+  const nodes: number[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let r = 0; r < n; r++) {
+    changeStart[r] = nodes.length;
+    const answer = answers.get(r);
+    if (answer === undefined) continue;
+    reachable[r] = answer.achieved ? 1 : 0;
+    if (!answer.achieved) continue;
+    for (const c of answer.changes) {
+      nodes.push(c.node);
+      const column = observed.columns[c.node]!;
+      // Model order and model categories (frameFromRecords, the batch's chunks): the observed value or class code.
+      from.push(column.kind === 'continuous' ? column.values[r]! : column.codes[r]! < 0 ? Number.NaN : column.codes[r]!);
+      to.push(c.to);
+    }
   }
-  if (out.length > 1) out.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
-  if (out.length > DRIVERS_PER_ROW) out.length = DRIVERS_PER_ROW;
-  return out;
+  changeStart[n] = nodes.length;
+  return { changeStart, changeNodes: Int32Array.from(nodes), changeFrom: Float64Array.from(from), changeTo: Float64Array.from(to), reachable };
 }
 
 /** The change search for every row that misses, each with its own abducted noise (missing cells neutral). */
 async function searchMisses(
-  scm: Scm, plan: ReturnType<typeof planChangeSearch>, observed: Frame, verdicts: ScoredRow['verdict'][], targets: readonly ResolvedTarget[], context: InferenceContext,
+  scm: Scm, plan: ReturnType<typeof planChangeSearch>, observed: Frame, verdicts: Uint8Array, targets: readonly ResolvedTarget[], context: InferenceContext,
 ): Promise<Map<number, UnitAnswer>> {
-  const rows = verdicts.flatMap((v, r) => (v === 'misses' ? [r] : []));
+  const rows: number[] = [];
+  verdicts.forEach((v, r) => {
+    if (v === MISSES) rows.push(r);
+  });
   const answers = new Map<number, UnitAnswer>();
   if (rows.length === 0) return answers;
-  const noise = abductNeutral(scm, selectRows(observed, rows), context.seed);
-  const readout = targetPredictions(scm, targets);
+  const probe = new UnitProbe(scm, abductNeutral(scm, selectRows(observed, rows), context.seed), targetPredictions(scm, targets));
   const checkpoint = () => {
     if (context.hooks.aborted?.() === true) throw new AbortError();
   };
-  for (let i = 0; i < rows.length; i++) {
-    checkpoint();
-    if (i % 16 === 0) context.hooks.progress?.(0.4 + (0.6 * i) / rows.length, 'searching changes for rows that miss');
-    answers.set(rows[i]!, searchUnitChanges(plan, new UnitProbe(scm, unitNoise(noise, i), readout), checkpoint));
-  }
+  const found = searchUnits(plan, probe, checkpoint, (done) => context.hooks.progress?.(0.4 + 0.6 * done, 'searching changes for rows that miss'));
+  found.forEach((answer, i) => answers.set(rows[i]!, answer));
   return answers;
 }
 
 /** A node's value as JSON (number or category label), null when missing. */
-function cell(scm: Scm, node: number, value: number): number | string | null {
-  const model = scm.model.nodes[node]!;
+function cell(model: CbnModel, node: number, value: number): number | string | null {
+  const variable = model.nodes[node]!;
   if (Number.isNaN(value)) return null;
-  return model.kind === 'categorical' ? model.categories[value] ?? null : value;
-}
-
-function summarise(digest: ScoreResult['digest'], maxChanges: number, rows: ScoredRow[]): FamilyOutcome['summary'] {
-  const { meets, misses, unscorable } = digest.verdicts;
-  const reachable = rows.filter((r) => r.reachable === true).length;
-  const keyPoints = [
-    `${meets} row${meets === 1 ? '' : 's'} meet the targets, ${misses} miss, ${unscorable} cannot be scored.`,
-    ...(misses > 0 ? [`${reachable} of the ${misses} rows that miss can meet the targets with at most ${maxChanges} change${maxChanges === 1 ? '' : 's'}.`] : []),
-    ...digest.topDrivers.slice(0, 3).map((d) => `${d.variable} moves the targets most in ${d.rows} row${d.rows === 1 ? '' : 's'} (mean |contribution| ${Number(d.meanAbsContribution.toPrecision(3))}).`),
-  ];
-  return { summary: `Scored ${digest.rows} rows: ${meets} meet, ${misses} miss, ${unscorable} unscorable.`, keyPoints };
+  return variable.kind === 'categorical' ? variable.categories[value] ?? null : value;
 }

@@ -3,7 +3,6 @@
  * candidate seen so far. Every evaluated row passes through the tracker, so nothing the search simulated is lost.
  */
 import { type ResolvedTarget, shortfall, targetMet } from './target-match.js';
-import type { RowSetting, UnitProbe } from './unit-probe.js';
 
 /** A variable the search may change: its plausible range (continuous) or its categories. */
 export interface Lever {
@@ -86,17 +85,9 @@ export class CandidateTracker {
 
 const better = (a: Candidate, b: Candidate) => a.settings.length < b.settings.length || (a.settings.length === b.settings.length && a.cost < b.cost);
 
-/** Evaluates rows of settings in one propagation; answers each row's target values. */
-export function evaluateRows(probe: UnitProbe, rows: readonly Setting[][]): number[][] {
-  const byNode = new Map<number, Float64Array>();
-  rows.forEach((settings, r) => {
-    for (const s of settings) {
-      let values = byNode.get(s.node);
-      if (!values) byNode.set(s.node, (values = new Float64Array(rows.length).fill(Number.NaN)));
-      values[r] = s.value;
-    }
-  });
-  const settings: RowSetting[] = [...byNode].map(([node, values]) => ({ node, values }));
-  const columns = probe.evaluate(rows.length, settings);
-  return rows.map((_, r) => columns.map((c) => c[r]!));
-}
+/**
+ * A unit's search, run as a coroutine: it yields rows of candidate settings and is resumed with each row's target
+ * values. A driver (search.ts searchUnits) runs many units' searches in lockstep, every round's rows in one
+ * propagation, so the cost of a pass is shared by all the units that asked in it.
+ */
+export type Search<T> = Generator<Setting[][], T, number[][]>;

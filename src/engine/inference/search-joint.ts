@@ -4,10 +4,9 @@
  * (an active set); an affine response is solved in one step. A categorical target has no gradient: a grid over
  * the levers' box finds a met point, then bisection along the segment from the unit's values pulls it closest.
  */
-import { type CandidateTracker, evaluateRows, type Lever, type Setting } from './search-candidates.js';
+import type { CandidateTracker, Lever, Search, Setting } from './search-candidates.js';
 import { leverRange } from './search-lines.js';
 import { aimOf, type ResolvedTarget, targetMet } from './target-match.js';
-import type { UnitProbe } from './unit-probe.js';
 
 const NEWTON_STEPS = 10;
 /** A tolerance target counts as solved within this share of its std. */
@@ -19,18 +18,18 @@ const CURVED_STEP = 1e-3;
 const GRID_ROWS = 400;
 const SEGMENT_BISECTIONS = 25;
 
-export function searchJoint(
-  probe: UnitProbe, targets: readonly ResolvedTarget[], tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[], affine: boolean,
-): void {
-  if (targets.every((t) => t.kind === 'continuous')) newtonSearch(probe, targets, tracker, fixed, levers, affine);
-  else gridSearch(probe, tracker, fixed, levers);
+export function* searchJoint(
+  targets: readonly ResolvedTarget[], tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[], affine: boolean,
+): Search<void> {
+  if (targets.every((t) => t.kind === 'continuous')) yield* newtonSearch(targets, tracker, fixed, levers, affine);
+  else yield* gridSearch(tracker, fixed, levers);
 }
 
 const settingsAt = (fixed: Setting[], levers: readonly Lever[], x: Float64Array): Setting[] => [...fixed, ...levers.map((l, i) => ({ node: l.node, value: x[i]! }))];
 
-function newtonSearch(
-  probe: UnitProbe, targets: readonly ResolvedTarget[], tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[], affine: boolean,
-): void {
+function* newtonSearch(
+  targets: readonly ResolvedTarget[], tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[], affine: boolean,
+): Search<void> {
   const ranges = levers.map((l) => leverRange(l, tracker.base[l.node]!));
   let x: Float64Array = Float64Array.from(levers, (l) => tracker.base[l.node]!);
   const h = affine ? AFFINE_STEP : CURVED_STEP;
@@ -40,7 +39,7 @@ function newtonSearch(
       moved[i]! += h * l.std;
       return settingsAt(fixed, levers, moved);
     })];
-    const values = evaluateRows(probe, rows);
+    const values = yield rows;
     const at = values[0]!;
     rows.slice(1).forEach((r, i) => tracker.consider(r, values[i + 1]!, false));
     // Met is not enough for a tolerance target: the search solves for its value, as the line search does.
@@ -145,7 +144,7 @@ function solveLinear(m: Float64Array, v: Float64Array, k: number): Float64Array 
   return x;
 }
 
-function gridSearch(probe: UnitProbe, tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[]): void {
+function* gridSearch(tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[]): Search<void> {
   const k = levers.length;
   const perAxis = Math.max(3, Math.floor(Math.pow(GRID_ROWS, 1 / k)));
   const axes = levers.map((l) => {
@@ -164,7 +163,7 @@ function gridSearch(probe: UnitProbe, tracker: CandidateTracker, fixed: Setting[
     }
   };
   walk(0, new Float64Array(k));
-  const values = evaluateRows(probe, rows);
+  const values = yield rows;
   let best: { x: Float64Array; values: number[]; cost: number } | null = null;
   rows.forEach((r, i) => {
     const c = tracker.consider(r, values[i]!, false);
@@ -180,7 +179,7 @@ function gridSearch(probe: UnitProbe, tracker: CandidateTracker, fixed: Setting[
   for (let i = 0; i < SEGMENT_BISECTIONS; i++) {
     const s = (metS + unmetS) / 2;
     const settings = settingsAt(fixed, levers, at(s));
-    const v = evaluateRows(probe, [settings])[0]!;
+    const v = (yield [settings])[0]!;
     if (tracker.consider(settings, v, false).met) {
       metS = s;
       metValues = v;

@@ -5,9 +5,8 @@
  * scan, Illinois regula falsi on each target's crossing (exact in one step when the response is linear) and
  * bisection of the met/unmet boundary for categorical targets.
  */
-import { type CandidateTracker, evaluateRows, type Lever, type Setting } from './search-candidates.js';
+import type { CandidateTracker, Lever, Search, Setting } from './search-candidates.js';
 import { aimOf, type ResolvedTarget, targetMet } from './target-match.js';
-import type { UnitProbe } from './unit-probe.js';
 
 /** A lever searched along its range with other changes held fixed. */
 export interface Line {
@@ -31,22 +30,22 @@ export function leverRange(lever: Lever, base: number): [number, number] {
   return [Math.min(lever.mean - RANGE_STDS * lever.std, base), Math.max(lever.mean + RANGE_STDS * lever.std, base)];
 }
 
-export function searchLines(probe: UnitProbe, targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): void {
+export function* searchLines(targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): Search<void> {
   const affine = lines.filter((l) => l.affine);
   const numeric = lines.filter((l) => !l.affine);
-  if (affine.length > 0) solveAffineLines(probe, targets, tracker, affine);
-  if (numeric.length > 0) solveNumericLines(probe, targets, tracker, numeric);
+  if (affine.length > 0) yield* solveAffineLines(targets, tracker, affine);
+  if (numeric.length > 0) yield* solveNumericLines(targets, tracker, numeric);
 }
 
 const withLever = (line: Line, value: number): Setting[] => [...line.fixed, { node: line.lever.node, value }];
 
 /** Closed form: two rows give each target's slope in the lever; each target's aim gives a root. */
-function solveAffineLines(probe: UnitProbe, targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): void {
+function* solveAffineLines(targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): Search<void> {
   const probeRows = lines.flatMap((line) => {
     const base = tracker.base[line.lever.node]!;
     return [withLever(line, base), withLever(line, base + line.lever.std)];
   });
-  const probed = evaluateRows(probe, probeRows);
+  const probed = yield probeRows;
   probeRows.forEach((settings, r) => tracker.consider(settings, probed[r]!, false));
   const candidates: { settings: Setting[]; aimed: boolean }[] = [];
   lines.forEach((line, l) => {
@@ -72,7 +71,7 @@ function solveAffineLines(probe: UnitProbe, targets: readonly ResolvedTarget[], 
     });
     if (lo <= hi) candidates.push({ settings: withLever(line, Math.min(hi, Math.max(lo, base))), aimed: false });
   });
-  const values = evaluateRows(probe, candidates.map((c) => c.settings));
+  const values = yield candidates.map((c) => c.settings);
   candidates.forEach((c, r) => tracker.consider(c.settings, values[r]!, c.aimed));
 }
 
@@ -86,7 +85,7 @@ type Bracket =
   | { kind: 'root'; line: Line; target: number; a: number; fa: number; b: number; fb: number; best: Point; done: boolean }
   | { kind: 'boundary'; line: Line; met: Point; unmet: Point; done: boolean };
 
-function solveNumericLines(probe: UnitProbe, targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): void {
+function* solveNumericLines(targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): Search<void> {
   const grids = lines.map((line) => {
     const base = tracker.base[line.lever.node]!;
     const [low, high] = leverRange(line.lever, base);
@@ -94,7 +93,7 @@ function solveNumericLines(probe: UnitProbe, targets: readonly ResolvedTarget[],
     return [...new Set([...xs, base])].sort((a, b) => a - b);
   });
   const gridRows = lines.flatMap((line, l) => grids[l]!.map((x) => withLever(line, x)));
-  const gridValues = evaluateRows(probe, gridRows);
+  const gridValues = yield gridRows;
   const allMet = (values: number[]) => targets.every((t, j) => targetMet(t, values[j]!));
   const brackets: Bracket[] = [];
   let offset = 0;
@@ -132,18 +131,18 @@ function solveNumericLines(probe: UnitProbe, targets: readonly ResolvedTarget[],
     }
     brackets.push(...nearest(boundaries));
   });
-  refineBrackets(probe, targets, tracker, brackets, allMet);
+  yield* refineBrackets(targets, tracker, brackets, allMet);
 }
 
 const distance = (b: Bracket, base: number) => (b.kind === 'root' ? Math.abs((b.a + b.b) / 2 - base) : Math.abs(b.met.x - base));
 
 /** Illinois steps on the roots and bisection of the boundaries, all open brackets in one propagation per step. */
-function refineBrackets(probe: UnitProbe, targets: readonly ResolvedTarget[], tracker: CandidateTracker, brackets: Bracket[], allMet: (values: number[]) => boolean): void {
+function* refineBrackets(targets: readonly ResolvedTarget[], tracker: CandidateTracker, brackets: Bracket[], allMet: (values: number[]) => boolean): Search<void> {
   for (let step = 0; step < Math.max(MAX_ROOT_STEPS, BOUNDARY_BISECTIONS); step++) {
     const open = brackets.filter((b) => !b.done && (b.kind === 'root' ? step < MAX_ROOT_STEPS : step < BOUNDARY_BISECTIONS));
     if (open.length === 0) break;
     const xs = open.map((b) => (b.kind === 'root' ? b.b - (b.fb * (b.b - b.a)) / (b.fb - b.fa) : (b.met.x + b.unmet.x) / 2));
-    const values = evaluateRows(probe, open.map((b, i) => withLever(b.line, xs[i]!)));
+    const values = yield open.map((b, i) => withLever(b.line, xs[i]!));
     open.forEach((b, i) => {
       const point: Point = { x: xs[i]!, values: values[i]!, met: allMet(values[i]!) };
       tracker.consider(withLever(b.line, point.x), point.values, false);

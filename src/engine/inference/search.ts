@@ -8,18 +8,20 @@
  * judged from that run, so `achieved` is what the model does, not what the search believed.
  */
 import { AppError } from '../../errors.js';
-import { CandidateTracker, evaluateRows, type Lever, type Setting } from './search-candidates.js';
+import { CandidateTracker, type Lever, type Search, type Setting } from './search-candidates.js';
 import { searchJoint } from './search-joint.js';
 import { type Line, searchLines } from './search-lines.js';
 import { ancestorsOf, descendantsOf, type Scm } from './scm.js';
 import { type ResolvedTarget, targetMet } from './target-match.js';
-import type { UnitProbe } from './unit-probe.js';
+import type { UnitProbe, UnitRequest } from './unit-probe.js';
 
-const DEFAULT_MAX_CHANGES = 2;
+export const DEFAULT_MAX_CHANGES = 2;
 /** Lever subsets tried per size: the levers that came closest alone are kept until their subsets fit. */
 const MAX_SUBSETS = 200;
 /** Category combinations tried per subset (the product over its categorical levers). */
 const MAX_COMBINATIONS = 64;
+/** Units searched in lockstep: each round of their searches is one propagation (unit-probe.ts bounds its rows). */
+const UNITS_IN_STEP = 32;
 
 export interface ChangeSearchPlan {
   scm: Scm;
@@ -82,22 +84,61 @@ function affineIn(scm: Scm, lever: number, target: number): boolean {
   });
 }
 
-export function searchUnitChanges(plan: ChangeSearchPlan, probe: UnitProbe, checkpoint: () => void): UnitAnswer {
+/**
+ * The change search of every unit of the probe, UNITS_IN_STEP at a time in lockstep (each unit's search is the
+ * same as on its own: rows do not interact in a propagation). `progress` hears the share of units answered.
+ */
+export function searchUnits(plan: ChangeSearchPlan, probe: UnitProbe, checkpoint: () => void, progress?: (done: number) => void): UnitAnswer[] {
+  const baselines = probe.baselines();
+  const answers: UnitAnswer[] = new Array(baselines.length);
+  let answered = 0;
+  progress?.(0);
+  for (let from = 0; from < baselines.length; from += UNITS_IN_STEP) {
+    checkpoint();
+    let open: Array<{ unit: number; search: Search<UnitAnswer>; asked: Setting[][] }> = [];
+    const to = Math.min(from + UNITS_IN_STEP, baselines.length);
+    for (let unit = from; unit < to; unit++) {
+      const search = searchUnitChanges(plan, baselines[unit]!, checkpoint);
+      const step = search.next();
+      if (step.done) answers[unit] = step.value;
+      else open.push({ unit, search, asked: step.value });
+    }
+    answered += to - from - open.length;
+    while (open.length > 0) {
+      checkpoint();
+      const values = probe.evaluate(open.map((o): UnitRequest => ({ unit: o.unit, rows: o.asked })));
+      const still: typeof open = [];
+      open.forEach((o, k) => {
+        const step = o.search.next(values[k]!);
+        if (step.done) answers[o.unit] = step.value;
+        else still.push({ ...o, asked: step.value });
+      });
+      if (still.length < open.length) {
+        answered += open.length - still.length;
+        progress?.(answered / baselines.length);
+      }
+      open = still;
+    }
+  }
+  return answers;
+}
+
+/** One unit's search, from its baseline (every node's value, the targets' values). */
+export function* searchUnitChanges(plan: ChangeSearchPlan, baseline: { nodes: Float64Array; targets: number[] }, checkpoint: () => void): Search<UnitAnswer> {
   const { targets } = plan;
-  const baseline = probe.baseline();
   const tracker = new CandidateTracker(targets, new Map(plan.levers.map((l) => [l.node, l])), baseline.nodes);
   // The unit as it is competes too: no change beats changes that only move it further from its targets.
   tracker.consider([], baseline.targets, true);
   if (!targets.every((t, j) => targetMet(t, baseline.targets[j]!))) {
     for (let k = 1; k <= Math.min(plan.maxChanges, plan.levers.length) && !tracker.bestMet; k++) {
       checkpoint();
-      searchSubsets(plan, probe, tracker, k === 1 ? plan.levers.map((l) => [l]) : largerSubsets(plan.levers, tracker, k), checkpoint);
+      yield* searchSubsets(plan, tracker, k === 1 ? plan.levers.map((l) => [l]) : largerSubsets(plan.levers, tracker, k), checkpoint);
     }
   }
   const chosen = tracker.bestMet ?? tracker.closest;
   const settings = chosen?.settings.filter((s) => s.value !== baseline.nodes[s.node]) ?? [];
   // Re-simulate the chosen changes: the answer reports what the model does with them.
-  const counterfactual = settings.length === 0 ? baseline.targets : evaluateRows(probe, [settings])[0]!;
+  const counterfactual = settings.length === 0 ? baseline.targets : (yield [settings])[0]!;
   const met = targets.map((t, j) => targetMet(t, counterfactual[j]!));
   return {
     achieved: met.every(Boolean),
@@ -135,7 +176,7 @@ function binomial(n: number, k: number): number {
 }
 
 /** One size of subsets: category combinations evaluated in one batch, single continuous levers as one batch of lines, joint searches one by one. */
-function searchSubsets(plan: ChangeSearchPlan, probe: UnitProbe, tracker: CandidateTracker, subsets: Lever[][], checkpoint: () => void): void {
+function* searchSubsets(plan: ChangeSearchPlan, tracker: CandidateTracker, subsets: Lever[][], checkpoint: () => void): Search<void> {
   const enumerated: Setting[][] = [];
   const lines: Line[] = [];
   const joint: { fixed: Setting[]; levers: Lever[] }[] = [];
@@ -149,13 +190,13 @@ function searchSubsets(plan: ChangeSearchPlan, probe: UnitProbe, tracker: Candid
     }
   }
   if (enumerated.length > 0) {
-    const values = evaluateRows(probe, enumerated);
+    const values = yield enumerated;
     enumerated.forEach((settings, r) => tracker.consider(settings, values[r]!, true));
   }
-  if (lines.length > 0) searchLines(probe, plan.targets, tracker, lines);
+  if (lines.length > 0) yield* searchLines(plan.targets, tracker, lines);
   for (const { fixed, levers } of joint) {
     checkpoint();
-    searchJoint(probe, plan.targets, tracker, fixed, levers, levers.every((l) => plan.affine.has(l.node)));
+    yield* searchJoint(plan.targets, tracker, fixed, levers, levers.every((l) => plan.affine.has(l.node)));
   }
 }
 

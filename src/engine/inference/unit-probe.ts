@@ -1,72 +1,97 @@
 /**
- * One unit's counterfactual world, evaluated under many candidate changes at once: the unit's abducted noise is
- * repeated once per candidate row and propagate() runs every row in one vectorised pass (scm.ts). A row's lever
- * values become `set` treatments grouped by distinct value, so a grid of candidates costs one propagation.
+ * Units' counterfactual worlds, evaluated under many candidate changes at once: each unit's abducted noise is
+ * repeated once per candidate row, every row of every unit asked in one round goes through one vectorised
+ * propagate() (scm.ts), and a row's settings are `each` treatments (its own value per node, NaN elsewhere).
  */
 import { predictContinuous, predictProbabilities } from '../cbn/predict.js';
 import type { Frame, FrameColumn } from '../types.js';
+import type { Setting } from './search-candidates.js';
 import type { ResolvedTarget } from './target-match.js';
 import { abduct, type Noise, propagate, type Scm, type Treatment } from './scm.js';
-
-/** A node's value per evaluated row: a number for a continuous node, a category code for a categorical one;
- * NaN leaves the node to its mechanism in that row. */
-export interface RowSetting {
-  node: number;
-  values: Float64Array;
-}
 
 /** Reads each target per row from a propagated frame: a number, or a category code. */
 export type Readout = (frame: Frame) => Float64Array[];
 
-export class UnitProbe {
-  /** Rows propagated so far (a cost measure for budgets and reports). */
-  rowsEvaluated = 0;
+/** Rows propagated together at most: a round asking for more is evaluated in several passes (memory stays bounded). */
+const MAX_PASS_ROWS = 65_536;
 
+/** Rows of candidate settings for one unit. */
+export interface UnitRequest {
+  unit: number;
+  rows: readonly Setting[][];
+}
+
+export class UnitProbe {
   constructor(
     readonly scm: Scm,
-    /** One value per node: the unit's noise. */
-    private readonly noise: Float64Array,
+    /** Per node, one value per unit: the units' noise. */
+    private readonly noise: Noise,
     private readonly readout: Readout,
   ) {}
 
-  /** The targets' values in each of `rows` rows under the settings (rows without a setting keep the unit's world). */
-  evaluate(rows: number, settings: readonly RowSetting[]): Float64Array[] {
-    return this.readout(this.frame(rows, settings));
+  get units(): number {
+    return this.noise[0]?.length ?? 0;
   }
 
-  /** The unit unchanged: every node's value (numbers, category codes) and the targets' values. */
-  baseline(): { nodes: Float64Array; targets: number[] } {
-    const frame = this.frame(1, []);
-    const nodes = Float64Array.from(frame.columns, (c) => (c.kind === 'continuous' ? c.values[0]! : c.codes[0]!));
-    return { nodes, targets: this.readout(frame).map((c) => c[0]!) };
+  /** Every unit unchanged: its nodes' values (numbers, category codes) and its targets' values. */
+  baselines(): Array<{ nodes: Float64Array; targets: number[] }> {
+    const frame = propagate(this.scm, this.noise);
+    const targets = this.readout(frame);
+    return Array.from({ length: this.units }, (_, u) => ({
+      nodes: Float64Array.from(frame.columns, (c) => (c.kind === 'continuous' ? c.values[u]! : c.codes[u]!)),
+      targets: targets.map((c) => c[u]!),
+    }));
   }
 
-  frame(rows: number, settings: readonly RowSetting[]): Frame {
-    const noise: Noise = Array.from(this.noise, (u) => new Float64Array(rows).fill(u));
-    this.rowsEvaluated += rows;
-    return propagate(this.scm, noise, settings.flatMap((s) => rowSetTreatments(this.scm, s.node, s.values)));
+  /** Per request, per row: the targets' values under the row's settings (a row without settings keeps the unit's world). */
+  evaluate(requests: readonly UnitRequest[]): number[][][] {
+    const out: number[][][] = [];
+    let from = 0;
+    while (from < requests.length) {
+      let to = from;
+      let rows = 0;
+      while (to < requests.length && (to === from || rows + requests[to]!.rows.length <= MAX_PASS_ROWS)) rows += requests[to++]!.rows.length;
+      const columns = this.readout(this.frame(requests.slice(from, to), rows));
+      let offset = 0;
+      for (let q = from; q < to; q++) {
+        const asked = requests[q]!.rows.length;
+        const values: number[][] = new Array(asked);
+        for (let r = 0; r < asked; r++) values[r] = columns.map((c) => c[offset + r]!);
+        out.push(values);
+        offset += asked;
+      }
+      from = to;
+    }
+    return out;
+  }
+
+  /** The propagated rows of the requests, in order. */
+  frame(requests: readonly UnitRequest[], rows = requests.reduce((sum, q) => sum + q.rows.length, 0)): Frame {
+    const noise: Noise = this.noise.map((u) => {
+      const column = new Float64Array(rows);
+      let offset = 0;
+      for (const q of requests) {
+        column.fill(u[q.unit]!, offset, offset + q.rows.length);
+        offset += q.rows.length;
+      }
+      return column;
+    });
+    const byNode = new Map<number, Float64Array>();
+    let row = 0;
+    for (const q of requests) {
+      for (const settings of q.rows) {
+        for (const s of settings) {
+          let values = byNode.get(s.node);
+          if (!values) byNode.set(s.node, (values = new Float64Array(rows).fill(Number.NaN)));
+          values[row] = s.value;
+        }
+        row++;
+      }
+    }
+    const treatments = [...byNode].map(([node, values]): Treatment => ({ node: this.scm.names[node]!, kind: 'each', values }));
+    return propagate(this.scm, noise, treatments);
   }
 }
-
-/** `set` treatments that give each row its own value: one treatment (with a row mask) per distinct value. */
-function rowSetTreatments(scm: Scm, node: number, values: Float64Array): Treatment[] {
-  const name = scm.names[node]!;
-  const model = scm.model.nodes[node]!;
-  const masks = new Map<number, Uint8Array>();
-  for (let r = 0; r < values.length; r++) {
-    const v = values[r]!;
-    if (Number.isNaN(v)) continue;
-    let mask = masks.get(v);
-    if (!mask) masks.set(v, (mask = new Uint8Array(values.length)));
-    mask[r] = 1;
-  }
-  return [...masks].map(([v, rows]): Treatment => ({
-    node: name, kind: 'set', value: model.kind === 'categorical' ? model.categories[v]! : v, ...(rows.every((x) => x === 1) ? {} : { rows }),
-  }));
-}
-
-/** The unit's noise: one value per node. */
-export const unitNoise = (noise: Noise, unit: number): Float64Array => Float64Array.from(noise, (u) => u[unit]!);
 
 /** The targets' own columns: the counterfactual values of the unit (continuous values, categorical codes). */
 export function targetColumns(targets: readonly ResolvedTarget[]): Readout {

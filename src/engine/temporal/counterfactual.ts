@@ -11,9 +11,9 @@ import { AppError } from '../../errors.js';
 import { AbortError } from '../discovery/budget.js';
 import type { FamilyOutcome, InferenceContext, ResultRecord } from '../inference/outcome.js';
 import { compileScm, frameFromRecords } from '../inference/scm.js';
-import { planChangeSearch, searchUnitChanges } from '../inference/search.js';
+import { planChangeSearch, searchUnits, type UnitAnswer } from '../inference/search.js';
 import { matchModeOf, resolveTargets, wantedValue } from '../inference/target-match.js';
-import { abductNeutral, targetColumns, UnitProbe, unitNoise } from '../inference/unit-probe.js';
+import { abductNeutral, targetColumns, UnitProbe } from '../inference/unit-probe.js';
 import { lagName } from './lagged.js';
 import { type TemporalModel, timeText } from './model.js';
 import type { TemporalCounterfactualScenario } from './scenario.js';
@@ -55,12 +55,11 @@ export async function runTemporalCounterfactual(model: TemporalModel, scenario: 
     if (row < changeFrom || row > changeBy || scenario.constraints?.[variable] !== undefined) fixed[name] = { type: 'fixed' };
   }
   const plan = planChangeSearch(scm, targets, { maxChanges: scenario.maxChanges, constraints: fixed });
-  const noise = abductNeutral(scm, frameFromRecords(scm, [record]), context.seed);
-  const probe = new UnitProbe(scm, unitNoise(noise, 0), targetColumns(targets));
+  const probe = new UnitProbe(scm, abductNeutral(scm, frameFromRecords(scm, [record]), context.seed), targetColumns(targets));
   context.hooks.progress?.(0.3, `searching ${plan.levers.length} possible changes`);
-  const answer = searchUnitChanges(plan, probe, () => {
+  const [answer] = searchUnits(plan, probe, () => {
     if (context.hooks.aborted?.() === true) throw new AbortError();
-  });
+  }) as [UnitAnswer];
   const shown = (node: number, value: number) => {
     const n = scm.model.nodes[node]!;
     return Number.isNaN(value) ? null : n.kind === 'categorical' ? (n.categories[value] ?? null) : value;

@@ -1,5 +1,5 @@
 import { PredictionScenarioSchema } from '../../../schemas/simulations.js';
-import type { BatchScenario } from '../../simulations/batch/run.js';
+import type { BatchScenario } from '../../simulations/batch/prediction.js';
 import { parsePrediction } from '../../simulations/from-query/families/prediction.js';
 import { defineFamily, type ScenarioError } from '../family.js';
 import { environmentRules } from '../shared/panel.js';

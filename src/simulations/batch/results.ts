@@ -1,19 +1,19 @@
 /**
  * A batch's row results as a table in the data store: `row` (the row's position in the input, from 0), the kept
- * columns of the input, then per target `<target>_predicted`, `_std`, `_lower`, `_upper` (a categorical target:
- * `<target>_predicted`, the most likely class, and `<target>_probability`). Written chunk by chunk as RowBinary; read
- * back by keyset pages on `row` and streamed as CSV, NDJSON or Parquet.
+ * columns of the input, then the columns of its answers (prediction.ts, score.ts). Written chunk by chunk as
+ * RowBinary; read back by keyset pages on `row` and streamed as CSV, NDJSON or Parquet.
  */
 import { Readable } from 'node:stream';
-import type { RowResults } from '../../engine/inference/outcome.js';
 import { AppError } from '../../errors.js';
 import { type ColumnSpec, type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
 import { type StagedRows, keptColumn } from './rows-from.js';
 import { runTable, tableExists } from './tables.js';
 
-export interface ResultTarget {
+/** A column of a batch's answers: the name a reader sees, the stored column and its type. */
+export interface ResultColumn {
   name: string;
-  kind: 'continuous' | 'categorical';
+  column: string;
+  type: string;
 }
 
 /** What a run records of its results table (RunResult.rowsTable). */
@@ -35,35 +35,27 @@ const EXPORTS: Record<RowsExportFormat, { format: 'CSVWithNames' | 'JSONEachRow'
 /** Rows per query of a csv or ndjson export: the stream is cut into ranges, so the store never holds it whole. */
 const EXPORT_RANGE = 200_000;
 
-/** The columns a prediction writes per target (stored as t<i>_<suffix>), read as `<target>_<suffix>`. */
-const SUFFIXES = { continuous: ['predicted', 'std', 'lower', 'upper'], categorical: ['predicted', 'probability'] } as const;
-
-/** The names the results table gives its columns: taken, a kept column would be hidden. */
-export function resultColumnNames(targets: readonly ResultTarget[]): string[] {
-  return ['row', ...targets.flatMap((target) => SUFFIXES[target.kind].map((suffix) => `${target.name}_${suffix}`))];
-}
-
 export class BatchResults {
   constructor(private readonly data: () => DataStore) {}
 
   /** Creates the run's results table (and its chunk table when input columns are kept beside the results). */
-  async create(organisationId: string, runId: string, targets: readonly ResultTarget[], keep: StagedRows['keep']): Promise<ResultsWriter> {
+  async create(organisationId: string, runId: string, answers: readonly ResultColumn[], keep: StagedRows['keep']): Promise<ResultsWriter> {
+    const taken = new Set(['row', ...answers.map((c) => c.name)]);
+    const clash = keep.find((column) => taken.has(column.name));
+    if (clash !== undefined) throw new AppError('validation_failed', `keepColumns: '${clash.name}' is also the name of a result column; rename it in a dataset or leave it out`);
     const store = this.data();
     const results = runTable('results', organisationId, runId);
     const chunk = runTable('chunk', organisationId, runId);
-    const targetColumns = targets.flatMap((target, i) => SUFFIXES[target.kind].map((suffix) => ({
-      name: `t${i}_${suffix}`,
-      type: target.kind === 'categorical' && suffix === 'predicted' ? 'Nullable(String)' : 'Nullable(Float64)',
-    })));
+    const answerColumns = answers.map((c) => ({ name: c.column, type: c.type }));
     await store.ensureTenant(organisationId);
     for (const table of [results, chunk]) await store.dropTable(table);
-    const chunkColumns = [{ name: 'row', type: 'UInt64' }, ...targetColumns];
-    await store.createTable(results, [{ name: 'row', type: 'UInt64' }, ...keep.map((column, i) => ({ name: keptColumn(i), type: column.type })), ...targetColumns], ['row']);
+    const chunkColumns = [{ name: 'row', type: 'UInt64' }, ...answerColumns];
+    await store.createTable(results, [{ name: 'row', type: 'UInt64' }, ...keep.map((column, i) => ({ name: keptColumn(i), type: column.type })), ...answerColumns], ['row']);
     if (keep.length > 0) await store.createTable(chunk, chunkColumns, ['row']);
     const columns = [
       { name: 'row', column: 'row' },
       ...keep.map((column, i) => ({ name: column.name, column: keptColumn(i) })),
-      ...targets.flatMap((target, i) => SUFFIXES[target.kind].map((suffix) => ({ name: `${target.name}_${suffix}`, column: `t${i}_${suffix}` }))),
+      ...answers.map(({ name, column }) => ({ name, column })),
     ];
     return new ResultsWriter(store, results, keep.length > 0 ? { table: chunk, columns: chunkColumns } : null, columns);
   }
@@ -122,9 +114,11 @@ export class ResultsWriter {
     readonly columns: RowsTableRecord['columns'],
   ) {}
 
-  /** The rows [offset, offset + nRows) of a chunk; kept input columns are joined in from the staged input. */
-  async write(offset: number, results: RowResults, staged: StagedRows | null, signal: AbortSignal): Promise<void> {
-    const body = rowBinary(offset, results);
+  /**
+   * The rows [offset, offset + rows) of a chunk, `body` their RowBinary (`row`, then the answers' columns); kept
+   * input columns are joined in from the staged input.
+   */
+  async write(offset: number, rows: number, body: Buffer, staged: StagedRows | null, signal: AbortSignal): Promise<void> {
     if (this.chunk === null || staged === null) {
       await this.store.insertRowBinary(this.table, body);
       return;
@@ -135,7 +129,7 @@ export class ResultsWriter {
     await this.store.insertSelect(
       this.table,
       (sql) => `SELECT ${select.join(', ')} FROM ${sql.table(chunk.tableId)} AS c INNER JOIN (SELECT * FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64}) AS i ON i.row = c.row`,
-      { from: offset, to: offset + results.nRows },
+      { from: offset, to: offset + rows },
       { signal },
     );
     // Emptied for the next chunk (the port has no TRUNCATE: dropped and made again).
@@ -147,68 +141,4 @@ export class ResultsWriter {
   async finish(): Promise<void> {
     if (this.chunk !== null) await this.store.dropTable(this.chunk.table);
   }
-}
-
-/**
- * A chunk in ClickHouse's RowBinary: `row` as UInt64, then per target its Nullable(Float64) columns (a null flag
- * byte, then 8 bytes little-endian) or, for a class, Nullable(String) (flag, LEB128 length, UTF-8). NaN is null.
- */
-export function rowBinary(offset: number, results: RowResults): Buffer {
-  const labels = new Map<string, Buffer>();
-  const encoded = (label: string) => {
-    let bytes = labels.get(label);
-    if (bytes === undefined) labels.set(label, (bytes = Buffer.concat([leb128(Buffer.byteLength(label)), Buffer.from(label)])));
-    return bytes;
-  };
-  let size = 8 * results.nRows;
-  const label = (target: Extract<RowResults['targets'][number], { kind: 'categorical' }>, r: number) => (target.codes[r]! < 0 ? null : encoded(target.categories[target.codes[r]!]!));
-  for (const target of results.targets) {
-    if (target.kind === 'continuous') size += 36 * results.nRows;
-    else for (let r = 0; r < results.nRows; r++) size += 10 + (label(target, r)?.length ?? 0);
-  }
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  const number = (x: number) => {
-    if (x === x) {
-      out[at] = 0;
-      out.writeDoubleLE(x, at + 1);
-      at += 9;
-    } else out[at++] = 1;
-  };
-  for (let r = 0; r < results.nRows; r++) {
-    const row = offset + r;
-    out.writeUInt32LE(row % 0x1_0000_0000, at);
-    out.writeUInt32LE(Math.floor(row / 0x1_0000_0000), at + 4);
-    at += 8;
-    for (const target of results.targets) {
-      if (target.kind === 'continuous') {
-        number(target.prediction[r]!);
-        number(target.std[r]!);
-        number(target.lower[r]!);
-        number(target.upper[r]!);
-        continue;
-      }
-      const bytes = label(target, r);
-      if (bytes === null) {
-        out[at++] = 1;
-        number(Number.NaN);
-      } else {
-        out[at++] = 0;
-        at += bytes.copy(out, at);
-        number(target.probabilities[r * target.categories.length + target.codes[r]!]!);
-      }
-    }
-  }
-  return out.subarray(0, at);
-}
-
-function leb128(n: number): Buffer {
-  const bytes: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n > 0) byte |= 0x80;
-    bytes.push(byte);
-  } while (n > 0);
-  return Buffer.from(bytes);
 }

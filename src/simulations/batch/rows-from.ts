@@ -18,7 +18,8 @@ import { runTable } from './tables.js';
 
 export type RowsFrom = Static<typeof RowsFromSchema>;
 
-const AT = 'body/scenario/rowsFrom';
+/** Where a prediction's rowsFrom is in its request (a scoring request's is `rowsFrom`). */
+const SCENARIO_ROWS_FROM = 'scenario/rowsFrom';
 
 /** The staged input of a run: how many rows, and the data's columns it keeps beside the results (their storage types). */
 export interface StagedRows {
@@ -41,15 +42,16 @@ export class BatchRows {
    * What a submit checks: the data exists in the workspace, the filter compiles, the kept columns are columns of
    * it, and at least one variable the prediction conditions on is a column (else every row would be the prior).
    */
-  async check(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, model: CbnModel, targets: readonly string[]): Promise<void> {
-    const { compiled } = await this.compile(principal, workspaceId, rowsFrom);
+  async check(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, model: CbnModel, targets: readonly string[], at = SCENARIO_ROWS_FROM): Promise<void> {
+    const { compiled } = await this.compile(principal, workspaceId, rowsFrom, at);
+    const where = `body/${at}`;
     const columns = new Set(compiled.relation.columns.map((c) => c.name));
-    const missing = (rowsFrom.keepColumns ?? []).flatMap((name, i) => (columns.has(name) ? [] : [{ location: `${AT}/keepColumns/${i}`, message: `'${name}' is not a column of the data` }]));
+    const missing = (rowsFrom.keepColumns ?? []).flatMap((name, i) => (columns.has(name) ? [] : [{ location: `${where}/keepColumns/${i}`, message: `'${name}' is not a column of the data` }]));
     if (missing.length > 0) throw new AppError('validation_failed', missing[0]!.message, { errors: missing });
     const inputs = model.nodes.filter((node) => !targets.includes(node.name) && columns.has(node.name));
     if (inputs.length === 0) {
       const message = `none of the twin's input variables (${model.nodes.filter((n) => !targets.includes(n.name)).slice(0, 8).map((n) => n.name).join(', ')}) is a column of the data`;
-      throw new AppError('validation_failed', message, { errors: [{ location: AT, message }] });
+      throw new AppError('validation_failed', message, { errors: [{ location: where, message }] });
     }
   }
 
@@ -115,11 +117,11 @@ export class BatchRows {
     return { nRows: n, columns };
   }
 
-  private async compile(principal: Principal, workspaceId: string, rowsFrom: RowsFrom): Promise<{ compiled: CompiledDataset; condition: string | null }> {
+  private async compile(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, at = SCENARIO_ROWS_FROM): Promise<{ compiled: CompiledDataset; condition: string | null }> {
     const binding: DataBinding = rowsFrom.datasetId !== undefined ? { datasetId: rowsFrom.datasetId } : { sourceId: rowsFrom.sourceId ?? '' };
-    const member = `scenario/rowsFrom/${'datasetId' in binding ? 'datasetId' : 'sourceId'}`;
+    const member = `${at}/${'datasetId' in binding ? 'datasetId' : 'sourceId'}`;
     const { compiled } = await this.datasets.learningInput(principal, workspaceId, binding, member);
-    const condition = rowsFrom.filter === undefined ? null : compileCondition(rowsFrom.filter, compiled.relation, 's', compiled.params, `${AT}/filter`);
+    const condition = rowsFrom.filter === undefined ? null : compileCondition(rowsFrom.filter, compiled.relation, 's', compiled.params, `body/${at}/filter`);
     return { compiled, condition };
   }
 }

@@ -5,35 +5,31 @@
  * any size. A failed or cancelled batch drops every table it made: nothing half-written stays.
  */
 import type { ComputePool } from '../../compute/pool.js';
-import type { RowResults } from '../../engine/inference/outcome.js';
-import type { PredictionScenario } from '../../engine/inference/scenario.js';
-import { frameFromRecords, frameFromTable } from '../../engine/inference/scm.js';
 import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
-import { AppError } from '../../errors.js';
 import type { Principal } from '../../auth/principal.js';
 import type { DataStore } from '../../store/data/port.js';
-import { type PredictionMethod, PredictionTally } from '../../engine/inference/prediction-summary.js';
-import { InlineRows } from './inline.js';
-import { BatchResults, type ResultTarget, type RowsTableRecord, resultColumnNames } from './results.js';
+import { BatchResults, type ResultColumn, type RowsTableRecord } from './results.js';
 import { BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
 import { runTable } from './tables.js';
 
-/** A prediction as submitted: the engine's scenario, where its rows come from and where their results go. */
-export type BatchScenario = PredictionScenario & { rowsFrom?: RowsFrom; resultsStorage?: 'inline' | 'datastore' };
-
 /**
- * Rows per chunk: fixed, so that a seed answers the same whatever the number of workers (likelihood weighting
- * draws per chunk); enough rows that a task's overhead is nothing, few enough that a batch spreads over the pool.
+ * What a kind of batch answers of each chunk (prediction.ts, score.ts): the task it runs on the pool, the columns of
+ * its answers in the results table and their RowBinary, and what it adds up over the chunks.
  */
-const CHUNK_ROWS = 50_000;
-
-export interface BatchOutcome {
-  /** Results in the data store: the table. */
-  record?: RowsTableRecord;
-  /** Results inline: the outputs' `results` as JSON text. */
-  resultsJson?: string;
-  summary: { summary: string; keyPoints: string[] };
-  details: { method: string; rows: number; chunks: number };
+export interface ChunkAnswers<R extends { nRows: number }> {
+  /** The answers' columns in the results table (after `row` and the kept columns); null: kept by `add` (inline). */
+  readonly columns: readonly ResultColumn[] | null;
+  /**
+   * Rows per chunk: fixed per kind, so that a seed answers the same whatever the number of workers (each chunk draws
+   * from its own seed); enough rows that a task's overhead is nothing, few enough that a batch spreads over the pool.
+   */
+  readonly chunkRows: number;
+  answer(pool: ComputePool, rows: Frame, seed: number, signal: AbortSignal): Promise<R>;
+  /** A chunk's `row` and answer columns as RowBinary (with `columns`). */
+  encode(offset: number, results: R): Buffer;
+  add(offset: number, results: R): void;
+  /** The progress state after `done` of `total` rows. */
+  progress(done: number, total: number): string;
 }
 
 export interface BatchTask {
@@ -41,18 +37,21 @@ export interface BatchTask {
   workspaceId: string;
   runId: string;
   model: CbnModel;
-  scenario: BatchScenario;
-  engine: string;
+  /** Where the rows come from: the data store (staged), or the request (a frame built on demand). */
+  rows: { from: RowsFrom } | { inline: () => Frame };
   seed: number;
   signal: AbortSignal;
   progress(fraction: number, state: string): void;
 }
 
-/** The results of a batch go to the data store when its rows come by reference or when asked to. */
-export const isBatch = (scenario: object): scenario is BatchScenario => {
-  const { rowsFrom, resultsStorage } = scenario as Partial<BatchScenario>;
-  return rowsFrom !== undefined || resultsStorage === 'datastore';
-};
+export interface BatchRun {
+  /** The results table (answers with columns). */
+  record?: RowsTableRecord;
+  rows: number;
+  chunks: number;
+  /** Whether the rows were read from the data store. */
+  staged: boolean;
+}
 
 export class BatchExecution {
   readonly rows: BatchRows;
@@ -67,48 +66,34 @@ export class BatchExecution {
     this.results = new BatchResults(data);
   }
 
-  async run(task: BatchTask): Promise<BatchOutcome> {
-    const { principal, runId, model, scenario, signal } = task;
+  async run<R extends { nRows: number }>(task: BatchTask, answers: ChunkAnswers<R>): Promise<BatchRun> {
+    const { principal, runId, model, signal } = task;
     const organisationId = principal.organisationId;
-    const targets = targetsOf(model, scenario.targetVars);
     let staged: StagedRows | null = null;
     try {
       task.progress(0.06, 'reading rows');
-      staged = scenario.rowsFrom === undefined ? null : await this.rows.stage(principal, task.workspaceId, runId, scenario.rowsFrom, model, signal);
-      const inline = staged === null ? inlineFrame(model, scenario) : null;
+      staged = 'from' in task.rows ? await this.rows.stage(principal, task.workspaceId, runId, task.rows.from, model, signal) : null;
+      const inline = 'inline' in task.rows ? shared(task.rows.inline()) : null;
       const total = staged?.rows ?? inline!.nRows;
-      const taken = new Set(resultColumnNames(targets));
-      const clash = (staged?.keep ?? []).find((column) => taken.has(column.name));
-      if (clash !== undefined) throw new AppError('validation_failed', `keepColumns: '${clash.name}' is also the name of a result column; rename it in a dataset or leave it out`);
-      const writer = isBatch(scenario) ? await this.results.create(organisationId, runId, targets, staged?.keep ?? []) : null;
-      const kept = writer === null ? new InlineRows() : null;
-      const tally = new PredictionTally();
+      const writer = answers.columns === null ? null : await this.results.create(organisationId, runId, answers.columns, staged?.keep ?? []);
       const pool = this.compute();
-      const question = { type: 'prediction', targetVars: scenario.targetVars, ...(scenario.confidenceLevel === undefined ? {} : { confidenceLevel: scenario.confidenceLevel }) };
-      const inFlight: Array<{ offset: number; answer: Promise<RowResults> }> = [];
-      let method: PredictionMethod = 'gaussian_conditioning';
+      const inFlight: Array<{ offset: number; answer: Promise<R> }> = [];
       let done = 0;
       let chunks = 0;
       const takeOldest = async () => {
         const { offset, answer } = inFlight.shift()!;
         const results = await answer;
-        tally.add(results);
-        if (writer !== null) await writer.write(offset, results, staged, signal);
-        else kept!.add(offset, results);
+        answers.add(offset, results);
+        if (writer !== null) await writer.write(offset, results.nRows, answers.encode(offset, results), staged, signal);
         done += results.nRows;
-        task.progress(0.1 + 0.85 * (done / Math.max(total, 1)), `predicted ${done} of ${total} rows`);
+        task.progress(0.1 + 0.85 * (done / Math.max(total, 1)), answers.progress(done, total));
       };
       // While a chunk is answered the next is read; at most one chunk per worker waits.
-      for (let offset = 0; offset < total; offset += CHUNK_ROWS) {
+      for (let offset = 0; offset < total; offset += answers.chunkRows) {
         signal.throwIfAborted();
-        const to = Math.min(total, offset + CHUNK_ROWS);
+        const to = Math.min(total, offset + answers.chunkRows);
         const rows = staged === null ? sliceFrame(inline!, offset, to) : await this.rows.chunk(staged, model, offset, to, signal);
-        const seed = task.seed + chunks++;
-        const answer = pool.run({ kind: 'question', engine: task.engine, model, scenario: question, seed, rows }, { signal }).then((outcome) => {
-          method = (outcome.details.method as PredictionMethod | undefined) ?? method;
-          if (outcome.rowResults === undefined) throw new Error('the family answered no row results for a batch');
-          return outcome.rowResults;
-        });
+        const answer = answers.answer(pool, rows, task.seed + chunks++, signal);
         // Settled later, in order; a rejection is never left unobserved meanwhile.
         answer.catch(() => undefined);
         inFlight.push({ offset, answer });
@@ -116,12 +101,9 @@ export class BatchExecution {
       }
       while (inFlight.length > 0) await takeOldest();
       if (staged !== null) await this.data().dropTable(staged.table);
-      const confidenceLevel = scenario.confidenceLevel ?? 0.95;
-      const details = { method, rows: total, chunks };
-      if (writer === null) return { resultsJson: kept!.json(), summary: tally.summary(confidenceLevel, method), details };
+      if (writer === null) return { rows: total, chunks, staged: staged !== null };
       await writer.finish();
-      const note = `The row results are a table in the data store${staged === null ? '' : ' (the rows were read from it)'}: GET .../simulations/{id}/rows pages them, .../rows/export/{format} streams them.`;
-      return { record: { tableId: writer.table.tableId, rows: total, columns: writer.columns }, summary: tally.summary(confidenceLevel, method, note), details };
+      return { record: { tableId: writer.table.tableId, rows: total, columns: writer.columns }, rows: total, chunks, staged: staged !== null };
     } catch (error) {
       await this.discard(organisationId, runId);
       throw error;
@@ -134,21 +116,12 @@ export class BatchExecution {
   }
 }
 
-function targetsOf(model: CbnModel, names: readonly string[]): ResultTarget[] {
-  return [...new Set(names)].map((name) => {
-    const node = model.nodes.find((n) => n.name === name);
-    if (node === undefined) throw new AppError('validation_failed', `target ${name} is not a variable of the model`);
-    return { name, kind: node.kind };
-  });
+/** A frame on SharedArrayBuffers, so its chunks cross to workers uncopied. */
+function shared(frame: Frame): Frame {
+  return { nRows: frame.nRows, columns: frame.columns.map(sharedColumn) };
 }
 
-/** The inline rows (records or columnar JSON) as a frame on SharedArrayBuffers, so chunks cross to workers uncopied. */
-function inlineFrame(model: CbnModel, scenario: BatchScenario): Frame {
-  const frame = scenario.sampleTable === undefined ? frameFromRecords({ model }, scenario.sample ?? []) : frameFromTable({ model }, scenario.sampleTable);
-  return { nRows: frame.nRows, columns: frame.columns.map(shared) };
-}
-
-function shared(column: FrameColumn): FrameColumn {
+function sharedColumn(column: FrameColumn): FrameColumn {
   if (column.kind === 'continuous') {
     const values = new Float64Array(new SharedArrayBuffer(column.values.byteLength));
     values.set(column.values);

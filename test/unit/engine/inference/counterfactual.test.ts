@@ -182,10 +182,12 @@ test('an unknown target or constraint variable is refused', async () => {
   await assert.rejects(runCounterfactual(chain, scenario({ constraints: { Q: { type: 'fixed' } } }), context), /not a variable/);
 });
 
-test('progress is reported per sample and an abort stops the search', async () => {
+test('progress is reported as samples are answered and an abort stops the search', async () => {
   const fractions: number[] = [];
   await runCounterfactual(chain, scenario({ samples: [{ X: 1, Z: 0, M: 2.5, Y: 4 }, { X: 0, Z: 1, M: 0, Y: 1 }] }), { ...context, hooks: { progress: (f) => fractions.push(f) } });
-  assert.deepEqual(fractions, [0, 0.5, 1]);
+  assert.equal(fractions[0], 0);
+  assert.equal(fractions.at(-1), 1);
+  assert.ok(fractions.every((f, i) => i === 0 || f >= fractions[i - 1]!), JSON.stringify(fractions));
   await assert.rejects(runCounterfactual(chain, scenario({}), { ...context, hooks: { aborted: () => true } }), (e: Error) => e.name === 'AbortError');
 });
 

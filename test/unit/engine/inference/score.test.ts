@@ -5,7 +5,9 @@ import { predictContinuous } from '../../../../src/engine/cbn/predict.js';
 import { fitCbn } from '../../../../src/engine/cbn/fit.js';
 import type { InferenceContext } from '../../../../src/engine/inference/outcome.js';
 import { compileScm, frameFromRecords, propagate } from '../../../../src/engine/inference/scm.js';
-import { runScore } from '../../../../src/engine/inference/score.js';
+import type { ScoreQuestion, Value } from '../../../../src/engine/inference/scenario.js';
+import { runScore, scoredRow } from '../../../../src/engine/inference/score.js';
+import { ScoreTally } from '../../../../src/engine/inference/score-digest.js';
 import { abductNeutral } from '../../../../src/engine/inference/unit-probe.js';
 import { modelEdges, randomModel, sampleModel } from '../../../../src/engine/simulate.js';
 import type { CbnModel, NodeModel } from '../../../../src/engine/types.js';
@@ -27,6 +29,20 @@ const twin: CbnModel = {
 
 const context: InferenceContext = { seed: 11, hooks: {}, evaluateMetric: () => Promise.reject(new Error('no metrics here')) };
 
+/** Scores records in chunks of `chunk` rows and reads them back as a reader sees them, with the digest of them all. */
+async function score(model: CbnModel, request: ScoreQuestion & { rows: Record<string, Value | null>[] }, options: { context?: InferenceContext; chunk?: number } = {}) {
+  const { rows: records, ...question } = request;
+  const chunk = options.chunk ?? records.length;
+  const tally = new ScoreTally(model);
+  const rows = [];
+  for (let offset = 0; offset < records.length; offset += chunk) {
+    const columns = await runScore(model, question, frameFromRecords({ model }, records.slice(offset, offset + chunk)), options.context ?? context);
+    tally.add(offset, columns);
+    for (let r = 0; r < columns.nRows; r++) rows.push({ ...scoredRow(model, question.targets.map((t) => t.variable), columns, r), index: offset + r });
+  }
+  return { rows, digest: tally.digest() };
+}
+
 const rows: Record<string, number | null>[] = [
   { X: 2, M: 5, Z: 1 }, // Y predicted 8: meets
   { X: 0, M: 1, Z: 0 }, // Y predicted 2: misses
@@ -38,41 +54,41 @@ const rows: Record<string, number | null>[] = [
 const near = (a: number, b: number, eps = 1e-9) => Math.abs(a - b) <= eps;
 
 test('verdicts judge each target predicted from the row by its own equation', async () => {
-  const out = await runScore(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, context);
-  const scored = out.score!.rows;
+  const out = await score(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] });
+  const scored = out.rows;
   assert.deepEqual(scored.map((r) => r.verdict), ['meets', 'misses', 'meets', 'unscorable', 'meets']);
   assert.deepEqual(scored.map((r) => r.predictions.Y), [8, 2, 8.5, null, 8]);
-  assert.deepEqual(out.score!.digest.verdicts, { meets: 3, misses: 1, unscorable: 1 });
-  assert.match(out.score!.digest.rowSummaries[3]!.summary, /no value for X/);
+  assert.deepEqual(out.digest.verdicts, { meets: 3, misses: 1, unscorable: 1 });
+  assert.match(out.digest.rowSummaries[3]!.summary, /no value for X/);
 });
 
 test('drivers are coefficient x deviation from the mean and add up to the deviation from the average prediction', async () => {
-  const out = await runScore(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, context);
-  const drivers = Object.fromEntries(out.score!.rows[0]!.drivers.map((d) => [d.variable, d.contribution]));
+  const out = await score(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] });
+  const drivers = Object.fromEntries(out.rows[0]!.drivers.map((d) => [d.variable, d.contribution]));
   assert.ok(near(drivers.M!, 3) && near(drivers.X!, 0.5) && near(drivers.Z!, 1), JSON.stringify(drivers));
-  assert.deepEqual(out.score!.rows[0]!.drivers.map((d) => d.variable), ['M', 'Z', 'X']);
+  assert.deepEqual(out.rows[0]!.drivers.map((d) => d.variable), ['M', 'Z', 'X']);
   // Row 2 lacks M: its contribution 1 x (6 - 2) passes to X along X -> M (2 x (3 - 1)), plus X's direct 0.5 x 2.
-  const completed = out.score!.rows[2]!.drivers;
+  const completed = out.rows[2]!.drivers;
   assert.equal(completed.length, 1);
   assert.equal(completed[0]!.variable, 'X');
   assert.ok(near(completed[0]!.contribution, 5), `${completed[0]!.contribution}`);
   // Mean |contribution| over the 4 scored rows: M (3 + 1 + 0 + 3) / 4, X (0.5 + 0.5 + 5 + 0.5) / 4, Z (1 + 0 + 0 + 1) / 4.
-  const top = out.score!.digest.topDrivers.map((d) => [d.variable, d.meanAbsContribution, d.rows]);
+  const top = out.digest.topDrivers.map((d) => [d.variable, d.meanAbsContribution, d.rows]);
   assert.deepEqual(top.map((d) => d[0]), ['M', 'X', 'Z']);
   assert.ok(near(top[0]![1] as number, 1.75) && near(top[1]![1] as number, 1.625) && near(top[2]![1] as number, 0.5));
   assert.deepEqual(top.map((d) => d[2]), [3, 1, 0]);
 });
 
 test('a row that misses gets the smallest standardised change, re-simulated: X 0 -> 1.6 through M = 2X + 1', async () => {
-  const out = await runScore(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, context);
-  const miss = out.score!.rows[1]!;
+  const out = await score(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] });
+  const miss = out.rows[1]!;
   assert.equal(miss.reachable, true);
   assert.equal(miss.changes.length, 1);
   assert.equal(miss.changes[0]!.variable, 'X');
   assert.equal(miss.changes[0]!.from, 0);
   assert.ok(near(miss.changes[0]!.to as number, 1.6, 1e-5), `X -> ${miss.changes[0]!.to}`);
-  assert.equal(out.score!.rows[0]!.reachable, null);
-  assert.deepEqual(out.score!.rows[0]!.changes, []);
+  assert.equal(out.rows[0]!.reachable, null);
+  assert.deepEqual(out.rows[0]!.changes, []);
 });
 
 test('a categorical target is judged by its most likely class; drivers move the wanted class probability', async () => {
@@ -82,8 +98,8 @@ test('a categorical target is judged by its most likely class; drivers move the 
       { name: 'C', kind: 'categorical', parents: ['X'], categories: ['no', 'yes'], marginal: [0.5, 0.5], logistic: { terms: [{ kind: 'linear', parents: ['X'] }], weights: [[0, 0], [0, 2]] } },
     ],
   };
-  const out = await runScore(model, { rows: [{ X: 1 }, { X: -1 }], targets: [{ variable: 'C', value: 'yes' }] }, context);
-  const [meets, misses] = out.score!.rows;
+  const out = await score(model, { rows: [{ X: 1 }, { X: -1 }], targets: [{ variable: 'C', value: 'yes' }] });
+  const [meets, misses] = out.rows;
   assert.equal(meets!.verdict, 'meets');
   assert.equal(meets!.predictions.C, 'yes');
   assert.ok(near(meets!.drivers[0]!.contribution, 1 / (1 + Math.exp(-2)) - 0.5));
@@ -103,8 +119,8 @@ test('on a fitted 20-node linear twin every reachable change meets the targets w
   assert.ok(target.kind === 'continuous' && target.parents.length > 0 && target.parents.length <= 5);
   const records = Array.from({ length: 300 }, (_, r) => Object.fromEntries(data.columns.map((c) => [c.name, c.kind === 'continuous' ? c.values[r]! : null])));
   const wanted = target.mean + target.std;
-  const out = await runScore(model, { rows: records, targets: [{ variable: target.name, value: wanted, matchMode: 'orMore' }] }, context);
-  const scored = out.score!.rows;
+  const out = await score(model, { rows: records, targets: [{ variable: target.name, value: wanted, matchMode: 'orMore' }] });
+  const scored = out.rows;
   // Predictions are the node equation on the row's parents.
   const expected = predictContinuous(target, frameFromRecords(scm, records));
   scored.forEach((row, r) => assert.ok(near(row.predictions[target.name] as number, expected[r]!, 1e-9)));
@@ -131,6 +147,27 @@ test('on a fitted 20-node linear twin every reachable change meets the targets w
   assert.ok(near(sum, (complete.predictions[target.name] as number) - average, 1e-6), `${sum} vs ${(complete.predictions[target.name] as number) - average}`);
 });
 
+test('rows searched in lockstep answer as each searched alone, and a digest added over chunks is the digest of them all', async () => {
+  const truth = randomModel(12, 2, 8, { categoricalShare: 0.25 });
+  const data = sampleModel(truth, 2000, 9);
+  const model = fitCbn(data, modelEdges(truth), {}, kernels);
+  const target = [...model.nodes].reverse().find((n) => n.kind === 'continuous' && n.parents.length > 0)!;
+  assert.ok(target.kind === 'continuous');
+  const value = (c: (typeof data.columns)[number], r: number) => (c.kind === 'continuous' ? c.values[r]! : c.categories[c.codes[r]!]!);
+  // Some cells missing, so completion and unscorable rows are part of it.
+  const records = Array.from({ length: 120 }, (_, r) => Object.fromEntries(data.columns.filter((c) => c.name !== target.name && (r + c.name.length) % 11 !== 0).map((c) => [c.name, value(c, r)])));
+  const request = { rows: records, targets: [{ variable: target.name, value: target.mean + 0.5 * target.std, matchMode: 'orMore' as const }] };
+  const together = await score(model, request);
+  const alone = await score(model, request, { chunk: 1 });
+  assert.ok(together.rows.filter((r) => r.verdict === 'misses').length > 20);
+  assert.deepEqual(alone.rows.map((r) => [r.verdict, r.reachable, r.changes]), together.rows.map((r) => [r.verdict, r.reachable, r.changes]));
+  const chunked = await score(model, request, { chunk: 50 });
+  assert.deepEqual(chunked.digest.verdicts, together.digest.verdicts);
+  assert.deepEqual(chunked.digest.rowSummaries, together.digest.rowSummaries);
+  assert.deepEqual(chunked.digest.topDrivers.map((d) => [d.variable, d.rows]), together.digest.topDrivers.map((d) => [d.variable, d.rows]));
+  chunked.digest.topDrivers.forEach((d, i) => assert.ok(near(d.meanAbsContribution, together.digest.topDrivers[i]!.meanAbsContribution, 1e-9)));
+});
+
 test('an abort stops the change search of rows that miss', async () => {
-  await assert.rejects(runScore(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, { ...context, hooks: { aborted: () => true } }), (e: Error) => e.name === 'AbortError');
+  await assert.rejects(score(twin, { rows, targets: [{ variable: 'Y', value: 6, matchMode: 'orMore' }] }, { context: { ...context, hooks: { aborted: () => true } } }), (e: Error) => e.name === 'AbortError');
 });

@@ -1,0 +1,137 @@
+/**
+ * A scoring run (POST .../versions/{vId}/score) as a batch: its rows, inline or by reference, scored chunk by chunk
+ * on every worker (engine/inference/score.ts, answers back as columns) and written as the run's results table:
+ * `verdict`, per target `<target>_predicted`, `drivers` and `changes` (JSON arrays, as GET .../score shows them)
+ * and `reachable`. The digest is added up over the chunks (score-digest.ts).
+ */
+import type { ComputePool } from '../../compute/pool.js';
+import { type ScoreDigest, type ScoredColumns, type ScoredRow, VERDICTS, type Verdict } from '../../engine/inference/outcome.js';
+import type { ScoreQuestion } from '../../engine/inference/scenario.js';
+import { frameFromRecords } from '../../engine/inference/scm.js';
+import { ScoreTally } from '../../engine/inference/score-digest.js';
+import { DEFAULT_MAX_CHANGES } from '../../engine/inference/search.js';
+import type { Value } from '../../engine/inference/scenario.js';
+import type { CbnModel, Frame } from '../../engine/types.js';
+import type { ResultColumn, RowsTableRecord } from './results.js';
+import { RowBinaryWriter } from './row-binary.js';
+import type { RowsFrom } from './rows-from.js';
+import type { BatchExecution, BatchTask, ChunkAnswers } from './run.js';
+
+/** A scoring run's input: the question, and its rows inline or by reference. */
+export type ScoreInput = ScoreQuestion & { type: 'score'; rows?: Record<string, Value | null>[]; rowsFrom?: RowsFrom };
+
+export interface ScoreOutcome {
+  record: RowsTableRecord;
+  digest: ScoreDigest;
+  summary: { summary: string; keyPoints: string[] };
+  details: { rows: number; chunks: number };
+}
+
+/**
+ * Rows per chunk: the change search of the rows that miss costs far more per row than a prediction, so chunks are
+ * smaller than a prediction's and a batch of 100,000 rows spreads over the pool in ten.
+ */
+const SCORE_CHUNK_ROWS = 10_000;
+
+export async function runScoreBatch(batch: BatchExecution, task: Omit<BatchTask, 'rows'>, input: ScoreInput): Promise<ScoreOutcome> {
+  const { rows, rowsFrom, type: _type, ...question } = input;
+  const answers = new ScoreAnswers(task.model, question);
+  const from = rowsFrom !== undefined ? { from: rowsFrom } : { inline: () => frameFromRecords({ model: task.model }, rows ?? []) };
+  const run = await batch.run({ ...task, rows: from }, answers);
+  const summary = answers.tally.summary(question.maxChanges ?? DEFAULT_MAX_CHANGES);
+  const note = 'Each row\'s verdict, predictions, drivers and changes: GET .../simulations/{id}/score pages them with the digest, .../rows/export/{format} streams the table.';
+  return { record: run.record!, digest: answers.tally.digest(), summary: { ...summary, keyPoints: [...summary.keyPoints, note] }, details: { rows: run.rows, chunks: run.chunks } };
+}
+
+class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
+  readonly columns: ResultColumn[];
+  readonly chunkRows = SCORE_CHUNK_ROWS;
+  readonly tally: ScoreTally;
+  private readonly targets: Array<{ node: number; categories: string[] | null }>;
+  /** Variable names as JSON strings, written into every row's drivers and changes. */
+  private readonly names: string[];
+
+  constructor(private readonly model: CbnModel, private readonly question: ScoreQuestion) {
+    this.tally = new ScoreTally(model);
+    this.names = model.nodes.map((node) => JSON.stringify(node.name));
+    this.targets = question.targets.map((t) => {
+      const node = model.nodes.findIndex((n) => n.name === t.variable);
+      const variable = model.nodes[node]!;
+      return { node, categories: variable.kind === 'categorical' ? variable.categories : null };
+    });
+    this.columns = [
+      { name: 'verdict', column: 'verdict', type: 'LowCardinality(String)' },
+      ...question.targets.map((t, i) => ({ name: `${t.variable}_predicted`, column: `t${i}_predicted`, type: this.targets[i]!.categories === null ? 'Nullable(Float64)' : 'Nullable(String)' })),
+      { name: 'drivers', column: 'drivers', type: 'String' },
+      { name: 'changes', column: 'changes', type: 'String' },
+      { name: 'reachable', column: 'reachable', type: 'Nullable(Bool)' },
+    ];
+  }
+
+  answer(pool: ComputePool, rows: Frame, seed: number, signal: AbortSignal): Promise<ScoredColumns> {
+    return pool.run({ kind: 'score', model: this.model, question: this.question, rows, seed }, { signal });
+  }
+
+  add(offset: number, scored: ScoredColumns): void {
+    this.tally.add(offset, scored);
+  }
+
+  progress(done: number, total: number): string {
+    return `scored ${done} of ${total} rows`;
+  }
+
+  encode(offset: number, scored: ScoredColumns): Buffer {
+    const out = new RowBinaryWriter(Math.max(1024, scored.nRows * 160));
+    for (let r = 0; r < scored.nRows; r++) {
+      out.uint64(offset + r);
+      out.string(VERDICTS[scored.verdicts[r]!]!);
+      this.targets.forEach(({ categories }, j) => {
+        const value = scored.predictions[j]![r]!;
+        if (categories === null) out.nullableFloat64(value);
+        else out.nullableString(value === value ? categories[value] ?? null : null);
+      });
+      out.string(this.driversJson(scored, r));
+      out.string(this.changesJson(scored, r));
+      out.nullableBool(scored.reachable[r]! < 0 ? null : scored.reachable[r] === 1);
+    }
+    return out.bytes();
+  }
+
+  private driversJson(scored: ScoredColumns, r: number): string {
+    const parts: string[] = [];
+    for (let k = r * scored.driversPerRow; k < (r + 1) * scored.driversPerRow && scored.driverNodes[k]! >= 0; k++) {
+      parts.push(`{"variable":${this.names[scored.driverNodes[k]!]!},"contribution":${scored.driverContributions[k]!}}`);
+    }
+    return `[${parts.join(',')}]`;
+  }
+
+  private changesJson(scored: ScoredColumns, r: number): string {
+    const parts: string[] = [];
+    for (let k = scored.changeStart[r]!; k < scored.changeStart[r + 1]!; k++) {
+      const node = scored.changeNodes[k]!;
+      parts.push(`{"variable":${this.names[node]!},"from":${this.valueJson(node, scored.changeFrom[k]!)},"to":${this.valueJson(node, scored.changeTo[k]!)}}`);
+    }
+    return `[${parts.join(',')}]`;
+  }
+
+  /** A value as JSON: a number, a class label, or null. */
+  private valueJson(node: number, value: number): string {
+    if (value !== value) return 'null';
+    const variable = this.model.nodes[node]!;
+    return variable.kind === 'categorical' ? JSON.stringify(variable.categories[value] ?? null) : String(value);
+  }
+}
+
+/** A row of a scoring run's results table as GET .../score shows it. */
+export function presentScoredRow(row: Record<string, unknown>, targets: readonly string[]): ScoredRow {
+  const predictions: ScoredRow['predictions'] = {};
+  for (const name of targets) predictions[name] = (row[`${name}_predicted`] ?? null) as number | string | null;
+  return {
+    index: Number(row.row),
+    verdict: row.verdict as Verdict,
+    predictions,
+    drivers: JSON.parse(String(row.drivers)) as ScoredRow['drivers'],
+    changes: JSON.parse(String(row.changes)) as ScoredRow['changes'],
+    reachable: (row.reachable ?? null) as boolean | null,
+  };
+}
