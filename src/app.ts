@@ -24,7 +24,7 @@ import {
 } from '../schemas/simulations.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
-import { installAuth } from './http/auth.js';
+import { installGate } from './http/auth.js';
 import { installIdempotency } from './http/idempotency.js';
 import { API_PREFIX, describeRoutes, installOpenApi } from './http/openapi.js';
 import { installOperations } from './http/operations.js';
@@ -85,10 +85,6 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     schemaController: { compilersFactory: { buildSerializer: lazySerializers({ eager: options.eagerSerializers === true }) } },
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   app.addHook('onClose', async () => context.close());
   app.addHook('onReady', async () => context.jobRunner.start(app.log));
 
@@ -101,7 +97,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     SimulationAcceptedSchema, SimulationRunSchema, SimulationRunStatusSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
     ...registeredFamilies().map((family) => family.schema)]);
-  installAuth(app, context.apiKeys, context.limiter);
+  installGate(app, context.apiKeys, context.limiter);
   installIdempotency(app, context.idempotency);
   await installOpenApi(app);
   installOperations(app, [

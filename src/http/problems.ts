@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import secureJson from 'secure-json-parse';
 import { AppError, type FieldError, type ProblemCode } from '../errors.js';
+import { tagRequest } from './auth.js';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
@@ -81,6 +82,7 @@ export function installProblemHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    tagRequest(request, reply);
     const path = request.url.split('?')[0] ?? '/';
     const allowed = [...methods].filter((method) => method !== request.method && knownPaths.find(method as never, path) !== null);
     if (allowed.length > 0) {
