@@ -39,6 +39,7 @@ import { PanelArtifacts } from './simulations/panel-artifacts.js';
 import { SimulationService } from './simulations/service.js';
 import { TwinRepo } from './twins/repo.js';
 import { TwinService } from './twins/service.js';
+import { TrainedVersions } from './twins/trained-versions.js';
 import { EnvironmentService } from './twins/environments/service.js';
 import { WebhookSender } from './webhooks/deliver.js';
 import { UserRepo } from './users/repo.js';
@@ -134,14 +135,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const jobRunner = new JobRunner(jobRepo, webhooks, { concurrency: config.jobConcurrency, exclusive: meta.kind === 'sqlite' });
   const jobs = new JobService(jobRepo, jobRunner, workspaceAccess, cursors, config.webhookAllowHosts);
   new TwinLearning(twinRepo, datasets, compute).register(jobRunner);
-  const twins = new TwinService(twinRepo, datasets, jobs, workspaceAccess, cursors, unique);
+  const trainedVersions = new TrainedVersions(twinRepo);
+  const twins = new TwinService(twinRepo, datasets, jobs, workspaceAccess, cursors, unique, trainedVersions);
   const simulationRepo = new SimulationRepo(meta.db);
   // Lazy like the data store: a metric is only parsed or run when a scenario has one.
   const metricSql = new MetricSql({ query: (...args) => data().query(...args) });
   const artifacts = new PanelArtifacts(data);
   const batch = new BatchExecution(new BatchRows(datasets, data), data, compute);
   const handoff = new ScenarioHandoff();
-  new SimulationExecution(simulationRepo, twinRepo, compute, metricSql, artifacts, batch, handoff).register(jobRunner, config.simulationConcurrency);
+  new SimulationExecution(simulationRepo, trainedVersions, compute, metricSql, artifacts, batch, handoff).register(jobRunner, config.simulationConcurrency);
   const sources = new SourceService(
     sourceRepo,
     workspaceRepo,

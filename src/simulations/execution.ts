@@ -11,8 +11,7 @@ import type { CbnModel } from '../engine/types.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
 import { nowIso } from '../lib/ids.js';
-import { presentVersion } from '../twins/records.js';
-import type { TwinRepo } from '../twins/repo.js';
+import type { TrainedVersions } from '../twins/trained-versions.js';
 import { webhookEvent } from '../webhooks/deliver.js';
 import type { GroupSnapshot } from './environments.js';
 import type { MetricSql } from './metric-sql.js';
@@ -59,7 +58,7 @@ export const SIMULATION_LANE = 'simulations';
 export class SimulationExecution {
   constructor(
     private readonly runs: SimulationRepo,
-    private readonly twins: TwinRepo,
+    private readonly versions: TrainedVersions,
     private readonly compute: () => ComputePool,
     private readonly metrics: MetricSql,
     private readonly artifacts: PanelArtifacts,
@@ -88,10 +87,9 @@ export class SimulationExecution {
     if (input === null) throw new JobError('The run has no scenario');
     await this.phase(context, 'configuring', 0.01);
     const twinId = job.resource_id ?? '';
-    const version = await this.twins.findVersion(job.organisation_id, twinId, params.versionId);
+    const version = await this.versions.get(job.organisation_id, twinId, params.versionId);
     if (version?.model == null) throw new JobError(`Twin version ${params.versionLabel} no longer has a trained model (deleted or relearned since the run was submitted)`);
-    const model = JSON.parse(version.model) as unknown;
-    const record = presentVersion(version);
+    const { model, record } = version;
     if (params.kind === 'score') {
       await this.phase(context, 'configured', 0.03);
       await this.phase(context, 'running', 0.05);

@@ -72,7 +72,8 @@ export class SourceRepo {
     if (filter.visibleIn !== null) {
       const visible = filter.visibleIn;
       if (visible.length === 0) return { rows: [], total: 0 };
-      query = query.where('id', 'in', (eb) => eb.selectFrom('source_links').select('source_id').where('workspace_id', 'in', visible));
+      // EXISTS looks each source up in the link's primary key; `id IN (subquery)` built a list of every linked source on each read.
+      query = query.where((eb) => eb.exists(eb.selectFrom('source_links').select('source_links.source_id').whereRef('source_links.source_id', '=', 'sources.id').where('source_links.workspace_id', 'in', visible)));
     }
     if (filter.parentId === undefined) query = query.where('parent_source_id', 'is', null);
     else if (filter.parentId !== 'all') query = query.where('parent_source_id', '=', filter.parentId);

@@ -127,6 +127,12 @@ export class TwinRepo {
     return { rows: result, total: Number(total) };
   }
 
+  /** The version's revision alone (bumped on every write): whether a parsed copy is still the version. */
+  async versionRevision(organisationId: string, twinId: string, id: string): Promise<number | undefined> {
+    const row = await this.db.selectFrom('twin_versions').select('revision').where('organisation_id', '=', organisationId).where('twin_id', '=', twinId).where('id', '=', id).executeTakeFirst();
+    return row?.revision;
+  }
+
   async insertVersion(row: VersionRow): Promise<void> {
     await this.db.insertInto('twin_versions').values(row).execute();
   }

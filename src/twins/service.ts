@@ -10,11 +10,12 @@ import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
 import type { InferredColumn } from '../sources/inference/infer-schema.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import type { EnvironmentGroup } from '../../schemas/environments.js';
-import { type EnvironmentProfile, environmentProfile } from './environments/profile.js';
+import type { EnvironmentProfile } from './environments/profile.js';
 import { applyFixedGraphPatch } from './fixed-graph.js';
 import { modelledColumns } from './frame.js';
 import { twinKind } from './kinds/registry.js';
 import { type TwinRecord, emptyVersion, presentTwin, presentVersion } from './records.js';
+import type { TrainedVersions } from './trained-versions.js';
 import type { TwinRepo, TwinRow, VersionRow } from './repo.js';
 
 
@@ -28,6 +29,7 @@ export class TwinService {
     private readonly cursors: CursorCodec,
     /** The store's unique-violation test: two writers raced for one version number. */
     private readonly isUniqueViolation: (error: unknown) => boolean,
+    private readonly versions: TrainedVersions,
   ) {}
 
   async list(principal: Principal, workspaceId: string, query: { limit?: number; cursor?: string }): Promise<Page<DigitalTwin>> {
@@ -164,13 +166,15 @@ export class TwinService {
    */
   /** What a run needs of its twin version: the model, and on a panel the saved groups and the environments as read. */
   async simulationTarget(principal: Principal, workspaceId: string, twinId: string, versionId: string): Promise<{ twinType: TwinType; version: TwinVersion; model: unknown; groups: EnvironmentGroup[]; profile: EnvironmentProfile | null }> {
-    const { twin, version } = await this.findVersion(principal, workspaceId, twinId, versionId);
+    const twin = await this.find(principal, workspaceId, twinId);
+    const version = await this.versions.get(principal.organisationId, twinId, versionId);
+    if (version === undefined) throw notFound('Twin version', versionId);
     return {
       twinType: twin.type as TwinType,
-      version: presentVersion(version),
-      model: version.model === null ? null : (JSON.parse(version.model) as unknown),
+      version: version.record,
+      model: version.model,
       groups: (JSON.parse(twin.record) as TwinRecord).environmentGroups ?? [],
-      profile: environmentProfile(version),
+      profile: version.profile,
     };
   }
 
