@@ -23,7 +23,9 @@ import { DatasetService, datasetConcepts } from './datasets/service.js';
 import { SourceFileRepo } from './sources/files-repo.js';
 import { FolderFiles } from './sources/folders.js';
 import { SourceRepo } from './sources/repo.js';
-import { SourceService, toSource } from './sources/service.js';
+import { SourceService } from './sources/service.js';
+import { toSource } from './sources/records.js';
+import { TableLoader } from './tables/loader.js';
 import { ComputePool } from './compute/pool.js';
 import { JobRepo } from './jobs/repo.js';
 import { JobRunner } from './jobs/runner.js';
@@ -149,7 +151,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     workspaceRepo,
     workspaceAccess,
     cursors,
-    data,
+    new TableLoader(data),
     uploads,
     (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId),
     new FolderFiles(new SourceFileRepo(meta.db), join(config.dataDir, 'folders')),

@@ -9,7 +9,7 @@ import type { DatasetService } from '../datasets/service.js';
 import type { CursorCodec } from '../lib/cursor.js';
 import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
 import type { SourceRepo } from '../sources/repo.js';
-import { toSource } from '../sources/service.js';
+import { toSource } from '../sources/records.js';
 import type { OntologyService } from '../ontology/service.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 

@@ -1,5 +1,5 @@
-import type { SchemaDecision } from '../sources/ingest.js';
-import { type ColumnType, type InferredColumn, inferColumn } from '../sources/inference/infer-schema.js';
+import type { SchemaDecision } from '../tables/ingest.js';
+import { type ColumnType, type InferredColumn, inferColumn } from '../tables/inference/infer-schema.js';
 import type { DeclaredColumn } from './drivers/port.js';
 
 /** The forms the drivers write dates and datetimes in (csv.ts), as the ingest's format names. */

@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import type { ConnectorType, ReadConfigSchema } from '../../schemas/connectors.js';
 import { AppError } from '../errors.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
-import { receiveFile } from '../sources/receive.js';
+import { receiveFile } from '../tables/receive.js';
 import type { SourceService } from '../sources/service.js';
 import { declaredSchema } from './declared-schema.js';
 import { SourceError } from './drivers/port.js';

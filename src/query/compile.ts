@@ -3,7 +3,7 @@ import { compileCondition } from '../datasets/compiler/filter.js';
 import { Params } from '../datasets/compiler/params.js';
 import { type Column, computedEntry } from '../datasets/compiler/relation.js';
 import { AppError } from '../errors.js';
-import type { ColumnType } from '../sources/inference/infer-schema.js';
+import type { ColumnType } from '../tables/inference/infer-schema.js';
 import { type TenantSql, quoteColumn } from '../store/data/port.js';
 import type { Bound, PlannedItem, QueryPlan } from './plan.js';
 import { QueryError } from './plan.js';

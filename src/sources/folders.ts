@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { SourceFile } from '../../schemas/sources.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { SourceFileRepo, SourceFileRow } from './files-repo.js';
-import type { UploadFormat } from './readers.js';
-import type { ReceivedFile } from './receive.js';
+import type { UploadFormat } from '../tables/readers.js';
+import type { ReceivedFile } from '../tables/receive.js';
 
 /**
  * The files of folder sources: bytes kept under `<data dir>/folders/<organisation>/<source>/<file>` (in the

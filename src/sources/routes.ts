@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { CreateSourceBody, DataFormatSchema, FromDataBody, ExtractBody, ExtractionResultSchema, LinkSourceBody, OrgSourceSchema, RetypeBody, SOURCE_SORT_KEYS, SourceFileSchema, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
 import type { Readable } from 'node:stream';
-import { UPLOAD_FORMATS } from './readers.js';
+import { UPLOAD_FORMATS } from '../tables/readers.js';
 import type { SourceService } from './service.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });

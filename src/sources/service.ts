@@ -1,99 +1,26 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { CreateSource, FromData, OrgSource, Source, SourceFile } from '../../schemas/sources.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, notFound } from '../errors.js';
+import { canonicalJson } from '../lib/canonical-json.js';
 import type { CursorCodec } from '../lib/cursor.js';
 import { newId, nowIso } from '../lib/ids.js';
 import { filterScope, type Page, pageRequest, toPage } from '../lib/page.js';
-import type { DataStore } from '../store/data/port.js';
+import type { InferredColumn } from '../tables/inference/infer-schema.js';
+import { type BatchRow, type IngestOptions, type SchemaDecision, fieldsOf, toCell } from '../tables/ingest.js';
+import type { FileOnDisk, TableLoader } from '../tables/loader.js';
+import type { UploadFormat } from '../tables/readers.js';
+import type { ReceivedFile } from '../tables/receive.js';
+import { checkUploadType, receiveUpload } from '../tables/upload.js';
+import type { RetypeTarget } from '../tables/retype.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
-import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { canonicalJson } from '../lib/canonical-json.js';
-import { KeyedMutex } from '../lib/keyed-mutex.js';
-import type { InferredColumn } from './inference/infer-schema.js';
-import { type BatchRow, type IngestOptions, ROW_COLUMN, type SchemaDecision, fieldsOf, ingestBatch, toCell } from './ingest.js';
-import { type TableReader, UPLOAD_FORMATS, type UploadFormat, openTable } from './readers.js';
-import { receiveMultipartFile } from './multipart.js';
-import { type ReceivedFile, receiveFile } from './receive.js';
-import { FolderFiles, toSourceFile } from './folders.js';
-import type { SourceFileRow } from './files-repo.js';
-import { StaleSourceError } from './repo.js';
-import { type RetypeTarget, retypeColumn } from './retype.js';
-import { computeColumnMetadata, tableRows } from './statistics.js';
 import type { WorkspaceRepo } from '../workspaces/repo.js';
-import type { SourceFilter, SourceOrder, SourceRepo, SourceRow, SortKey } from './repo.js';
-import { SORT_COLUMNS } from './repo.js';
-
-/** The members of a source record kept in the `details` JSON column. */
-type SourceDetails = Omit<Source, 'id' | 'workspaceId' | 'organisationId' | 'name' | 'parentSourceId' | 'dataSource' | 'dataFormat' | 'virtual' | 'documentCount' | 'totalSize' | 'createdAt' | 'lastSaved'>;
-
-const emptyDetails = (description: string | null): SourceDetails => ({
-  description,
-  richDescription: null,
-  schemaEntries: [],
-  ontologyMode: 'auto',
-  columnMetadata: {},
-  extension: null,
-  ontologyStatus: null,
-  ontologyError: null,
-  extractionStatus: null,
-  extractionError: null,
-  pageCount: null,
-  derivedFromDatasetIds: [],
-  derivedVia: null,
-  extractionRecipe: null,
-  pendingAnnotationCount: 0,
-  ontologyExcludedFields: [],
-  batchRanges: [],
-  currentVersionId: null,
-  latestVersionOrdinal: 0,
-});
-
-/** A new, empty source row (metadata only). */
-function newSourceRow(
-  principal: Pick<Principal, 'organisationId'>,
-  workspaceId: string,
-  fields: { name: string; description: string | null; dataFormat: 'Tabular' | 'Folder'; parentId: string | null; dataSource: string; ontologyMode?: 'auto' | 'manual' },
-): SourceRow {
-  const now = nowIso();
-  return {
-    id: newId('src'),
-    organisation_id: principal.organisationId,
-    workspace_id: workspaceId,
-    parent_source_id: fields.parentId,
-    name: fields.name.trim(),
-    name_key: fields.name.trim().toLowerCase(),
-    data_source: fields.dataSource,
-    data_format: fields.dataFormat,
-    virtual: 0,
-    document_count: 0,
-    total_size: 0,
-    created_at: now,
-    last_saved: now,
-    details: JSON.stringify({ ...emptyDetails(fields.description), ontologyMode: fields.ontologyMode ?? 'auto' }),
-    version: 1,
-    lease_token: null,
-    lease_expires_at: null,
-  };
-}
-
-export function toSource(row: SourceRow): Source {
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    organisationId: row.organisation_id,
-    name: row.name,
-    parentSourceId: row.parent_source_id,
-    dataSource: row.data_source,
-    dataFormat: row.data_format,
-    virtual: row.virtual === 1,
-    documentCount: row.document_count,
-    totalSize: row.total_size,
-    createdAt: row.created_at,
-    lastSaved: row.last_saved,
-    ...(JSON.parse(row.details) as SourceDetails),
-  };
-}
+import type { SourceFileRow } from './files-repo.js';
+import { FolderFiles, toSourceFile } from './folders.js';
+import { SourceWriters } from './lease.js';
+import { type SourceDetails, newSourceRow, toSource } from './records.js';
+import { type SourceFilter, type SourceOrder, type SourceRepo, type SourceRow, type SortKey, SORT_COLUMNS, StaleSourceError } from './repo.js';
 
 /** Told of new rows in a source: the source as stored, the workspace they came through and who sent them. */
 export type RowsAddedListener = (source: Source, workspaceId: string, createdBy: string) => Promise<void>;
@@ -111,31 +38,6 @@ export interface OrgListQuery {
   sortDir?: 'asc' | 'desc';
 }
 
-const MULTIPART = 'multipart/form-data';
-
-/**
- * The file for the engine to load itself, when it reads it exactly as the JS reader would: no quote left open
- * (the engine would read on to the end) and no empty lines (the JS reader skips them, the engine does not).
- */
-function engineFile(reader: TableReader, path: string, file: { quotes: number; blankLines: boolean }) {
-  if (reader.engineFormat === null || file.quotes % 2 !== 0 || file.blankLines) return undefined;
-  return { path, format: reader.engineFormat, stopReading: reader.close };
-}
-
-const unsupportedMedia = () =>
-  new AppError('unsupported_media_type', `Upload a file as one of: ${Object.keys(UPLOAD_FORMATS).join(', ')}, or as the part "file" of ${MULTIPART}`);
-
-/** A held write lease: its token, and a check to make right before rows are committed. */
-interface Lease {
-  token: string;
-  assertHeld(): void;
-}
-
-/** How long a write lease lasts unless renewed (renewed every third of it while the writer works). */
-const LEASE_MS = 5 * 60_000;
-/** How long a writer waits for the lease before answering 409, and how often it tries. */
-const LEASE_WAIT_MS = 2_000;
-const LEASE_POLL_MS = 50;
 
 /**
  * Sources belong to the organisation; a workspace sees one through a link. Who sees what: an organisation admin
@@ -156,20 +58,23 @@ export interface ExtractionResult {
 }
 
 export class SourceService {
-  private readonly writers = new KeyedMutex();
+  private readonly writers: SourceWriters;
+  private readonly tables: TableLoader;
 
   constructor(
     private readonly repo: SourceRepo,
     private readonly workspaces: WorkspaceRepo,
     private readonly access: WorkspaceAccess,
     private readonly cursors: CursorCodec,
-    /** Opened on first use: processes that never touch rows (the CLI) never load the data engine. */
-    private readonly data: () => DataStore,
+    tables: TableLoader,
     private readonly uploadDirectory: string,
     /** The datasets reading a source (in one workspace, or anywhere): such a source is not deleted or unlinked. */
     private readonly datasetsUsing: (sourceId: string, workspaceId?: string) => Promise<string[]>,
     private readonly folders: FolderFiles,
-  ) {}
+  ) {
+    this.tables = tables;
+    this.writers = new SourceWriters(repo);
+  }
 
   private readonly rowListeners: RowsAddedListener[] = [];
 
@@ -216,7 +121,7 @@ export class SourceService {
   async recordOntology(organisationId: string, id: string, change: (source: Source) => Partial<Pick<Source, 'ontologyStatus' | 'ontologyError' | 'schemaEntries' | 'ontologyExcludedFields'>>, attempts = 30): Promise<Source | null> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.withLease(organisationId, id, async (current, lease) => {
+        return await this.writers.run(organisationId, id, async (current, lease) => {
           const source = toSource(current);
           const details = JSON.parse(current.details) as SourceDetails;
           const updated: SourceRow = { ...current, details: JSON.stringify({ ...details, ...change(source) }) };
@@ -240,7 +145,7 @@ export class SourceService {
     const records = (async function* records() {
       for (const [i, record] of input.rows.entries()) yield { line: i + 1, cells: fields.map((field) => toCell(record[field])) };
     })();
-    const ingested = await this.ingest(row, fields, records, { hash: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), fileName: null }, 'json');
+    const ingested = await this.ingest(row, { fields, rows: records, format: 'json' }, { hash: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), fileName: null });
     await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
     const created = toSource(ingested);
     await this.rowsAdded(created, workspaceId, principal.userId);
@@ -253,28 +158,17 @@ export class SourceService {
    */
   async upload(principal: Principal, workspaceId: string, id: string, body: Readable, contentType: string, fileName: string | null): Promise<UploadResult> {
     await this.access.require(principal, workspaceId, 'write');
-    const declared = contentType.split(';')[0]!.trim().toLowerCase();
-    if (declared !== MULTIPART && !(declared in UPLOAD_FORMATS)) throw unsupportedMedia();
+    checkUploadType(contentType);
     const source = await this.linkedSource(principal, workspaceId, id);
-    const received = declared === MULTIPART
-      ? await receiveMultipartFile(body, contentType, this.uploadDirectory)
-      : { file: await receiveFile(body, this.uploadDirectory), mediaType: declared, fileName: null };
-    const file = received.file;
-    const format = UPLOAD_FORMATS[received.mediaType as keyof typeof UPLOAD_FORMATS];
-    fileName ??= received.fileName;
-    if (format === undefined) {
-      await file.discard();
-      throw unsupportedMedia();
-    }
+    const { file, format, fileName: partName } = await receiveUpload(body, contentType, this.uploadDirectory);
+    fileName ??= partName;
     try {
       if (source.data_format === 'Folder') return await this.addToFolder(principal.organisationId, id, file, format, fileName);
-      return await this.withLease(principal.organisationId, id, async (current, lease) => {
+      return await this.writers.run(principal.organisationId, id, async (current, lease) => {
         const known = toSource(current).batchRanges.find((batch) => batch.hash === file.hash);
         if (known !== undefined) return { source: toSource(current), batch: known, file: null, duplicate: true };
         await this.clearUncommittedRows(current);
-        const reader = await openTable(file.path, format);
-        const direct = engineFile(reader, file.path, file);
-        const updated = await this.ingest(current, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName }, format, { file: direct, beforeCommit: lease.assertHeld }).finally(reader.close);
+        const updated = await this.ingest(current, { file, format }, { hash: file.hash, bytes: file.bytes, fileName }, { beforeCommit: lease.assertHeld });
         await this.store(updated, () => this.repo.updateLeased(updated, lease.token));
         const result = toSource(updated);
         return { source: result, batch: result.batchRanges.at(-1)!, file: null, duplicate: false };
@@ -289,7 +183,7 @@ export class SourceService {
 
   /** A file kept by a folder source: one more document; the same bytes again answer the file they made. */
   private addToFolder(organisationId: string, id: string, received: ReceivedFile, format: UploadFormat, fileName: string | null): Promise<UploadResult> {
-    return this.withLease(organisationId, id, async (current, lease) => {
+    return this.writers.run(organisationId, id, async (current, lease) => {
       const { file, duplicate } = await this.folders.add(organisationId, id, received, format, fileName);
       if (duplicate) return { source: toSource(current), batch: null, file: toSourceFile(file), duplicate };
       const updated: SourceRow = { ...current, document_count: current.document_count + 1, total_size: current.total_size + file.bytes, last_saved: nowIso() };
@@ -313,7 +207,7 @@ export class SourceService {
     await this.access.require(principal, workspaceId, 'write');
     const folder = await this.linkedSource(principal, workspaceId, id);
     if (folder.data_format !== 'Folder') throw new AppError('invalid_request', `Source ${id} is tabular; files are extracted from folder sources`);
-    return this.withLease(principal.organisationId, id, async (current, lease) => {
+    return this.writers.run(principal.organisationId, id, async (current, lease) => {
       const files = await this.folders.list(principal.organisationId, id);
       const unknown = (fileIds ?? []).filter((fileId) => !files.some((file) => file.id === fileId));
       if (unknown.length > 0) throw new AppError('validation_failed', `The folder has no file ${unknown.join(', ')}`, { errors: [{ location: 'body/fileIds', message: 'unknown file' }] });
@@ -367,17 +261,13 @@ export class SourceService {
     format: UploadFormat,
     options: IngestOptions = {},
   ): Promise<Source> {
-    const reader = await openTable(file.path, format);
     try {
-      const ingest = { ...options, file: engineFile(reader, file.path, file) };
-      const ingested = await this.ingest(row, reader.fields, reader.rows, { hash: file.hash, bytes: file.bytes, fileName: file.fileName }, format, ingest);
+      const ingested = await this.ingest(row, { file, format }, { hash: file.hash, bytes: file.bytes, fileName: file.fileName }, options);
       await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
       return toSource(ingested);
     } catch (error) {
-      await this.data().dropTable({ organisationId: row.organisation_id, tableId: row.id }).catch(() => undefined);
+      await this.tables.drop({ organisationId: row.organisation_id, tableId: row.id }).catch(() => undefined);
       throw error;
-    } finally {
-      reader.close();
     }
   }
 
@@ -402,47 +292,8 @@ export class SourceService {
   /** Takes back a source an import created (the import was cancelled right after storing it). */
   async discardImported(organisationId: string, id: string): Promise<void> {
     await this.repo.delete(organisationId, id);
-    await this.data().dropTable({ organisationId, tableId: id }).catch(() => undefined);
+    await this.tables.drop({ organisationId, tableId: id }).catch(() => undefined);
   }
-
-  /**
-   * Runs a change of a source's rows as its one writer: queued behind other writers of this process, and across
-   * processes under the source's write lease (renewed while the work runs). A writer that cannot get the lease
-   * answers 409 having changed nothing; a writer that crashed leaves a lease that lapses.
-   */
-  private withLease<T>(organisationId: string, id: string, work: (current: SourceRow, lease: Lease) => Promise<T>): Promise<T> {
-    return this.writers.run(id, async () => {
-      const token = newId('lease');
-      const until = () => new Date(Date.now() + LEASE_MS).toISOString();
-      // Short writers (an extraction recording its status) hold the lease for milliseconds: wait a little for them.
-      for (let waited = 0; !(await this.repo.acquireLease(organisationId, id, token, nowIso(), until())); waited += LEASE_POLL_MS) {
-        if (waited >= LEASE_WAIT_MS) throw new AppError('conflict', `Another upload or change to source ${id} is running; retry when it is done`);
-        await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
-      }
-      // A renewal that finds the lease gone (it lapsed, another writer took it) stops this writer before it
-      // commits rows; one that cannot reach the store leaves the decision to the next renewal.
-      let lost = false;
-      const renewal = setInterval(() => {
-        this.repo.renewLease(organisationId, id, token, until()).then((held) => (lost ||= !held), () => undefined);
-      }, LEASE_MS / 3);
-      renewal.unref();
-      const lease: Lease = {
-        token,
-        assertHeld: () => {
-          if (lost) throw new AppError('conflict', `The write lease on source ${id} lapsed and another writer took it; nothing of this change was kept`);
-        },
-      };
-      try {
-        const current = await this.repo.find(organisationId, id);
-        if (current === undefined) throw notFound('Source', id);
-        return await work(current, lease);
-      } finally {
-        clearInterval(renewal);
-        await this.repo.releaseLease(organisationId, id, token);
-      }
-    });
-  }
-
 
   /**
    * Re-types a column of a tabular source: every stored row is converted and checked first (422 naming the row
@@ -452,29 +303,25 @@ export class SourceService {
     await this.access.require(principal, workspaceId, 'write');
     const source = await this.linkedSource(principal, workspaceId, id);
     if (source.data_format !== 'Tabular') throw new AppError('invalid_request', 'Only the columns of tabular sources have types');
-    return this.withLease(principal.organisationId, id, async (current, lease) => {
+    return this.writers.run(principal.organisationId, id, async (current, lease) => {
       const details = JSON.parse(current.details) as SourceDetails;
       const columns = details.schemaEntries as InferredColumn[];
       if (current.document_count === 0 || columns.length === 0) throw new AppError('validation_failed', 'The source has no rows yet: its columns get their types from the first batch');
       if (columns.find((c) => c.field === input.field)?.type === input.type) return toSource(current);
       await this.clearUncommittedRows(current);
       const table = { organisationId: current.organisation_id, tableId: current.id };
-      const { schema, previous } = await retypeColumn(this.data(), table, columns, input.field, input.type, ROW_COLUMN, lease.assertHeld);
-      // From here the table holds the converted rows and `previous` the old ones: until the new schema is recorded,
-      // any failure puts the old rows back, and they are dropped only once they are no longer needed.
+      const retyped = await this.tables.retype(table, columns, input.field, input.type, lease.assertHeld);
+      // Until the new schema is recorded, any failure puts the old rows back; they are dropped once no longer needed.
       let recorded: SourceRow;
       try {
-        const entry = schema.find((c) => c.field === input.field)!;
-        const statistics = await computeColumnMetadata(this.data(), tableRows(table), [entry]);
-        const next: SourceDetails = { ...details, schemaEntries: schema, columnMetadata: { ...details.columnMetadata, ...statistics }, currentVersionId: newId('ver') };
+        const next: SourceDetails = { ...details, schemaEntries: retyped.schema, columnMetadata: { ...details.columnMetadata, ...retyped.columnMetadata }, currentVersionId: newId('ver') };
         recorded = { ...current, last_saved: nowIso(), details: JSON.stringify(next) };
         await this.repo.updateLeased(recorded, lease.token);
       } catch (error) {
-        await this.data().exchangeTables(table, previous); // if this fails too, `previous` is kept, not dropped
-        await this.data().dropTable(previous).catch(() => undefined);
+        await retyped.restore();
         throw error instanceof StaleSourceError ? new AppError('conflict', `Source ${id} lost its write lease during the change; retry`) : error;
       }
-      await this.data().dropTable(previous).catch(() => undefined);
+      await retyped.keep();
       return toSource({ ...recorded, version: recorded.version + 1 });
     });
   }
@@ -536,7 +383,7 @@ export class SourceService {
     await this.repo.delete(principal.organisationId, id);
     try {
       if (row.data_format === 'Folder') await this.folders.removeAll(principal.organisationId, id);
-      else if (row.document_count > 0) await this.data().dropTable({ organisationId: principal.organisationId, tableId: id });
+      else if (row.document_count > 0) await this.tables.drop({ organisationId: principal.organisationId, tableId: id });
     } finally {
       await this.removed(principal.organisationId, id, undefined);
     }
@@ -563,28 +410,27 @@ export class SourceService {
   }
 
   /**
-   * Writes one batch to the data store and answers the source row as it must be stored after it: schema (first
-   * batch), statistics over all rows, the batch range, a new version.
+   * Appends one batch (a file, or rows read already) to the source's table and answers the source row as it must be
+   * stored after it: schema (first batch), statistics over all rows, the batch range, a new version.
    */
   private async ingest(
     row: SourceRow,
-    fields: string[],
-    rows: AsyncIterable<BatchRow>,
+    input: { file: FileOnDisk; format: UploadFormat } | { fields: string[]; rows: AsyncIterable<BatchRow>; format: 'json' },
     file: { hash: string; bytes: number; fileName: string | null },
-    extension: string,
-    options: IngestOptions = {},
+    options: Omit<IngestOptions, 'file'> = {},
   ): Promise<SourceRow> {
     const details = JSON.parse(row.details) as SourceDetails;
     const table = { organisationId: row.organisation_id, tableId: row.id };
     const existing = details.schemaEntries.length === 0 ? null : (details.schemaEntries as InferredColumn[]);
-    const batch = await ingestBatch(this.data(), table, existing, fields, rows, row.document_count, options);
-    const columnMetadata = await computeColumnMetadata(this.data(), tableRows(table), batch.columns);
+    const batch = 'file' in input
+      ? await this.tables.appendFile(table, existing, input.file, input.format, row.document_count, options)
+      : await this.tables.append(table, existing, input.fields, input.rows, row.document_count, options);
     const now = nowIso();
     const next: SourceDetails = {
       ...details,
       schemaEntries: batch.columns,
-      columnMetadata,
-      extension: details.extension ?? extension,
+      columnMetadata: batch.columnMetadata,
+      extension: details.extension ?? input.format,
       batchRanges: [...details.batchRanges, { hash: file.hash, fileName: file.fileName, uploadedAt: now, rowStart: row.document_count, rowEnd: row.document_count + batch.rowCount - 1 }],
       currentVersionId: newId('ver'),
       latestVersionOrdinal: details.latestVersionOrdinal + 1,
@@ -611,10 +457,8 @@ export class SourceService {
       // A lost lease means another writer owns the source now: its rows may sit where this batch's were, so
       // nothing is deleted; the rows of this batch are never recorded, so no read shows them.
       if (error instanceof StaleSourceError) throw new AppError('conflict', `Source ${row.id} lost its write lease during the upload (it lapsed and another writer took it); retry`);
-      const table = { organisationId: row.organisation_id, tableId: row.id };
       const batch = (JSON.parse(row.details) as SourceDetails).batchRanges.at(-1)!;
-      if (batch.rowStart === 0) await this.data().dropTable(table).catch(() => undefined);
-      else await this.data().deleteRowsFrom(table, ROW_COLUMN, batch.rowStart).catch(() => undefined);
+      await this.tables.cut({ organisationId: row.organisation_id, tableId: row.id }, batch.rowStart).catch(() => undefined);
       throw error;
     }
   }
@@ -624,10 +468,8 @@ export class SourceService {
    * whole table of a source without a schema). Only called by the writer holding the lease.
    */
   private async clearUncommittedRows(row: SourceRow): Promise<void> {
-    const table = { organisationId: row.organisation_id, tableId: row.id };
     const hasSchema = (JSON.parse(row.details) as SourceDetails).schemaEntries.length > 0;
-    if (!hasSchema) await this.data().dropTable(table);
-    else await this.data().deleteRowsFrom(table, ROW_COLUMN, row.document_count);
+    await this.tables.cut({ organisationId: row.organisation_id, tableId: row.id }, hasSchema ? row.document_count : 0);
   }
 
   private async linkedSource(principal: Principal, workspaceId: string, id: string): Promise<SourceRow> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CategoricalColumn, ContinuousColumn, Frame, FrameColumn } from '../engine/types.js';
-import type { InferredColumn } from '../sources/inference/infer-schema.js';
+import type { InferredColumn } from '../tables/inference/infer-schema.js';
 
 /** Integer columns with at most this many distinct values (over enough rows) are states, not quantities. */
 const INTEGER_STATES_MAX = 10;

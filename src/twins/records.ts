@@ -1,6 +1,6 @@
 import type { EnvironmentGroup } from '../../schemas/environments.js';
 import type { DigitalTwin, FixedSubGraph, TwinType, TwinVersion } from '../../schemas/twins.js';
-import type { InferredColumn } from '../sources/inference/infer-schema.js';
+import type { InferredColumn } from '../tables/inference/infer-schema.js';
 import { withIdentification } from './orientation.js';
 import type { TwinRow, VersionRow } from './repo.js';
 

@@ -7,7 +7,7 @@ import type { JobService } from '../jobs/service.js';
 import type { CursorCodec } from '../lib/cursor.js';
 import { newId, nowIso } from '../lib/ids.js';
 import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
-import type { InferredColumn } from '../sources/inference/infer-schema.js';
+import type { InferredColumn } from '../tables/inference/infer-schema.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import type { EnvironmentGroup } from '../../schemas/environments.js';
 import type { EnvironmentProfile } from './environments/profile.js';

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newId } from '../../src/lib/ids.js';
-import { conversion, engineConvertible, nullish } from '../../src/sources/engine-ingest.js';
-import { convertCell } from '../../src/sources/inference/convert.js';
-import { DATE_FORMATS } from '../../src/sources/inference/dates.js';
-import type { InferredColumn } from '../../src/sources/inference/infer-schema.js';
+import { conversion, engineConvertible, nullish } from '../../src/tables/engine-ingest.js';
+import { convertCell } from '../../src/tables/inference/convert.js';
+import { DATE_FORMATS } from '../../src/tables/inference/dates.js';
+import type { InferredColumn } from '../../src/tables/inference/infer-schema.js';
 import { sharedDataStore } from '../helpers/app.js';
 
 const CELLS = [

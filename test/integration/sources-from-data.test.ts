@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROW_COLUMN } from '../../src/sources/ingest.js';
+import { ROW_COLUMN } from '../../src/tables/ingest.js';
 import { buildTestApp } from '../helpers/app.js';
 
 const API = '/api/v1';

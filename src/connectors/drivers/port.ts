@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { UploadFormat } from '../../sources/readers.js';
+import type { UploadFormat } from '../../tables/readers.js';
 
 /**
  * What every connector type implements. A driver is opened for one operation with decrypted credentials and

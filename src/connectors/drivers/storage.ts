@@ -3,8 +3,8 @@ import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises
 import { extname, join, relative, sep } from 'node:path';
 import type { StorageCredentials } from '../../../schemas/connectors.js';
 import { AppError } from '../../errors.js';
-import { inferSchema } from '../../sources/inference/infer-schema.js';
-import { type UploadFormat, openTable } from '../../sources/readers.js';
+import { inferSchema } from '../../tables/inference/infer-schema.js';
+import { type UploadFormat, openTable } from '../../tables/readers.js';
 import { allowedRoot } from '../credentials.js';
 import type { DriverOptions } from './network.js';
 import { type BrowseEntry, type ConnectorDriver, type ReadTarget, SourceError } from './port.js';

@@ -1,6 +1,6 @@
 import type { DatasetSource, Operation } from '../../../schemas/datasets.js';
-import type { InferredColumn } from '../../sources/inference/infer-schema.js';
-import { ROW_COLUMN } from '../../sources/ingest.js';
+import type { InferredColumn } from '../../tables/inference/infer-schema.js';
+import { ROW_COLUMN } from '../../tables/ingest.js';
 import { quoteColumn } from '../../store/data/port.js';
 import { applyOperation } from './operations.js';
 import { Params } from './params.js';

@@ -1,4 +1,4 @@
-import type { ColumnType } from '../../sources/inference/infer-schema.js';
+import type { ColumnType } from '../../tables/inference/infer-schema.js';
 import type { Params } from './params.js';
 import { type Relation, definitionError, findColumn, qualified } from './relation.js';
 import { readInstant } from './values.js';

@@ -1,5 +1,5 @@
 import type { Aggregation, OperationConfig } from '../../../schemas/datasets.js';
-import type { ColumnType } from '../../sources/inference/infer-schema.js';
+import type { ColumnType } from '../../tables/inference/infer-schema.js';
 import { compileExpression } from './expression.js';
 import { compileCondition } from './filter.js';
 import { quoteColumn } from '../../store/data/port.js';

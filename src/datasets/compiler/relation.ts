@@ -1,4 +1,4 @@
-import type { ColumnType, InferredColumn } from '../../sources/inference/infer-schema.js';
+import type { ColumnType, InferredColumn } from '../../tables/inference/infer-schema.js';
 import { AppError } from '../../errors.js';
 import type { TenantSql } from '../../store/data/port.js';
 import { quoteColumn } from '../../store/data/port.js';

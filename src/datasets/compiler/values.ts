@@ -1,6 +1,6 @@
-import type { ColumnType } from '../../sources/inference/infer-schema.js';
-import { ISO_DATE, ISO_INSTANT, YEAR_RANGE } from '../../sources/inference/dates.js';
-import { parseNumber } from '../../sources/inference/numbers.js';
+import type { ColumnType } from '../../tables/inference/infer-schema.js';
+import { ISO_DATE, ISO_INSTANT, YEAR_RANGE } from '../../tables/inference/dates.js';
+import { parseNumber } from '../../tables/inference/numbers.js';
 import { type Column, definitionError } from './relation.js';
 
 /** The ClickHouse type a value compared with a column of this type is bound as. */

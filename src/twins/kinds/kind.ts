@@ -8,7 +8,7 @@ import type { ComputePool } from '../../compute/pool.js';
 import type { FieldError } from '../../errors.js';
 import type { QuestionContext } from '../../families/family.js';
 import type { JobContext } from '../../jobs/runner.js';
-import type { InferredColumn } from '../../sources/inference/infer-schema.js';
+import type { InferredColumn } from '../../tables/inference/infer-schema.js';
 import type { EnvironmentProfile } from '../environments/profile.js';
 import type { TwinRecord } from '../records.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { detectDateFormat } from '../../../src/sources/inference/dates.js';
-import { inferColumn, inferSchema } from '../../../src/sources/inference/infer-schema.js';
-import { parseNumber } from '../../../src/sources/inference/numbers.js';
+import { detectDateFormat } from '../../../src/tables/inference/dates.js';
+import { inferColumn, inferSchema } from '../../../src/tables/inference/infer-schema.js';
+import { parseNumber } from '../../../src/tables/inference/numbers.js';
 
 type Expect = Partial<ReturnType<typeof inferColumn>>;
 
