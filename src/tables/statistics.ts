@@ -24,96 +24,127 @@ export interface Rows {
 
 export const tableRows = (table: TableRef): Rows => ({ organisationId: table.organisationId, from: (sql) => sql.table(table.tableId), params: {} });
 
+/** Columns described together by one scan (exact distinct counts hold a set per column: a wide table is split). */
+const COLUMNS_PER_SCAN = 16;
+
 /**
- * Computes the spec's column statistics in the data engine, one aggregate query per column (plus one for
- * histograms and element lists): rows never come into JS.
+ * Computes the spec's column statistics in the data engine, rows never coming into JS. Scalar columns are described
+ * a few at a time with three scans each group: one of every count, distinct count, range, mean and text shape; one
+ * of the numeric histograms (their bins need the ranges); one of the most frequent values of text columns (one
+ * GROUP BY over (column, value) pairs, LIMIT BY column). Array columns take their own queries.
  */
 export async function computeColumnMetadata(store: DataStore, over: Rows, columns: InferredColumn[]): Promise<Record<string, ColumnMetadata>> {
   const result: Record<string, ColumnMetadata> = {};
-  for (const column of columns) result[column.field] = await columnStatistics(store, over, column);
-  return result;
-}
-
-async function columnStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<ColumnMetadata> {
-  const org = over.organisationId;
-  const type = storageType(column);
-  const isArray = type.startsWith('Array');
-  const [base] = await store.query<{ rows: string; nulls: string; cardinality: string }>(org, (sql) => {
-    const c = `t.${sql.column(column.field)}`;
-    // Array cells are never null (an empty cell is stored as []), so only scalar columns count nulls.
-    return `SELECT count() AS rows, countIf(${isArray ? '0' : `isNull(${c})`}) AS nulls, uniqExact(${c}) AS cardinality FROM ${over.from(sql)} AS t`;
-  }, over.params, over.options);
-  const rows = Number(base!.rows);
-  const metadata: ColumnMetadata = {
-    dtype: type,
-    cardinality: Number(base!.cardinality),
-    nullFraction: rows === 0 ? 0 : Number(base!.nulls) / rows,
-    processing: null,
-    metadataStatus: 'complete',
-  };
-  if (isArray) Object.assign(metadata, await arrayStatistics(store, over, column));
-  else if (column.type === 'integer' || column.type === 'decimal') Object.assign(metadata, await numericStatistics(store, over, column));
-  else if (column.type === 'date' || column.type === 'datetime') Object.assign(metadata, await rangeStatistics(store, over, column));
-  else Object.assign(metadata, await textStatistics(store, over, column));
-  return metadata;
-}
-
-async function numericStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
-  const org = over.organisationId;
-  const [range] = await store.query<{ lo: number | null; hi: number | null; mean: number | null }>(org, (sql) => {
-    const c = `t.${sql.column(column.field)}`;
-    return `SELECT min(${c}) AS lo, max(${c}) AS hi, avg(${c}) AS mean FROM ${over.from(sql)} AS t`;
-  }, over.params, over.options);
-  const lo = range!.lo === null ? null : Number(range!.lo);
-  const hi = range!.hi === null ? null : Number(range!.hi);
-  const distribution: Record<string, number> = {};
-  if (lo !== null && hi !== null) {
-    const width = hi > lo ? (hi - lo) / HISTOGRAM_BINS : 1;
-    const bins = await store.query<{ bin: string; n: string }>(
-      org,
-      (sql) => {
-        const c = `t.${sql.column(column.field)}`;
-        return `SELECT least(toInt64(floor((${c} - {lo:Float64}) / {width:Float64})), ${HISTOGRAM_BINS - 1}) AS bin, count() AS n FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL GROUP BY bin ORDER BY bin`;
-      },
-      // As text: a Float64 parameter beyond 2^53 (a UInt64 column's range) is still exact enough, but no JS integer.
-      { ...over.params, lo: String(lo), width: String(width) },
-      over.options,
-    );
-    for (const { bin, n } of bins) {
-      const from = lo + Number(bin) * width;
-      distribution[`${round(from)}-${round(from + width)}`] = Number(n);
-    }
+  const scalar = columns.filter((column) => !storageType(column).startsWith('Array'));
+  for (let from = 0; from < scalar.length; from += COLUMNS_PER_SCAN) Object.assign(result, await scalarStatistics(store, over, scalar.slice(from, from + COLUMNS_PER_SCAN)));
+  for (const column of columns) {
+    if (!storageType(column).startsWith('Array')) continue;
+    result[column.field] = { ...(await baseStatistics(store, over, column)), ...(await arrayStatistics(store, over, column)) };
   }
-  return { rangeFrom: lo, rangeTo: hi, mean: range!.mean === null ? null : Number(range!.mean), distribution };
+  // In the order of the columns.
+  return Object.fromEntries(columns.map((column) => [column.field, result[column.field]!]));
 }
 
-async function rangeStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
-  const [range] = await store.query<{ lo: string | null; hi: string | null }>(over.organisationId, (sql) => {
-    const c = `t.${sql.column(column.field)}`;
-    return `SELECT toString(min(${c})) AS lo, toString(max(${c})) AS hi FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL`;
-  }, over.params, over.options);
-  return { rangeFrom: range?.lo ?? null, rangeTo: range?.hi ?? null };
-}
+type Kind = 'numeric' | 'range' | 'text';
+const kindOf = (column: InferredColumn): Kind => (column.type === 'integer' || column.type === 'decimal' ? 'numeric' : column.type === 'date' || column.type === 'datetime' ? 'range' : 'text');
 
-async function textStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {
+/** Aliases of the scans: never a column's name (columns are read through `t`, and an alias would shadow them). */
+const alias = (i: number, what: string) => `__stat${i}_${what}`;
+
+async function scalarStatistics(store: DataStore, over: Rows, columns: InferredColumn[]): Promise<Record<string, ColumnMetadata>> {
+  if (columns.length === 0) return {};
   const org = over.organisationId;
-  const top = await store.query<{ v: string; n: string }>(org, (sql) => {
+  const [totals] = await store.query<Record<string, string | number | null>>(org, (sql) => {
+    const parts = ['count() AS __stat_rows'];
+    columns.forEach((column, i) => {
+      const c = `t.${sql.column(column.field)}`;
+      parts.push(`countIf(isNull(${c})) AS ${alias(i, 'nulls')}`, `uniqExact(${c}) AS ${alias(i, 'distinct')}`);
+      const kind = kindOf(column);
+      if (kind === 'numeric') parts.push(`min(${c}) AS ${alias(i, 'lo')}`, `max(${c}) AS ${alias(i, 'hi')}`, `avg(${c}) AS ${alias(i, 'mean')}`);
+      else if (kind === 'range') parts.push(`toString(min(${c})) AS ${alias(i, 'lo')}`, `toString(max(${c})) AS ${alias(i, 'hi')}`);
+      else {
+        const text = `ifNull(toString(${c}), '')`;
+        // The most common shape: letters as A, digits as 9 (e.g. "AA-9999"); the share of JSON objects.
+        parts.push(
+          `topKIf(1)(replaceRegexpAll(replaceRegexpAll(${text}, '[A-Za-z]', 'A'), '[0-9]', '9'), ${c} IS NOT NULL)[1] AS ${alias(i, 'pattern')}`,
+          `countIf(${c} IS NOT NULL AND startsWith(${text}, '{') AND isValidJSON(${text})) / countIf(${c} IS NOT NULL) AS ${alias(i, 'objects')}`,
+        );
+      }
+    });
+    return `SELECT ${parts.join(', ')} FROM ${over.from(sql)} AS t`;
+  }, over.params, over.options);
+  const rows = Number(totals!.__stat_rows);
+  const number = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+  const out: Record<string, ColumnMetadata> = {};
+  columns.forEach((column, i) => {
+    const kind = kindOf(column);
+    const statistics: Statistics =
+      kind === 'numeric' ? { rangeFrom: number(totals![alias(i, 'lo')]), rangeTo: number(totals![alias(i, 'hi')]), mean: number(totals![alias(i, 'mean')]), distribution: {} }
+      : kind === 'range' ? { rangeFrom: (totals![alias(i, 'lo')] as string | null) ?? null, rangeTo: (totals![alias(i, 'hi')] as string | null) ?? null }
+      : { categoryOccurences: {}, stringPattern: (totals![alias(i, 'pattern')] as string | null) ?? null, jsonObjectFraction: Number(totals![alias(i, 'objects')] ?? 0) || 0 };
+    out[column.field] = {
+      dtype: storageType(column),
+      cardinality: Number(totals![alias(i, 'distinct')]),
+      nullFraction: rows === 0 ? 0 : Number(totals![alias(i, 'nulls')]) / rows,
+      processing: null,
+      metadataStatus: 'complete',
+      ...statistics,
+    };
+  });
+  await histograms(store, over, columns.map((column, i) => ({ column, index: i })).filter(({ column }) => kindOf(column) === 'numeric'), out);
+  await topValues(store, over, columns.filter((column) => kindOf(column) === 'text'), out);
+  return out;
+}
+
+/** HISTOGRAM_BINS equal bins over each numeric column's range, the empty ones left out; one scan for all. */
+async function histograms(store: DataStore, over: Rows, numeric: Array<{ column: InferredColumn; index: number }>, out: Record<string, ColumnMetadata>): Promise<void> {
+  const ranged = numeric.flatMap(({ column }, k) => {
+    const { rangeFrom: lo, rangeTo: hi } = out[column.field]! as { rangeFrom: number | null; rangeTo: number | null };
+    return lo === null || hi === null ? [] : [{ column, k, lo, width: hi > lo ? (hi - lo) / HISTOGRAM_BINS : 1 }];
+  });
+  if (ranged.length === 0) return;
+  const params: Record<string, unknown> = { ...over.params };
+  const [bins] = await store.query<Record<string, string | number>>(over.organisationId, (sql) => {
+    // Each value's bin computed once (-1 for a null: `least` would make it the last bin), then counted per bin.
+    const bins = ranged.map(({ column, k, lo, width }) => {
+      // As text: a Float64 parameter beyond 2^53 (a UInt64 column's range) is still exact enough, but no JS integer.
+      params[`__stat_lo${k}`] = String(lo);
+      params[`__stat_width${k}`] = String(width);
+      const c = `t.${sql.column(column.field)}`;
+      return `if(${c} IS NULL, -1, least(toInt64(floor((${c} - {__stat_lo${k}:Float64}) / {__stat_width${k}:Float64})), ${HISTOGRAM_BINS - 1})) AS __stat_b${k}`;
+    });
+    const counts = ranged.flatMap(({ k }) => Array.from({ length: HISTOGRAM_BINS }, (_, b) => `countIf(__stat_b${k} = ${b}) AS __stat_bin${k}_${b}`));
+    return `SELECT ${counts.join(', ')} FROM (SELECT ${bins.join(', ')} FROM ${over.from(sql)} AS t)`;
+  }, params, over.options);
+  for (const { column, k, lo, width } of ranged) {
+    const distribution: Record<string, number> = {};
+    for (let b = 0; b < HISTOGRAM_BINS; b++) {
+      const n = Number(bins![`__stat_bin${k}_${b}`] ?? 0);
+      if (n === 0) continue;
+      const from = lo + b * width;
+      distribution[`${round(from)}-${round(from + width)}`] = n;
+    }
+    (out[column.field] as Statistics).distribution = distribution;
+  }
+}
+
+/** The TOP_VALUES most frequent values of each text column (ties by value): one GROUP BY over (column, value) pairs. */
+async function topValues(store: DataStore, over: Rows, text: InferredColumn[], out: Record<string, ColumnMetadata>): Promise<void> {
+  if (text.length === 0) return;
+  const top = await store.query<{ i: number | string; v: string; n: string }>(over.organisationId, (sql) => {
+    const pairs = text.map((column, i) => `tuple(${i}, toString(t.${sql.column(column.field)}))`);
+    return `SELECT p.1 AS i, p.2 AS v, count() AS n FROM ${over.from(sql)} AS t ARRAY JOIN [${pairs.join(', ')}] AS p WHERE p.2 IS NOT NULL GROUP BY i, v ORDER BY i, n DESC, v LIMIT ${TOP_VALUES} BY i`;
+  }, over.params, over.options);
+  for (const { i, v, n } of top) ((out[text[Number(i)]!.field] as Statistics).categoryOccurences as Record<string, number>)[v] = Number(n);
+}
+
+/** Counts, nulls and distinct values of one column (array columns: their cells are never null). */
+async function baseStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<ColumnMetadata> {
+  const [base] = await store.query<{ rows: string; cardinality: string }>(over.organisationId, (sql) => {
     const c = `t.${sql.column(column.field)}`;
-    return `SELECT toString(${c}) AS v, count() AS n FROM ${over.from(sql)} AS t WHERE ${c} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES}`;
+    return `SELECT count() AS rows, uniqExact(${c}) AS cardinality FROM ${over.from(sql)} AS t`;
   }, over.params, over.options);
-  const [shape] = await store.query<{ pattern: string | null; objects: number | null }>(org, (sql) => {
-    const c = `ifNull(toString(t.${sql.column(column.field)}), '')`;
-    // The most common shape: letters as A, digits as 9 (e.g. "AA-9999").
-    return (
-      `SELECT topK(1)(replaceRegexpAll(replaceRegexpAll(${c}, '[A-Za-z]', 'A'), '[0-9]', '9'))[1] AS pattern, ` +
-      `countIf(startsWith(${c}, '{') AND isValidJSON(${c})) / count() AS objects FROM ${over.from(sql)} AS t WHERE t.${sql.column(column.field)} IS NOT NULL`
-    );
-  }, over.params, over.options);
-  return {
-    categoryOccurences: Object.fromEntries(top.map(({ v, n }) => [v, Number(n)])),
-    stringPattern: shape?.pattern ?? null,
-    jsonObjectFraction: Number(shape?.objects ?? 0),
-  };
+  return { dtype: storageType(column), cardinality: Number(base!.cardinality), nullFraction: 0, processing: null, metadataStatus: 'complete' };
 }
 
 async function arrayStatistics(store: DataStore, over: Rows, column: InferredColumn): Promise<Statistics> {

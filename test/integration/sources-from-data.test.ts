@@ -117,7 +117,10 @@ test('column statistics are computed by the data engine and match values compute
 
 test('columns named like the aliases of the statistics queries get their own statistics', async (t) => {
   const app = await buildTestApp(t);
-  const rows = [{ n: 1, v: 'a', lo: 2.5, rows: 3, x: [1, 2], bin: 'p' }, { n: 4, v: 'b', lo: 1, rows: 3, x: [3], bin: 'q' }];
+  const rows = [
+    { n: 1, v: 'a', lo: 2.5, rows: 3, x: [1, 2], bin: 'p', p: 'u', i: 7, __stat_rows: 'w', __stat0_lo: 9 },
+    { n: 4, v: 'b', lo: 1, rows: 3, x: [3], bin: 'q', p: 'u', i: 8, __stat_rows: 'w', __stat0_lo: 5 },
+  ];
   const res = await app.call({ method: 'POST', url: `${API}/workspaces/${app.tenant.libraryWorkspaceId}/sources/from-data`, body: { name: 'Aliases', rows } });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   const metadata = res.body.data.columnMetadata;
@@ -125,4 +128,8 @@ test('columns named like the aliases of the statistics queries get their own sta
   assert.deepEqual(metadata.v.categoryOccurences, { a: 1, b: 1 });
   assert.deepEqual([metadata.lo.rangeFrom, metadata.lo.rangeTo], [1, 2.5]);
   assert.equal(metadata.x.totalElementCount, 3);
+  assert.deepEqual(metadata.p.categoryOccurences, { u: 2 });
+  assert.deepEqual([metadata.i.rangeFrom, metadata.i.rangeTo, metadata.i.cardinality], [7, 8, 2]);
+  assert.deepEqual(metadata.__stat_rows.categoryOccurences, { w: 2 });
+  assert.deepEqual([metadata.__stat0_lo.rangeFrom, metadata.__stat0_lo.rangeTo], [5, 9]);
 });
