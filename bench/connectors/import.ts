@@ -43,7 +43,8 @@ async function copyOut(table: string): Promise<number> {
 
 async function importThrough(service: BenchService, connectorId: string, table: string): Promise<{ ms: number; rowCount: number }> {
   const started = performance.now();
-  const accepted = await service.call('POST', `/connectors/${connectorId}/import`, { workspaceId: service.ws, config: { table } });
+  // Manual ontology: the extraction an auto source queues would run beside the next round's import.
+  const accepted = await service.call('POST', `/connectors/${connectorId}/import`, { workspaceId: service.ws, config: { table }, ontologyMode: 'manual' });
   if (accepted.status !== 202) throw new Error(JSON.stringify(accepted));
   for (;;) {
     const job = await service.call('GET', `/workspaces/${service.ws}/jobs/${accepted.data.jobId}`);
