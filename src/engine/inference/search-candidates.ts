@@ -44,6 +44,8 @@ export class CandidateTracker {
     private readonly levers: ReadonlyMap<number, Lever>,
     /** The unit's baseline value of every node (numbers, category codes). */
     readonly base: Float64Array,
+    /** The targets' values in the unit as it is (every lever at its own value). */
+    readonly baseTargets: readonly number[],
   ) {}
 
   costOf(settings: readonly Setting[]): number {

@@ -39,20 +39,27 @@ export function* searchLines(targets: readonly ResolvedTarget[], tracker: Candid
 
 const withLever = (line: Line, value: number): Setting[] => [...line.fixed, { node: line.lever.node, value }];
 
-/** Closed form: two rows give each target's slope in the lever; each target's aim gives a root. */
+/**
+ * Closed form: two rows give each target's slope in the lever; each target's aim gives a root. A lever alone at its
+ * own value is the unit as it is, so a line without other changes needs only the second row.
+ */
 function* solveAffineLines(targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): Search<void> {
-  const probeRows = lines.flatMap((line) => {
+  const rows = lines.map((line) => {
     const base = tracker.base[line.lever.node]!;
-    return [withLever(line, base), withLever(line, base + line.lever.std)];
+    return { at0: withLever(line, base), at1: withLever(line, base + line.lever.std), known: line.fixed.length === 0 };
   });
+  const probeRows = rows.flatMap((row) => (row.known ? [row.at1] : [row.at0, row.at1]));
   const probed = yield probeRows;
   probeRows.forEach((settings, r) => tracker.consider(settings, probed[r]!, false));
   const candidates: { settings: Setting[]; aimed: boolean }[] = [];
+  let next = 0;
   lines.forEach((line, l) => {
     const base = tracker.base[line.lever.node]!;
     const [low, high] = leverRange(line.lever, base);
-    const at0 = probed[2 * l]!;
-    const at1 = probed[2 * l + 1]!;
+    const { known } = rows[l]!;
+    const at0 = known ? [...tracker.baseTargets] : probed[next++]!;
+    const at1 = probed[next++]!;
+    if (known) tracker.consider(rows[l]!.at0, at0, false);
     const slopes = targets.map((_, j) => (at1[j]! - at0[j]!) / line.lever.std);
     // Each target's own aim, and the nearest point of the interval where all targets are met.
     let lo = low;

@@ -126,7 +126,7 @@ export function searchUnits(plan: ChangeSearchPlan, probe: UnitProbe, checkpoint
 /** One unit's search, from its baseline (every node's value, the targets' values). */
 export function* searchUnitChanges(plan: ChangeSearchPlan, baseline: { nodes: Float64Array; targets: number[] }, checkpoint: () => void): Search<UnitAnswer> {
   const { targets } = plan;
-  const tracker = new CandidateTracker(targets, new Map(plan.levers.map((l) => [l.node, l])), baseline.nodes);
+  const tracker = new CandidateTracker(targets, new Map(plan.levers.map((l) => [l.node, l])), baseline.nodes, baseline.targets);
   // The unit as it is competes too: no change beats changes that only move it further from its targets.
   tracker.consider([], baseline.targets, true);
   if (!targets.every((t, j) => targetMet(t, baseline.targets[j]!))) {
