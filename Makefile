@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test` (README.md).
-.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-load bench-temporal bench-temporal-questions bench-panels bench-mcp bench-query bench-ontology bench-connectors bench-store lint lock clean
+.PHONY: run test build bench bench-kernels bench-discovery bench-pipeline bench-inference bench-rca bench-simulations bench-load bench-batch-large bench-temporal bench-temporal-questions bench-panels bench-mcp bench-query bench-ontology bench-connectors bench-store lint lock clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci
@@ -75,6 +75,9 @@ bench-simulations: build
 
 bench-load: build
 	node dist/bench/http/load.js
+
+bench-batch-large: build
+	node dist/bench/engine/batch-large.js
 
 ## Data plane: CSV uploads (plain and with units) beside chDB loading the file itself, record pages, exports; writes BENCHMARKS.md.
 bench-store: build

@@ -124,6 +124,25 @@ async function serveBare(): Promise<ReadyMessage> {
   return { type: 'ready', port: portOf(app.server.address()), targets: { bare: { path: '/bare' }, bareSameBytes: { path: '/bare-same-bytes' } } };
 }
 
+/**
+ * Raw uWebSockets.js (the uws-pack 20.0.8 build from npm, the one that installs here; Node 20 only) answering the
+ * bare route's body: the transport the design card names, measured beside node:http in the same run.
+ */
+async function serveUws(): Promise<ReadyMessage> {
+  const uws = await import('uws-pack');
+  const app = uws.App();
+  app.get('/bare', (res) => {
+    res.writeHeader('content-type', 'application/json; charset=utf-8').end('{"hello":"world"}');
+  });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    app.listen('127.0.0.1', 0, (token) => (token ? resolvePort(uws.us_socket_local_port(token)) : reject(new Error('uWS could not listen'))));
+  });
+  onStop(async () => {
+    app.close();
+  });
+  return { type: 'ready', port, targets: { uws: { path: '/bare' } } };
+}
+
 async function serveCausa(): Promise<ReadyMessage> {
   // Loaded only here, so that the bare server and the load generator never load Causa's modules.
   const { buildApp } = await import('../../src/app.js');
@@ -185,8 +204,8 @@ function onStop(handler: () => Promise<void>): void {
 
 async function child(kind: string): Promise<void> {
   const send = (message: ChildMessage) => process.send?.(message);
-  const ready = kind === 'bare' ? await serveBare() : kind === 'causa' ? await serveCausa() : null;
-  if (ready === null) throw new Error(`--serve expects bare or causa, got ${kind}`);
+  const ready = kind === 'bare' ? await serveBare() : kind === 'causa' ? await serveCausa() : kind === 'uws' ? await serveUws() : null;
+  if (ready === null) throw new Error(`--serve expects bare, uws or causa, got ${kind}`);
   // A normal exit, so that --cpu-prof writes its profile.
   let stopping = false;
   const stop = () => {
@@ -308,17 +327,18 @@ interface RoundResult {
 
 const LABELS: Record<string, string> = {
   bare: 'bare fastify `GET /bare` (baseline)',
+  uws: 'raw uWebSockets.js `GET /bare` (uws-pack 20.0.8, the same body)',
   bareSameBytes: 'bare fastify sending the bytes of `/me` (reference)',
   me: 'Causa `GET /api/v1/me`',
   workspace: 'Causa `GET /api/v1/workspaces/{id}`',
 };
-const ORDER = ['bare', 'bareSameBytes', 'me', 'workspace'];
+const ORDER = ['bare', 'uws', 'bareSameBytes', 'me', 'workspace'];
 
 async function sanityCheck(target: Target): Promise<void> {
   const response = await fetch(target.url, { headers: target.headers });
   const body = await response.text();
   if (response.status !== 200) throw new Error(`${target.name}: ${target.url} answered ${response.status}: ${body}`);
-  if (!target.name.startsWith('bare')) {
+  if (target.name === 'me' || target.name === 'workspace') {
     const limit = response.headers.get('ratelimit-limit');
     if (limit !== String(BENCH_RATE_LIMIT)) throw new Error(`${target.name}: expected ratelimit-limit ${BENCH_RATE_LIMIT}, got ${limit}`);
     const data = (JSON.parse(body) as { data?: unknown }).data;
@@ -349,8 +369,8 @@ async function parent(): Promise<void> {
     mkdirSync(profileDir, { recursive: true });
     causaArgv.push('--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`);
   }
-  const [bare, causa] = await Promise.all([Server.start('bare', []), Server.start('causa', causaArgv)]);
-  const servers = [bare, causa];
+  const [bare, uws, causa] = await Promise.all([Server.start('bare', []), Server.start('uws', []), Server.start('causa', causaArgv)]);
+  const servers = [bare, uws, causa];
   try {
     const targets = new Map<string, Target>();
     for (const server of servers) {
@@ -493,7 +513,7 @@ function render(run: {
   );
   const table = `${header}\n${lines.map((l) => `| ${l} |`).join('\n')}`;
 
-  const causaRows = summaries.filter((s) => !s.name.startsWith('bare'));
+  const causaRows = summaries.filter((s) => s.name === 'me' || s.name === 'workspace');
   const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
   const goals = causaRows
     .map(

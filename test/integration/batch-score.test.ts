@@ -104,4 +104,24 @@ test('a scoring request takes exactly one of rows and rowsFrom, and its referenc
   await refused({ rowsFrom: { sourceId: source.body.data.id } }, 'body/rowsFrom', /none of the twin's input variables/);
   await refused({ rowsFrom: { sourceId: source.body.data.id, keepColumns: ['nope'] } }, 'body/rowsFrom/keepColumns/0', /not a column/);
   await refused({ rowsFrom: { sourceId: 'src_doesnotexist' } }, 'body/rowsFrom/sourceId', /not a tabular source of this workspace/);
+
+  // A dataset, filtered and limited: the rows it selects, in its own order, scored as the same rows inline are.
+  const rows = rowsToScore(300);
+  const scoring = (await app.call({ method: 'POST', url: `${API}/workspaces/${twin.ws}/sources/from-data`, body: { name: 'to score', rows } })).body.data;
+  const dataset = await app.call({ method: 'POST', url: `${API}/workspaces/${twin.ws}/datasets`, body: { name: 'scoring set', sources: [{ id: scoring.id }] } });
+  assert.equal(dataset.status, 201, JSON.stringify(dataset.body));
+  const premium = { column: 'plan', comparisonOperator: 'Equal to', value: 'premium' };
+  await refused({ rowsFrom: { datasetId: dataset.body.data.id, filter: { column: 'nope', comparisonOperator: 'Equal to', value: 1 } } }, 'body/rowsFrom/filter/column', /nope/);
+  const run = async (body: Record<string, unknown>) => {
+    const accepted = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, ...body } });
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    const done = await waitForRun(twin, accepted.body.data.runId);
+    assert.equal(done.status, 'completed', done.error);
+    return (await app.call({ method: 'GET', url: `${twin.simulations}/${done.id}/score?limit=1000` })).body.data.rows;
+  };
+  const chosen = rows.filter((row) => row.plan === 'premium').slice(0, 40);
+  const byDataset = await run({ rowsFrom: { datasetId: dataset.body.data.id, filter: premium, limit: 40 } });
+  const inline = await run({ rows: chosen.map(({ id: _id, ...row }) => row) });
+  assert.equal(byDataset.length, 40);
+  assert.deepEqual(byDataset, inline);
 });
