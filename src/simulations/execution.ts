@@ -90,16 +90,13 @@ export class SimulationExecution {
     const version = await this.versions.get(job.organisation_id, twinId, params.versionId);
     if (version?.model == null) throw new JobError(`Twin version ${params.versionLabel} no longer has a trained model (deleted or relearned since the run was submitted)`);
     const { model, record } = version;
-    if (params.kind === 'score') {
-      await this.phase(context, 'configured', 0.03);
-      await this.phase(context, 'running', 0.05);
-      return this.runScore(context, model as CbnModel, input as ScoreInput);
-    }
-    const family = familyOf(input.type, record.type);
+    // A scoring run is no family's question (null).
+    const family = params.kind === 'score' ? null : familyOf(input.type, record.type);
     if (family === undefined) throw new JobError(`This service no longer answers '${input.type}' questions`);
-    const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     await this.phase(context, 'configured', 0.03);
     await this.phase(context, 'running', 0.05);
+    if (family === null) return this.runScore(context, model as CbnModel, input as ScoreInput);
+    const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     if (family.batchRows?.includes(record.type) === true) return this.runBatch(context, model as CbnModel, input as BatchScenario, family.engine);
     const options = {
       signal,
@@ -117,38 +114,35 @@ export class SimulationExecution {
 
   /** A batch: rows answered chunk by chunk on the pool; the results inline, or a table in the data store the outputs name. */
   private async runBatch(context: JobContext<RunParams>, model: CbnModel, scenario: BatchScenario, engine: string): Promise<RunResult> {
-    const { job, params } = context;
+    const { params } = context;
     const outcome = await runPredictionBatch(this.batch, this.batchTask(context, model), scenario, engine);
-    try {
-      context.progress(0.97, 'saving results');
-      await context.ensureActive();
-      const table = outcome.record === undefined ? {} : { resultsTable: { rows: outcome.record.rows, columns: outcome.record.columns.map((c) => c.name) } };
-      const details = JSON.stringify({ ...outcome.details, ...table, seed: params.seed });
-      // The inline results are JSON text already (a record per row): spliced in, never parsed and written again.
-      const outputs = `{${JSON.stringify(params.versionLabel)}:{"results":${outcome.resultsJson ?? '{}'},"changepoints":{},"history":{},"details":${details}}}`;
-      await this.runs.insertOutputs({ run_id: job.id, organisation_id: job.organisation_id, outputs, sweep: null, score: null, created_at: nowIso() });
-    } catch (error) {
-      await this.batch.discard(job.organisation_id, job.id);
-      throw error;
-    }
+    const table = outcome.record === undefined ? {} : { resultsTable: tableOf(outcome.record) };
+    const details = JSON.stringify({ ...outcome.details, ...table, seed: params.seed });
+    // The inline results are JSON text already (a record per row): spliced in, never parsed and written again.
+    await this.saveBatch(context, `{${JSON.stringify(params.versionLabel)}:{"results":${outcome.resultsJson ?? '{}'},"changepoints":{},"history":{},"details":${details}}}`);
     return { resultsSummary: outcome.summary, hasSweep: false, ...(outcome.record === undefined ? {} : { rowsTable: outcome.record }) };
   }
 
   /** A scoring run: its rows scored chunk by chunk on the pool, written as its results table; the digest in its outputs. */
   private async runScore(context: JobContext<RunParams>, model: CbnModel, input: ScoreInput): Promise<RunResult> {
-    const { job, params } = context;
+    const { params } = context;
     const outcome = await runScoreBatch(this.batch, this.batchTask(context, model), input);
+    const details = { digest: outcome.digest, targets: input.targets.map((t) => t.variable), ...outcome.details, resultsTable: tableOf(outcome.record), seed: params.seed };
+    await this.saveBatch(context, JSON.stringify({ [params.versionLabel]: { results: {}, changepoints: {}, history: {}, details } }));
+    return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };
+  }
+
+  /** Stores a batch run's outputs (JSON text); a failure, or a cancel meanwhile, drops every table the batch made. */
+  private async saveBatch(context: JobContext<RunParams>, outputs: string): Promise<void> {
+    const { job } = context;
     try {
       context.progress(0.97, 'saving results');
       await context.ensureActive();
-      const details = { digest: outcome.digest, targets: input.targets.map((t) => t.variable), ...outcome.details, resultsTable: { rows: outcome.record.rows, columns: outcome.record.columns.map((c) => c.name) }, seed: params.seed };
-      const outputs = JSON.stringify({ [params.versionLabel]: { results: {}, changepoints: {}, history: {}, details } });
       await this.runs.insertOutputs({ run_id: job.id, organisation_id: job.organisation_id, outputs, sweep: null, score: null, created_at: nowIso() });
     } catch (error) {
       await this.batch.discard(job.organisation_id, job.id);
       throw error;
     }
-    return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };
   }
 
   private batchTask(context: JobContext<RunParams>, model: CbnModel) {
@@ -176,3 +170,6 @@ export class SimulationExecution {
     });
   }
 }
+
+/** What the outputs say of a results table: its row count and the columns a reader sees. */
+const tableOf = (record: RowsTableRecord) => ({ rows: record.rows, columns: record.columns.map((c) => c.name) });
