@@ -184,7 +184,7 @@ async function serveCausa(): Promise<ReadyMessage> {
     type: 'ready',
     port: portOf(app.server.address()),
     // More keys of the same kind, for benches that drive other routes of this server (bench/mcp/calls.ts).
-    spareKeys: [await newKey('bench-spare-1'), await newKey('bench-spare-2'), await newKey('bench-spare-3')],
+    spareKeys: [await newKey('bench-spare-1'), await newKey('bench-spare-2'), await newKey('bench-spare-3'), await newKey('bench-spare-4')],
     targets: {
       me: { path: '/api/v1/me', authorization: `Bearer ${meKey}` },
       workspace: { path: `/api/v1/workspaces/${org.libraryWorkspaceId}`, authorization: `Bearer ${workspaceKey}` },

@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { AppError } from '../errors.js';
 import { clientGone } from '../http/client-gone.js';
 import { API_PREFIX } from '../http/openapi.js';
+import { acceptsGzip } from '../lib/gzip-prefix.js';
 import { HEADERLESS_REVISION, REVISIONS, RPC, type Revision, type RpcResponse, features, isRevision, negotiate, rpcError } from './protocol.js';
 import { type McpServer, encodeResponse } from './server.js';
 import type { McpStreams } from './streams.js';
@@ -56,19 +57,23 @@ export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpS
       const message = messages.length === 0 ? 'An empty batch is not a request' : `JSON-RPC batches are honoured only on revision 2025-03-26; this request is on ${revision}: send one message per request`;
       return (reply as FastifyReply).code(400).send(rpcError(null, RPC.invalidRequest, message));
     }
-    const signal = clientGone(reply);
+    // The abort signal is made only for the calls that read it (tools): an AbortController costs more than a ping.
+    let gone: AbortSignal | undefined;
+    const base = { principal, revision, get signal() { return (gone ??= clientGone(reply)); } };
     if (stream === undefined && !batch && followsProgress(body) && String(request.headers.accept ?? '').includes('text/event-stream')) {
       // A long tool followed to its end: progress notifications, then the response, on an event stream.
       reply.hijack();
       reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': sessionOf(principal.organisationId) });
       const send = (message: unknown) => reply.raw.writableEnded || reply.raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-      const response = await server.handle(body, { principal, revision, signal, notify: send });
+      const response = await server.handle(body, { ...base, signal: base.signal, notify: send });
       if (response !== null) send(response);
       reply.raw.end();
       return reply;
     }
     const notify = stream === undefined ? undefined : (message: unknown) => stream.send(message);
-    const responses = (await Promise.all(messages.map((message) => server.handle(message, { principal, revision, signal, ...(notify === undefined ? {} : { notify }) })))).filter((r): r is RpcResponse => r !== null);
+    const handled = messages.map((message) => server.handle(message, notify === undefined ? base : { principal, revision, get signal() { return base.signal; }, notify }));
+    // Methods answered from memory are sent without a turn of the event loop.
+    const responses = (handled.some((h) => h instanceof Promise) ? await Promise.all(handled) : (handled as Array<RpcResponse | null>)).filter((r): r is RpcResponse => r !== null);
     if (initialize !== undefined) {
       reply.header('mcp-session-id', sessionOf(principal.organisationId));
       if (stream !== undefined) stream.revision = revision;
@@ -79,7 +84,13 @@ export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpS
     }
     if (responses.length === 0) return (reply as FastifyReply).code(202).send();
     const unsupported = !batch && 'error' in responses[0]! && responses[0].error.code === RPC.unsupportedProtocolVersion;
-    const text = batch ? Buffer.concat([Buffer.from('['), ...responses.flatMap((r, i) => (i === 0 ? [encodeResponse(r)] : [Buffer.from(','), encodeResponse(r)])), Buffer.from(']')]) : encodeResponse(responses[0]!);
+    if (batch) {
+      const text = Buffer.concat([Buffer.from('['), ...responses.flatMap((r, i) => (i === 0 ? [encodeResponse(r).body] : [Buffer.from(','), encodeResponse(r).body])), Buffer.from(']')]);
+      return (reply as FastifyReply).code(200).type('application/json; charset=utf-8').send(text);
+    }
+    // A large answer kept encoded (tools/list) goes gzipped to clients that accept it (fetch and httpx do by default).
+    const { body: text, gzipped } = encodeResponse(responses[0]!, acceptsGzip(request.headers['accept-encoding']));
+    if (gzipped) reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding');
     return (reply as FastifyReply).code(unsupported ? 400 : 200).type('application/json; charset=utf-8').send(text);
   });
 

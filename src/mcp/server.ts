@@ -6,6 +6,7 @@
 import { Compile } from 'typebox/compile';
 import type { Principal } from '../auth/principal.js';
 import { AppError } from '../errors.js';
+import { GzipPrefix } from '../lib/gzip-prefix.js';
 import { PROMPTS, promptMessages } from './prompts.js';
 import { type Id, REVISIONS, RPC, type Revision, type RpcResponse, features, negotiate, rpcError, rpcResult, statelessRevision } from './protocol.js';
 import { RESOURCE_TEMPLATES, listResources, readResource } from './resources.js';
@@ -13,17 +14,30 @@ import { selfContained } from './schemas.js';
 import { TERMINAL, type Tool, type ToolServices } from './tool.js';
 import { TOOLS, toolNamed } from './tools/index.js';
 
-/** Results kept between calls, with their JSON as UTF-8 bytes (the transport splices them rather than encode them again). */
-const PRESERIALIZED = new WeakMap<object, Buffer>();
-const RESULT_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
-const RESULT_MIDDLE = Buffer.from(',"result":');
-const RESULT_TAIL = Buffer.from('}');
+/**
+ * Results kept between calls (tools/list), encoded once: the response up to its id as UTF-8 bytes, and for a large
+ * one the same gzipped (`{"jsonrpc":"2.0","result":...,"id":` is constant; only the id and `}` differ per call).
+ */
+interface Preserialized {
+  prefix: Buffer;
+  gzip: GzipPrefix | undefined;
+}
+const PRESERIALIZED = new WeakMap<object, Preserialized>();
+/** Smaller answers are not worth compressing. */
+const GZIP_FROM_BYTES = 1024;
 
-/** A response as JSON bytes. */
-export function encodeResponse(response: RpcResponse): Buffer {
-  const bytes = 'result' in response ? PRESERIALIZED.get(response.result) : undefined;
-  if (bytes === undefined) return Buffer.from(JSON.stringify(response));
-  return Buffer.concat([RESULT_HEAD, Buffer.from(JSON.stringify(response.id)), RESULT_MIDDLE, bytes, RESULT_TAIL]);
+function keepSerialized(result: Record<string, unknown>): void {
+  const prefix = Buffer.from(`{"jsonrpc":"2.0","result":${JSON.stringify(result)},"id":`);
+  PRESERIALIZED.set(result, { prefix, gzip: prefix.length >= GZIP_FROM_BYTES ? new GzipPrefix(prefix) : undefined });
+}
+
+/** A response as JSON bytes; gzipped when the client accepts it and the result was kept with a compressed form. */
+export function encodeResponse(response: RpcResponse, acceptsGzip = false): { body: Buffer; gzipped: boolean } {
+  const kept = 'result' in response ? PRESERIALIZED.get(response.result) : undefined;
+  if (kept === undefined) return { body: Buffer.from(JSON.stringify(response)), gzipped: false };
+  const tail = Buffer.from(`${JSON.stringify(response.id)}}`);
+  if (acceptsGzip && kept.gzip !== undefined) return { body: kept.gzip.with(tail), gzipped: true };
+  return { body: Buffer.concat([kept.prefix, tail]), gzipped: false };
 }
 
 export const SERVER_INFO = { name: 'causa', title: 'Causa', version: '0.1.0' };
@@ -58,8 +72,11 @@ const validatorOf = (tool: Tool) => {
 export class McpServer {
   constructor(private readonly services: ToolServices) {}
 
-  /** A message already parsed; `null` when it needs no response (a notification, or a client's response). */
-  async handle(message: unknown, call: McpCall): Promise<RpcResponse | null> {
+  /**
+   * A message already parsed; `null` when it needs no response (a notification, or a client's response). Methods
+   * answered from memory (ping, tools/list, prompts) answer synchronously, the others with a promise.
+   */
+  handle(message: unknown, call: McpCall): RpcResponse | null | Promise<RpcResponse | null> {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) return rpcError(null, RPC.invalidRequest, 'A JSON-RPC message is an object');
     const { jsonrpc, method, params, id } = message as { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown };
     const validId = id === undefined || id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
@@ -76,20 +93,24 @@ export class McpServer {
     const stateless = statelessRevision(p);
     if (stateless !== null) return rpcError(replyId, RPC.unsupportedProtocolVersion, `Unsupported protocol version ${stateless}`, { supported: [...REVISIONS], requested: stateless });
     if (notification) return null;
-    try {
-      const result = await this.dispatch(method, p, call);
-      return result === undefined ? rpcError(replyId, RPC.methodNotFound, `Method ${method} is not supported`) : rpcResult(replyId, result);
-    } catch (error) {
+    const answer = (result: Record<string, unknown> | undefined) => (result === undefined ? rpcError(replyId, RPC.methodNotFound, `Method ${method} is not supported`) : rpcResult(replyId, result));
+    const failure = (error: unknown) => {
       if (error instanceof RpcFault) return rpcError(replyId, error.code, error.message, error.data);
       if (error instanceof AppError) {
         const code = error.code === 'not_found' && method === 'resources/read' ? RESOURCE_NOT_FOUND : error.status === 422 || error.status === 400 ? RPC.invalidParams : RPC.internalError;
         return rpcError(replyId, code, error.detail, error.toProblem());
       }
       return rpcError(replyId, RPC.internalError, 'The request failed inside the service');
+    };
+    try {
+      const result = this.dispatch(method, p, call);
+      return result instanceof Promise ? result.then(answer, failure) : answer(result);
+    } catch (error) {
+      return failure(error);
     }
   }
 
-  private async dispatch(method: string, params: Record<string, unknown>, call: McpCall): Promise<Record<string, unknown> | undefined> {
+  private dispatch(method: string, params: Record<string, unknown>, call: McpCall): Record<string, unknown> | undefined | Promise<Record<string, unknown>> {
     switch (method) {
       case 'initialize':
         return {
@@ -105,12 +126,12 @@ export class McpServer {
       case 'tools/call':
         return this.callTool(params, call);
       case 'resources/list':
-        return { resources: await listResources(this.services, call.principal) };
+        return listResources(this.services, call.principal).then((resources) => ({ resources }));
       case 'resources/templates/list':
         return { resourceTemplates: RESOURCE_TEMPLATES };
       case 'resources/read': {
         if (typeof params.uri !== 'string') throw new RpcFault(RPC.invalidParams, 'resources/read needs uri');
-        return { contents: [await readResource(this.services, call.principal, params.uri)] };
+        return readResource(this.services, call.principal, params.uri).then((content) => ({ contents: [content] }));
       }
       case 'prompts/list':
         return { prompts: PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, ...(features(call.revision).titles ? { title } : {}), description, arguments: args })) };
@@ -156,7 +177,7 @@ export class McpServer {
     if (list === undefined) {
       list = { tools: this.visibleTools(call.principal).map((tool) => describeTool(tool, call.revision)) };
       this.lists.set(key, list);
-      PRESERIALIZED.set(list, Buffer.from(JSON.stringify(list)));
+      keepSerialized(list);
     }
     return list;
   }

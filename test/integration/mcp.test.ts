@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -187,6 +188,18 @@ test('MCP protocol rules over raw HTTP: batches, notifications, -32022, sessions
   assert.equal(stateless.statusCode, 400);
   assert.equal(stateless.json().error.code, -32022);
   assert.deepEqual(stateless.json().error.data.supported, ['2025-11-25', '2025-06-18', '2025-03-26']);
+  // tools/list goes gzipped to a client that accepts it; the same JSON as without, for any id.
+  for (const id of [11, 'list-é']) {
+    const plain = await post({ jsonrpc: '2.0', id, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const gzipped = await post({ jsonrpc: '2.0', id, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25', 'accept-encoding': 'br, gzip;q=0.8' });
+    assert.equal(gzipped.headers['content-encoding'], 'gzip');
+    assert.ok(gzipped.rawPayload.length < plain.rawPayload.length / 3);
+    assert.deepEqual(JSON.parse(gunzipSync(gzipped.rawPayload).toString()), plain.json());
+    assert.equal(plain.json().id, id);
+  }
+  const small = await post(ping(12), { 'mcp-protocol-version': '2025-11-25', 'accept-encoding': 'gzip' });
+  assert.equal(small.headers['content-encoding'], undefined, 'small answers are not compressed');
   const unknownMethod = await post({ jsonrpc: '2.0', id: 4, method: 'tools/teleport' });
   assert.equal(unknownMethod.json().error.code, -32601);
   const notRpc = await post({ id: 5, method: 'ping' });
