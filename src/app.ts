@@ -24,7 +24,7 @@ import {
 } from '../schemas/simulations.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import type { Context } from './context.js';
-import { installGate } from './http/auth.js';
+import { credentialRecheck, installGate } from './http/auth.js';
 import { installIdempotency } from './http/idempotency.js';
 import { API_PREFIX, describeRoutes, installOpenApi } from './http/openapi.js';
 import { installOperations } from './http/operations.js';
@@ -39,6 +39,8 @@ import { validatorCompiler } from './http/validation.js';
 import './http/types.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { McpServer } from './mcp/server.js';
+import { readResource } from './mcp/resources.js';
+import { McpSessions } from './mcp/sessions.js';
 import { McpStreams } from './mcp/streams.js';
 import { meRoutes } from './me/routes.js';
 import { catalogRoutes } from './catalog/routes.js';
@@ -109,11 +111,13 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
   // MCP event streams end before the server closes (they would hold it open).
   const mcpStreams = new McpStreams();
   app.addHook('preClose', async () => mcpStreams.closeAll());
-  const mcp = new McpServer(context);
+  const mcpSessions = new McpSessions(mcpStreams, async (principal, uri) => (await readResource(context, principal, uri)).text);
+  app.addHook('onClose', async () => mcpSessions.close());
+  const mcp = new McpServer(context, mcpSessions);
   await app.register(
     async (api) => {
       meRoutes(api);
-      mcpRoutes(api, mcp, mcpStreams, context.config.mcpAllowedOrigins);
+      mcpRoutes(api, mcp, mcpStreams, context.config.mcpAllowedOrigins, credentialRecheck(context.apiKeys));
       apiKeyRoutes(api, context.apiKeys);
       userRoutes(api, context.users);
       workspaceRoutes(api, context.workspaces);

@@ -25,6 +25,18 @@ export function installGate(app: FastifyInstance, apiKeys: ApiKeyService, limite
   });
 }
 
+/**
+ * How to check a request's credential again later (for an event stream that outlives its request): the same
+ * authentication as the gate, answered from the credential cache, so a revoked or expired key stops passing.
+ */
+export function credentialRecheck(apiKeys: ApiKeyService): (request: FastifyRequest) => () => Principal | Promise<Principal> {
+  return (request) => {
+    const token = bearerToken(request);
+    const address = request.ip;
+    return () => apiKeys.authenticate(token, address);
+  };
+}
+
 /** Every answer names its request (the caller's X-Request-Id when it sent a valid one: app.ts genReqId). */
 export function tagRequest(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);

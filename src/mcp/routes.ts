@@ -13,12 +13,15 @@ import { API_PREFIX } from '../http/openapi.js';
 import { acceptsGzip } from '../lib/gzip-prefix.js';
 import { HEADERLESS_REVISION, REVISIONS, RPC, type Revision, type RpcResponse, features, isRevision, negotiate, rpcError } from './protocol.js';
 import { type McpServer, encodeResponse } from './server.js';
-import type { McpStreams } from './streams.js';
+import type { McpStreams, StreamOwner } from './streams.js';
 
 const TAGS = ['MCP'];
 const sessionOf = (organisationId: string) => `org-${organisationId}`;
 
-export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpStreams, allowedOrigins: readonly string[]): void {
+/** Checks a credential again (the gate's check), for streams that outlive the request that opened them. */
+export type Recheck = (request: FastifyRequest) => StreamOwner['recheck'];
+
+export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpStreams, allowedOrigins: readonly string[], recheck: Recheck): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.post('/mcp', {
@@ -114,7 +117,7 @@ export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpS
       'x-accel-buffering': 'no',
       'mcp-session-id': sessionOf(request.principal.organisationId),
     });
-    streams.start(reply.raw, request.principal.organisationId, (id) => `${API_PREFIX}/mcp?stream=${id}`);
+    streams.start(reply.raw, { principal: request.principal, recheck: recheck(request) }, (id) => `${API_PREFIX}/mcp?stream=${id}`);
   });
 }
 

@@ -9,7 +9,9 @@ import { AppError } from '../errors.js';
 import { GzipPrefix } from '../lib/gzip-prefix.js';
 import { PROMPTS, promptMessages } from './prompts.js';
 import { type Id, REVISIONS, RPC, type Revision, type RpcResponse, features, negotiate, rpcError, rpcResult, statelessRevision } from './protocol.js';
+import { type CompletionRequest, complete } from './completions.js';
 import { RESOURCE_TEMPLATES, listResources, readResource } from './resources.js';
+import { LOG_LEVELS, type LogLevel, type McpSessions, isLogLevel } from './sessions.js';
 import { selfContained } from './schemas.js';
 import { TERMINAL, type Tool, type ToolServices } from './tool.js';
 import { TOOLS, toolNamed } from './tools/index.js';
@@ -70,7 +72,7 @@ const validatorOf = (tool: Tool) => {
 };
 
 export class McpServer {
-  constructor(private readonly services: ToolServices) {}
+  constructor(private readonly services: ToolServices, private readonly sessions: McpSessions) {}
 
   /**
    * A message already parsed; `null` when it needs no response (a notification, or a client's response). Methods
@@ -97,7 +99,7 @@ export class McpServer {
     const failure = (error: unknown) => {
       if (error instanceof RpcFault) return rpcError(replyId, error.code, error.message, error.data);
       if (error instanceof AppError) {
-        const code = error.code === 'not_found' && method === 'resources/read' ? RESOURCE_NOT_FOUND : error.status === 422 || error.status === 400 ? RPC.invalidParams : RPC.internalError;
+        const code = error.code === 'not_found' && method.startsWith('resources/') ? RESOURCE_NOT_FOUND : error.status < 500 ? RPC.invalidParams : RPC.internalError;
         return rpcError(replyId, code, error.detail, error.toProblem());
       }
       return rpcError(replyId, RPC.internalError, 'The request failed inside the service');
@@ -115,7 +117,7 @@ export class McpServer {
       case 'initialize':
         return {
           protocolVersion: negotiate(params.protocolVersion),
-          capabilities: { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false }, prompts: { listChanged: false } },
+          capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false }, logging: {}, completions: {} },
           serverInfo: SERVER_INFO,
           instructions: INSTRUCTIONS,
         };
@@ -129,10 +131,21 @@ export class McpServer {
         return listResources(this.services, call.principal).then((resources) => ({ resources }));
       case 'resources/templates/list':
         return { resourceTemplates: RESOURCE_TEMPLATES };
-      case 'resources/read': {
-        if (typeof params.uri !== 'string') throw new RpcFault(RPC.invalidParams, 'resources/read needs uri');
-        return readResource(this.services, call.principal, params.uri).then((content) => ({ contents: [content] }));
+      case 'resources/read':
+        return readResource(this.services, call.principal, uriOf(params, method)).then((content) => ({ contents: [content] }));
+      case 'resources/subscribe': {
+        const uri = uriOf(params, method);
+        return readResource(this.services, call.principal, uri).then((content) => (this.sessions.subscribe(call.principal, uri, content.text), {}));
       }
+      case 'resources/unsubscribe':
+        this.sessions.unsubscribe(call.principal, uriOf(params, method));
+        return {};
+      case 'logging/setLevel':
+        if (!isLogLevel(params.level)) throw new RpcFault(RPC.invalidParams, `level must be one of ${LOG_LEVELS.join(', ')}`);
+        this.sessions.setLevel(call.principal, params.level);
+        return {};
+      case 'completion/complete':
+        return complete(this.services, call.principal, completionRequest(params)).then((completion) => ({ completion }));
       case 'prompts/list':
         return { prompts: PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, ...(features(call.revision).titles ? { title } : {}), description, arguments: args })) };
       case 'prompts/get': {
@@ -157,8 +170,13 @@ export class McpServer {
   private async follow(tool: Tool, toolCall: Parameters<Tool['run']>[0], started: Record<string, unknown>, token: string | number, call: McpCall): Promise<Record<string, unknown>> {
     const deadline = Date.now() + FOLLOW_LIMIT_MS;
     let last = -1;
+    let status = '';
     for (;;) {
       const state = await tool.follow!(toolCall, started);
+      if (state.status !== status) {
+        status = state.status;
+        this.sessions.log(call.principal, 'info', `tools/${tool.name}`, { message: `${status}: ${state.progress.state}`, ...idsOf(started) }, call.notify);
+      }
       if (state.progress.percentage !== last) {
         last = state.progress.percentage;
         call.notify!({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: state.progress.percentage, total: 100, message: state.progress.state } });
@@ -205,24 +223,54 @@ export class McpServer {
       const wouldDo = tool.intent(rest);
       return { content: [{ type: 'text', text: `Not run: this would ${wouldDo}. Ask the user, then call ${tool.name} again with confirm: true.` }], isError: true };
     }
+    const log = (level: LogLevel, data: Record<string, unknown>) => this.sessions.log(call.principal, level, `tools/${tool.name}`, data, call.notify);
+    const started = Date.now();
     try {
       const toolCall = { principal: call.principal, services: this.services, args: rest, signal: call.signal };
       let value = await tool.run(toolCall);
+      if (tool.effect === 'long') log('info', { message: `Started: ${tool.intent(rest)}`, ...idsOf(value) });
       const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
       if (tool.follow !== undefined && call.notify !== undefined && (typeof token === 'string' || typeof token === 'number')) {
         value = await this.follow(tool, toolCall, value as Record<string, unknown>, token, call);
       }
       const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+      log('debug', { message: `${tool.name} answered in ${Date.now() - started} ms` });
       return {
         content: [{ type: 'text', text: JSON.stringify(value) }],
         ...(features(call.revision).structuredContent ? { structuredContent: structured } : {}),
         isError: false,
       };
     } catch (error) {
-      if (error instanceof AppError) return toolError(error);
-      throw error;
+      if (!(error instanceof AppError)) throw error;
+      log(error.status >= 500 ? 'error' : 'warning', { message: `${tool.name} failed: ${error.detail}`, problem: error.toProblem() });
+      return toolError(error);
     }
   }
+}
+
+/** The ids a started job or run is known by (for log messages). */
+function idsOf(value: unknown): Record<string, unknown> {
+  const record = (value ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(['jobId', 'runId', 'id'].filter((key) => typeof record[key] === 'string').map((key) => [key, record[key]]));
+}
+
+/** The `uri` a resources method names. */
+function uriOf(params: Record<string, unknown>, method: string): string {
+  if (typeof params.uri !== 'string' || params.uri === '') throw new RpcFault(RPC.invalidParams, `${method} needs uri`);
+  return params.uri;
+}
+
+/** completion/complete's params, checked. */
+function completionRequest(params: Record<string, unknown>): CompletionRequest {
+  const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+  const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
+  const given = (params.context as { arguments?: unknown } | undefined)?.arguments ?? {};
+  const refOk = (ref?.type === 'ref/prompt' && typeof ref.name === 'string') || (ref?.type === 'ref/resource' && typeof ref.uri === 'string');
+  if (!refOk || typeof argument?.name !== 'string' || typeof argument.value !== 'string' || given === null || typeof given !== 'object') {
+    throw new RpcFault(RPC.invalidParams, 'completion/complete needs ref ({type: ref/prompt, name} or {type: ref/resource, uri}) and argument {name, value}');
+  }
+  const context = Object.fromEntries(Object.entries(given).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return { ref: ref as CompletionRequest['ref'], argument: { name: argument.name, value: argument.value }, context };
 }
 
 /** A protocol fault raised inside a method (answered as a JSON-RPC error). */

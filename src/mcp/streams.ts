@@ -6,13 +6,24 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import type { Principal } from '../auth/principal.js';
 import type { Revision } from './protocol.js';
 
 const KEEP_ALIVE_MS = 15_000;
 
+/** Who opened a stream: its credential, and how to check that the credential still holds (not revoked or expired). */
+export interface StreamOwner {
+  principal: Principal;
+  recheck(): Principal | Promise<Principal>;
+}
+
+/** A credential within its organisation's session: log levels and subscriptions belong to it. */
+export const credentialOf = (principal: Principal) => `${principal.organisationId}/${principal.keyId ?? `user:${principal.userId}`}`;
+
 export interface McpStream {
   id: string;
   organisationId: string;
+  owner: StreamOwner;
   /** Set by the initialize posted on the stream; earlier messages are read as the headerless revision. */
   revision: Revision | null;
   send(message: unknown): void;
@@ -22,7 +33,7 @@ export class McpStreams {
   private readonly open = new Map<string, McpStream & { end(): void }>();
 
   /** Starts an event stream on `raw` (headers already sent); answers its id. */
-  start(raw: ServerResponse, organisationId: string, endpoint: (id: string) => string): McpStream {
+  start(raw: ServerResponse, owner: StreamOwner, endpoint: (id: string) => string): McpStream {
     const id = randomBytes(16).toString('base64url');
     const write = (text: string) => {
       if (!raw.writableEnded) raw.write(text);
@@ -31,7 +42,8 @@ export class McpStreams {
     timer.unref();
     const stream = {
       id,
-      organisationId,
+      organisationId: owner.principal.organisationId,
+      owner,
       revision: null,
       send: (message: unknown) => write(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
       end: () => {
@@ -50,6 +62,16 @@ export class McpStreams {
   find(id: string, organisationId: string): McpStream | undefined {
     const stream = this.open.get(id);
     return stream?.organisationId === organisationId ? stream : undefined;
+  }
+
+  /** The open streams of a credential (credentialOf). */
+  ofCredential(credential: string): McpStream[] {
+    return [...this.open.values()].filter((stream) => credentialOf(stream.owner.principal) === credential);
+  }
+
+  /** Ends a stream (its credential no longer holds). */
+  end(id: string): void {
+    this.open.get(id)?.end();
   }
 
   closeAll(): void {

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { buildTestApp } from '../helpers/app.js';
 import { chainWithPlanRows } from '../helpers/simulations.js';
 
@@ -52,7 +53,8 @@ test('MCP with the SDK client: every revision, a whole journey through tools, co
     t.after(() => client.close());
     assert.equal((transport as StreamableHTTPClientTransport).protocolVersion, revision);
     assert.equal(client.getServerVersion()?.name, 'causa');
-    assert.deepEqual(Object.keys(client.getServerCapabilities() ?? {}).sort(), ['prompts', 'resources', 'tools']);
+    assert.deepEqual(Object.keys(client.getServerCapabilities() ?? {}).sort(), ['completions', 'logging', 'prompts', 'resources', 'tools']);
+    assert.equal(client.getServerCapabilities()?.resources?.subscribe, true);
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
     for (const name of ['list_workspaces', 'create_source_from_rows', 'create_twin', 'run_pipeline', 'submit_simulation', 'get_simulation', 'get_job', 'import_from_connector']) assert.ok(names.includes(name), name);
@@ -133,6 +135,48 @@ test('MCP with the SDK client: every revision, a whole journey through tools, co
   await assert.rejects(client.readResource({ uri: `causa://workspaces/${ws}/digital-twins/dt_nowhere` }), /-32002|not found/);
   const templates = await client.listResourceTemplates();
   assert.equal(templates.resourceTemplates.length, 4);
+
+  // Completions: ids and variables from what the caller can read, narrowed by the arguments already given.
+  const twinTemplate = 'causa://workspaces/{workspaceId}/digital-twins/{twinId}';
+  const completed = async (ref: Parameters<Client['complete']>[0]['ref'], name: string, value: string, given: Record<string, string> = {}) =>
+    (await client.complete({ ref, argument: { name, value }, context: { arguments: given } })).completion;
+  assert.ok((await completed({ type: 'ref/resource', uri: twinTemplate }, 'workspaceId', ws.slice(0, 5))).values.includes(ws));
+  assert.deepEqual((await completed({ type: 'ref/resource', uri: twinTemplate }, 'twinId', 'chain t', { workspaceId: ws })).values, [twin.id], 'by name, case-insensitive');
+  assert.deepEqual((await completed({ type: 'ref/resource', uri: twinTemplate }, 'twinId', 'nothing like it', { workspaceId: ws })).values, []);
+  assert.deepEqual((await completed({ type: 'ref/resource', uri: `${twinTemplate}/versions/{versionId}` }, 'versionId', '', { workspaceId: ws, twinId: twin.id })).values, [twin.versionId]);
+  assert.deepEqual((await completed({ type: 'ref/prompt', name: 'what-if' }, 'outcome', '', { twinId: twin.id })).values.sort(), ['plan', 'w', 'x', 'y', 'z']);
+  assert.deepEqual((await completed({ type: 'ref/prompt', name: 'what-if' }, 'outcome', 'Z', { twinId: twin.id })).values, ['z']);
+  assert.deepEqual(await completed({ type: 'ref/prompt', name: 'what-if' }, 'change', 'raise'), { values: [], total: 0, hasMore: false }, 'free text has no completions');
+  await assert.rejects(completed({ type: 'ref/prompt', name: 'no-such-prompt' }, 'metric', ''), /No prompt is named no-such-prompt/);
+
+  // Logging: messages at or above the level set, on the session's stream.
+  const logs: Array<{ level: string; logger?: string; data: any }> = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
+  await client.setLoggingLevel('debug');
+  await call('list_twins', { workspaceId: ws });
+  await until(async () => logs, (seen) => seen.some((m) => m.logger === 'tools/list_twins' && m.level === 'debug' && /answered in \d+ ms/.test(m.data.message)));
+  await client.setLoggingLevel('warning');
+  logs.length = 0;
+  await call('list_twins', { workspaceId: ws });
+  await client.callTool({ name: 'get_twin', arguments: { workspaceId: ws, twinId: 'dt_nowhere' } });
+  await until(async () => logs, (seen) => seen.some((m) => m.level === 'warning' && m.logger === 'tools/get_twin' && m.data.problem.status === 404));
+  assert.ok(!logs.some((m) => m.level === 'debug'), 'nothing below the level set');
+  await assert.rejects(client.setLoggingLevel('loud' as never), /level must be one of debug, info/);
+
+  // Subscriptions: a change to a subscribed resource is announced on the session's stream.
+  const updated: string[] = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updated.push(notification.params.uri));
+  await client.subscribeResource({ uri: twinUri });
+  assert.equal((await app.call({ method: 'PATCH', url: `/api/v1/workspaces/${ws}/digital-twins/${twin.id}`, body: { name: 'Chain twin, renamed' } })).status, 200);
+  await until(async () => updated, (uris) => uris.includes(twinUri), 20_000);
+  await client.unsubscribeResource({ uri: twinUri });
+  await assert.rejects(client.subscribeResource({ uri: `causa://workspaces/${ws}/digital-twins/dt_nowhere` }), /-32002|not found/);
+
+  // Multi-environment tools are there; on a static twin the environments are an empty page and groups are refused.
+  assert.deepEqual((await call('list_environments', { workspaceId: ws, twinId: twin.id })).data, []);
+  const group = await client.callTool({ name: 'create_environment_group', arguments: { workspaceId: ws, twinId: twin.id, name: 'g', definition: { mode: 'environments', environments: ['a'] } } });
+  assert.equal(group.isError, true);
+  assert.match((group.content as Array<{ text: string }>)[0]!.text, /"status":422/);
 
   // Prompts: the platform's skills.
   const { prompts } = await client.listPrompts();
@@ -225,4 +269,34 @@ test('MCP protocol rules over raw HTTP: batches, notifications, -32022, sessions
   assert.equal(noStream.statusCode, 200);
   const gone = await app.app.inject({ method: 'POST', url: '/api/v1/mcp?stream=nowhere', headers: { 'content-type': 'application/json', authorization: `Bearer ${app.tenant.key}` }, payload: JSON.stringify(ping(14)) });
   assert.equal(gone.statusCode, 404);
+});
+
+test('MCP sessions: a stream whose key is revoked ends at the next subscription round, and its subscriptions go', async (t) => {
+  const app = await buildTestApp(t);
+  const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
+  const ws = app.tenant.libraryWorkspaceId;
+  const source = await app.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/sources/from-data`, body: { name: 'rows', rows: [{ a: 1, b: 2 }, { a: 2, b: 4 }] } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const dataset = await app.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/datasets`, body: { name: 'rows', sources: [{ id: source.body.data.id }] } });
+  assert.equal(dataset.status, 201, JSON.stringify(dataset.body));
+  const made = await app.call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'short-lived', scopes: ['sources:read', 'datasets:read'] } });
+  assert.equal(made.status, 201);
+  const headers = { authorization: `Bearer ${made.body.data.key}`, 'mcp-protocol-version': '2025-11-25' };
+
+  const stream = await fetch(`${address}/api/v1/mcp`, { headers: { ...headers, accept: 'text/event-stream' } });
+  assert.equal(stream.status, 200);
+  const reader = stream.body!.getReader();
+  assert.match(new TextDecoder().decode((await reader.read()).value), /^event: endpoint/);
+  const uri = `causa://workspaces/${ws}/datasets/${dataset.body.data.id}`;
+  const subscribed = await fetch(`${address}/api/v1/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri } }) });
+  assert.deepEqual(await subscribed.json(), { jsonrpc: '2.0', id: 1, result: {} });
+
+  assert.equal((await app.call({ method: 'POST', url: `/api/v1/api-keys/${made.body.data.id}/revoke` })).status, 200);
+  const ended = await Promise.race([
+    (async () => {
+      for (;;) if ((await reader.read()).done) return true;
+    })(),
+    new Promise((resolve) => setTimeout(() => resolve(false), 15_000)),
+  ]);
+  assert.equal(ended, true, 'the revoked key\'s stream ended');
 });
