@@ -33,7 +33,9 @@ export function mcpRoutes(app: FastifyInstance, server: McpServer, streams: McpS
         + 'gets 2025-11-25) and answers the session id `org-<orgId>` in `Mcp-Session-Id`; later requests name it in `MCP-Protocol-Version` (absent: 2025-03-26; not a supported revision: 400). '
         + 'Notifications and responses answer 202 with no body. A request whose `_meta` names a stateless revision (2026-07-28 or later) answers 400 with error -32022 and the supported revisions. '
         + 'With `stream` (the legacy HTTP+SSE transport, from GET /mcp\'s endpoint event) the answers go to that stream and the POST answers 202. A browser Origin answers 403 unless it is in '
-        + 'CAUSA_MCP_ALLOWED_ORIGINS or it and the Host are both loopback (localhost); so does another organisation\'s session id. Tools: tools/list (filtered by the credential\'s scopes).',
+        + 'CAUSA_MCP_ALLOWED_ORIGINS or it and the Host are both loopback (localhost); so does another organisation\'s session id. Methods: initialize, ping, tools/list (filtered by the credential\'s scopes; '
+        + 'gzipped when Accept-Encoding allows), tools/call, resources/list, resources/templates/list, resources/read, resources/subscribe and resources/unsubscribe (changes announced as '
+        + 'notifications/resources/updated on the session\'s open GET stream), prompts/list, prompts/get, logging/setLevel (notifications/message) and completion/complete.',
       tags: TAGS,
       querystring: Type.Object({ stream: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A legacy event stream (GET /mcp\'s endpoint event)' })) }),
       body: Type.Unknown({ description: 'A JSON-RPC 2.0 message, or (2025-03-26) an array of them' }),

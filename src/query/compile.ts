@@ -41,7 +41,7 @@ export interface CompiledQuery {
 
 /**
  * One ClickHouse query for a plan: the base dataset's compiled query (and each joined one's, LEFT JOINed on the
- * anchor concept's columns) read as an inner relation of the columns the query names, then filtered, grouped,
+ * anchor concept's columns of the side it joins onto: the base or a dataset joined before it) read as an inner relation of the columns the query names, then filtered, grouped,
  * ordered and limited. Dataset parameters, condition values and paging are bound parameters, never SQL text.
  */
 export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: Map<string, CompiledDataset>): CompiledQuery {
@@ -87,7 +87,7 @@ export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: Map
   const innerSql = (tenant: TenantSql) => {
     const columns = [...inner.values()].map(({ name, bound }) => `${bound.side}.${quoteColumn(bound.column.name)} AS ${quoteColumn(name)}`);
     const from = `(${base.relation.sql(tenant)}) AS b`;
-    const joins = plan.joins.map((j) => ` LEFT JOIN (${joined.get(j.alias)!.relation.sql(tenant)}) AS ${j.alias} ON b.${quoteColumn(j.baseColumn)} = ${j.alias}.${quoteColumn(j.joinedColumn)}`);
+    const joins = plan.joins.map((j) => ` LEFT JOIN (${joined.get(j.alias)!.relation.sql(tenant)}) AS ${j.alias} ON ${j.from}.${quoteColumn(j.baseColumn)} = ${j.alias}.${quoteColumn(j.joinedColumn)}`);
     return `SELECT ${columns.length === 0 ? '1 AS c' : columns.join(', ')} FROM ${from}${joins.join('')}`;
   };
   // Default order: the groups shown, then the other columns, so pages are stable.

@@ -58,6 +58,10 @@ export interface PlannedItem {
 export interface Join {
   alias: string;
   dataset: CatalogDataset;
+  /** The side it joins onto: the base dataset (`b`) or a dataset joined before it (a chain). */
+  from: string;
+  fromDataset: CatalogDataset;
+  /** The column of the `from` side. */
   baseColumn: string;
   joinedColumn: string;
   concept: CatalogConcept;
@@ -69,7 +73,7 @@ export const MAX_JOINS = 4;
 
 export interface QueryPlan {
   base: CatalogDataset;
-  /** Datasets joined to the base one, each through an identifier concept both expose (a star around the base). */
+  /** Datasets joined to the base one or to one joined before, each through an identifier concept both expose. */
   joins: Join[];
   items: PlannedItem[];
   groupBy: PlannedItem[];
@@ -180,8 +184,8 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
     base = ranked[0]!.d;
   }
 
-  // Bind each name: in the base dataset, else in a dataset already joined, else in one more dataset joined to the base
-  // through an identifier concept both expose (a star: joined datasets are not joined to each other).
+  // Bind each name: in the base dataset, else in a dataset already joined, else in a dataset reached by the shortest
+  // chain of joins from those, each hop through an identifier concept both of its datasets expose.
   const joins: Join[] = [];
   const warnings: string[] = [];
   const bindIn = (join: Join, name: Name): Bound => {
@@ -211,26 +215,25 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
         joined.map((j) => ({ kind: 'dataset' as const, id: j.dataset.id, name: j.dataset.name, score: 1, syntax: `${quoteName(j.dataset.name)}.${quoteName(name.text)}` })));
     }
     if (joined.length === 1) return bindIn(joined[0]!, name);
-    const reasons: Array<{ datasetId: string; datasetName: string; reason: string }> = [];
-    const paths: Join[] = [];
-    for (const other of others) {
-      const path = anchorPath(base, other, catalog, `j${joins.length}`);
-      if (path === null) reasons.push({ datasetId: other.id, datasetName: other.name, reason: `shares no identifier concept with "${base.name}"` });
-      else paths.push(path);
+    const reached = [{ alias: 'b', dataset: base }, ...joins.map((j) => ({ alias: j.alias, dataset: j.dataset }))];
+    const chains = joinChains(reached, others, catalog, joins.length);
+    if (chains.length === 0) {
+      const reasons = others.map((other) => ({ datasetId: other.id, datasetName: other.name, reason: `no chain of joins through identifier concepts leads from "${base.name}" to it` }));
+      throw new QueryError('no_join_path', `"${name.text}" is not in dataset "${base.name}", and no dataset that has it is linked to it through anchor concepts (identifiers)`, name.span, [], reasons);
     }
-    if (paths.length === 0) {
-      throw new QueryError('no_join_path', `"${name.text}" is not in dataset "${base.name}", and no dataset that has it shares an anchor concept (an identifier) with it`, name.span, [], reasons);
+    if (chains.length > 1) {
+      const ends = chains.map((chain) => chain.at(-1)!.dataset);
+      throw new QueryError('ambiguous_name', `"${name.text}" is in several datasets that join "${base.name}": ${ends.map((d) => `"${d.name}"`).join(', ')}; say which`, name.span,
+        ends.map((d) => ({ kind: 'dataset' as const, id: d.id, name: d.name, score: 1, syntax: `${quoteName(d.name)}.${quoteName(name.text)}` })));
     }
-    if (paths.length > 1) {
-      throw new QueryError('ambiguous_name', `"${name.text}" is in several datasets that join "${base.name}": ${paths.map((p) => `"${p.dataset.name}"`).join(', ')}; say which`, name.span,
-        paths.map((p) => ({ kind: 'dataset' as const, id: p.dataset.id, name: p.dataset.name, score: 1, syntax: `${quoteName(p.dataset.name)}.${quoteName(name.text)}` })));
+    const chain = chains[0]!;
+    if (joins.length + chain.length > MAX_JOINS) {
+      const end = chain.at(-1)!.dataset;
+      throw new QueryError('no_join_path', `"${name.text}" would need ${chain.length} more join(s) to reach "${end.name}", but a query joins at most ${MAX_JOINS} datasets`, name.span, [],
+        [{ datasetId: end.id, datasetName: end.name, reason: `beyond ${MAX_JOINS} joins` }]);
     }
-    if (joins.length >= MAX_JOINS) {
-      throw new QueryError('no_join_path', `"${name.text}" would need a join to "${paths[0]!.dataset.name}", but a query joins at most ${MAX_JOINS} datasets`, name.span, [],
-        [{ datasetId: paths[0]!.dataset.id, datasetName: paths[0]!.dataset.name, reason: `beyond ${MAX_JOINS} joins` }]);
-    }
-    joins.push(paths[0]!);
-    return bindIn(paths[0]!, name);
+    joins.push(...chain);
+    return bindIn(chain.at(-1)!, name);
   };
 
   const outputs = new Set<string>();
@@ -300,8 +303,34 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
   return { base, joins, items, groupBy, conditions, booleanOperator: statement.where?.operator ?? 'AND', orderBy, limit: statement.limit, aggregated, warnings, involved: [...involved.values()] };
 }
 
-/** The join of `other` onto `base` through an identifier concept both expose (its key in `other` preferred). */
-function anchorPath(base: CatalogDataset, other: CatalogDataset, catalog: QueryCatalog, alias: string): Join | null {
+/**
+ * The shortest chains of joins from the datasets a query reads (`reached`, by alias) to each of `targets` it can
+ * reach: a breadth-first search over datasets, a hop being anchorPath. One chain per target at the least depth
+ * (none when no target is within MAX_JOINS hops); new joins are aliased from j<joinCount> on.
+ */
+function joinChains(reached: Array<{ alias: string; dataset: CatalogDataset }>, targets: CatalogDataset[], catalog: QueryCatalog, joinCount: number): Join[][] {
+  const seen = new Set(reached.map((r) => r.dataset.id));
+  let frontier: Array<{ alias: string; dataset: CatalogDataset; chain: Join[] }> = reached.map((r) => ({ ...r, chain: [] }));
+  for (let depth = 1; depth <= MAX_JOINS && frontier.length > 0; depth++) {
+    const next: typeof frontier = [];
+    for (const node of frontier) {
+      for (const other of catalog.datasets) {
+        if (seen.has(other.id) || next.some((n) => n.dataset.id === other.id)) continue;
+        const hop = anchorPath(node, other, catalog, `j${joinCount + node.chain.length}`);
+        if (hop !== null) next.push({ alias: hop.alias, dataset: other, chain: [...node.chain, hop] });
+      }
+    }
+    const ends = next.filter((n) => targets.some((t) => t.id === n.dataset.id));
+    if (ends.length > 0) return ends.map((n) => n.chain);
+    for (const n of next) seen.add(n.dataset.id);
+    frontier = next;
+  }
+  return [];
+}
+
+/** The join of `other` onto a side the query reads, through an identifier concept both expose (its key in `other` preferred). */
+function anchorPath(from: { alias: string; dataset: CatalogDataset }, other: CatalogDataset, catalog: QueryCatalog, alias: string): Join | null {
+  const base = from.dataset;
   const identifiers = catalog.concepts.filter((c) => c.classification === 'identifier');
   const paths: Join[] = [];
   for (const concept of identifiers) {
@@ -309,7 +338,7 @@ function anchorPath(base: CatalogDataset, other: CatalogDataset, catalog: QueryC
     const rights = other.columns.filter((c) => c.conceptId === concept.id && c.type === left?.type);
     if (left === undefined || rights.length === 0) continue;
     const right = rights.find((c) => c.keyRole === 'primary') ?? rights[0]!;
-    paths.push({ alias, dataset: other, baseColumn: left.name, joinedColumn: right.name, concept, strategy: right.keyRole === 'primary' ? 'lookup' : 'fanout' });
+    paths.push({ alias, dataset: other, from: from.alias, fromDataset: base, baseColumn: left.name, joinedColumn: right.name, concept, strategy: right.keyRole === 'primary' ? 'lookup' : 'fanout' });
   }
   return paths.sort((a, b) => (a.strategy === 'lookup' ? 0 : 1) - (b.strategy === 'lookup' ? 0 : 1))[0] ?? null;
 }

@@ -21,7 +21,8 @@ export function queryRoutes(app: FastifyInstance, queries: QueryService): void {
       description:
         `${QUERY_LANGUAGE} ` +
         'Names resolve through the ontology; the dataset read is the FROM one, or the one holding the most names (aggregated ones first). A name found only in another dataset joins it, ' +
-        'through an identifier concept it and the dataset read expose (a LEFT JOIN on their columns; never on column names alone; up to four datasets around the one read); a join whose key repeats in the joined dataset is a warning with the fanout. ' +
+        'by the shortest chain of joins from the dataset read (or a dataset already joined), each hop through an identifier concept both of its datasets expose (a LEFT JOIN on their columns; never on column names alone; '
+        + 'at most four joins; `plan.joinPlan` lists each hop with the dataset it joins onto); a join whose key repeats in the joined dataset is a warning with the fanout. ' +
         'Everything compiles to one ClickHouse query over the datasets\' own queries: nothing is materialised. ' +
         'The answer is one of four variants: `rows` (execute), `metadata` (SHOW, DESCRIBE), `validated` (mode validate) and, for a query that does not compile, the error variant (`ok` false, still 200) with ' +
         `a stable \`code\` (${QUERY_ERROR_CODES.join(', ')}), the \`span\` of the problem in the query text, ranked \`candidates\` for unknown names and a \`suggestedQuery\` that validates. ` +

@@ -255,7 +255,7 @@ function planOf(plan: QueryPlan, fanout: Map<string, number>, rows: number | nul
   });
   return {
     chips,
-    joinPlan: plan.joins.map((join) => ({ sourceDatasetId: plan.base.id, targetDatasetId: join.dataset.id, conceptName: join.concept.name, strategy: join.strategy, fanout: fanout.get(join.alias) ?? null })),
+    joinPlan: plan.joins.map((join) => ({ sourceDatasetId: join.fromDataset.id, targetDatasetId: join.dataset.id, conceptName: join.concept.name, strategy: join.strategy, fanout: fanout.get(join.alias) ?? null })),
     strategy: plan.joins.length === 0 ? 'single_dataset' : 'anchor_join',
     requestPlan: [request(plan.base, rows), ...plan.joins.map((join) => request(join.dataset, null))],
   };

@@ -74,6 +74,8 @@ const VALID: Array<[string, (table: (name: string) => string) => string]> = [
   ['SELECT segment, sum(amount) AS revenue FROM orders GROUP BY segment ORDER BY segment', (t) => `SELECT c.segment AS segment, sum(o.amount) AS revenue FROM ${t('orders')} AS o LEFT JOIN ${t('customers')} AS c ON o.customerId = c.cust_id GROUP BY segment ORDER BY segment`],
   ['SELECT segment, channel, count(*) AS n FROM orders GROUP BY segment, channel ORDER BY segment, channel', (t) => `SELECT c.segment AS segment, k.channel AS channel, count() AS n FROM ${t('orders')} AS o LEFT JOIN ${t('customers')} AS c ON o.customerId = c.cust_id LEFT JOIN ${t('tickets')} AS k ON o.customerId = k.client GROUP BY segment, channel ORDER BY segment, channel`],
   ['SELECT category, sum(quantity) AS units FROM order_lines GROUP BY category ORDER BY category', (t) => `SELECT p.category AS category, sum(l.quantity) AS units FROM ${t('order_lines')} AS l LEFT JOIN ${t('products')} AS p ON l.product_code = p.sku GROUP BY category ORDER BY category`],
+  // A chain: order lines reach the customers through the orders (Order, then Customer).
+  ['SELECT segment, sum(quantity) AS units FROM order_lines GROUP BY segment ORDER BY segment', (t) => `SELECT c.segment AS segment, sum(l.quantity) AS units FROM ${t('order_lines')} AS l LEFT JOIN ${t('orders')} AS o ON l.order_ref = o.order_id LEFT JOIN ${t('customers')} AS c ON o.customerId = c.cust_id GROUP BY segment ORDER BY segment`],
   ['SELECT "Full name" FROM customers ORDER BY "Full name" LIMIT 3', (t) => `SELECT full_name AS \`Full name\` FROM ${t('customers')} ORDER BY \`Full name\` LIMIT 3`],
   ['SELECT state, count(*) AS n FROM customers WHERE state STARTS WITH \'New\' GROUP BY state ORDER BY state', (t) => `SELECT state, count() AS n FROM ${t('customers')} WHERE startsWith(lowerUTF8(state), 'new') GROUP BY state ORDER BY state`],
   ['SELECT count(*) AS n FROM customers WHERE full_name CONTAINS \'10\'', (t) => `SELECT count() AS n FROM ${t('customers')} WHERE positionCaseInsensitiveUTF8(full_name, '10') > 0`],
@@ -115,6 +117,16 @@ CHECKS.push(['a join goes through an anchor concept and says so; a join whose ke
   const star = await w.ask('SELECT segment, channel, count(*) AS n FROM orders GROUP BY segment, channel');
   assert.deepEqual(star.plan.joinPlan.map((j: { conceptName: string; strategy: string }) => [j.conceptName, j.strategy]), [['Customer', 'lookup'], ['Customer', 'fanout']]);
   assert.equal(star.plan.requestPlan.length, 3);
+  // A chain: each hop joins onto the dataset before it, through the concept the two share.
+  const chain = await w.ask('SELECT segment, sum(quantity) AS units FROM order_lines GROUP BY segment');
+  const names = new Map((await w.ask('SHOW DATASETS')).rows.map((r: { id: string; name: string }) => [r.id, r.name]));
+  assert.deepEqual(chain.plan.joinPlan.map((j: { sourceDatasetId: string; targetDatasetId: string; strategy: string }) => [names.get(j.sourceDatasetId), names.get(j.targetDatasetId), j.strategy]),
+    [['order_lines', 'orders', 'lookup'], ['orders', 'customers', 'lookup']]);
+  assert.deepEqual(chain.involvedConcepts.filter((c: { role: string }) => c.role === 'anchor').map((c: { name: string }) => c.name).sort(), ['Customer', 'Order']);
+  // The shortest chain is taken: the sessions' pages from the products, through lines, orders (and the customer).
+  const long = await w.ask('SELECT pages_viewed FROM products');
+  assert.deepEqual(long.plan.joinPlan.map((j: { targetDatasetId: string }) => names.get(j.targetDatasetId)), ['order_lines', 'orders', 'sessions']);
+  assert.ok(long.warnings.some((warning: string) => /repeats the rows/.test(warning)), 'sessions repeat per customer');
   const validated = await w.ask('SELECT segment, sum(amount) FROM orders GROUP BY segment', { mode: 'validate' });
   assert.equal(validated.kind, 'validated');
   assert.match(validated.sql, /LEFT JOIN/);
@@ -190,8 +202,7 @@ const FAILING: Array<[string, string, string | null]> = [
   ['SELECT amount FROM orders extra', 'syntax_error', 'extra'],
   ['SELECT "amount FROM orders', 'syntax_error', '"amount FROM orders'],
   ['SELECT amount FROM orders WHERE amount = 5 ;', 'syntax_error', ';'],
-  ['SELECT pages_viewed FROM products', 'no_join_path', 'pages_viewed'],
-  ['SELECT sum(minutes) FROM products', 'no_join_path', 'minutes'],
+  ['SELECT pages_viewed, channel, segment FROM products', 'no_join_path', 'segment'],
   ['SELECT Customer FROM orders, tickets', 'syntax_error', ','],
   ['SELECT count(*) FROM orders ORDER BY nothing', 'unknown_name', 'nothing'],
   ['SELECT country, amount FROM orders GROUP BY country', 'invalid_aggregate', 'amount'],
@@ -242,8 +253,16 @@ CHECKS.push(['misspelled names are corrected to the name meant, ranked first amo
   const tagged = await w.ask('SELECT count(*) AS n FROM "sales ledger"');
   assert.deepEqual(tagged.error.candidates[0], { kind: 'tag', id: orders.id, name: 'sales ledger', score: 1, syntax: 'orders' });
   assert.equal(tagged.error.suggestedQuery, 'SELECT count(*) AS n FROM orders');
-  const noJoin = await w.ask('SELECT pages_viewed FROM products');
-  assert.ok(noJoin.error.perSource.some((p: { datasetName: string }) => p.datasetName === 'sessions'), JSON.stringify(noJoin.error));
+}]);
+
+CHECKS.push(['a dataset no chain of anchor concepts reaches is never joined (no_join_path naming it)', async (w) => {
+  const source = await w.app.call({ method: 'POST', url: `${API}/workspaces/${w.ws}/sources/from-data`, body: { name: 'weather', ontologyMode: 'manual', rows: [{ reading_day: '2024-05-01', temperature: 21.5 }, { reading_day: '2024-05-02', temperature: 19 }] } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  assert.equal((await w.app.call({ method: 'POST', url: `${API}/workspaces/${w.ws}/datasets`, body: { name: 'weather', sources: [{ id: source.body.data.id }] } })).status, 201);
+  const noJoin = await w.ask('SELECT temperature FROM products');
+  assert.equal(noJoin.error.code, 'no_join_path');
+  assert.deepEqual(noJoin.error.perSource.map((p: { datasetName: string }) => p.datasetName), ['weather'], JSON.stringify(noJoin.error));
+  assert.equal((await w.ask('SELECT avg(temperature) AS t FROM weather')).ok, true);
 }]);
 
 CHECKS.push(['the query endpoint refuses malformed requests with a problem document, and other organisations see nothing', async (w) => {
