@@ -128,7 +128,7 @@ const writableMembers = <M extends TSchema>(mapping: M) => ({
   lockedConceptFields: Type.Array(Type.String({ maxLength: 256 }), { maxItems: 50, description: 'Concept members re-extraction leaves as they are' }),
   fieldMappings: Type.Array(mapping, { maxItems: 1000 }),
   derivedInfo: Nullable(OpenObject('For derived concepts: how they are computed')),
-  metricSql: Nullable(Type.String({ maxLength: 10_000 })),
+  metricSql: Nullable(Type.String({ maxLength: 10_000, description: 'A metric concept\'s formula in the anchor query language: aggregates of names combined with + - * / and numbers (e.g. `sum(amount) / countDistinct(Customer)`); checked when written (422), named in queries like a column. Only with conceptKind metric.' })),
   relationshipRules: Type.Array(RelationshipRuleSchema, { maxItems: 500 }),
   temporalPrerequisites: Type.Array(TemporalPrerequisiteSchema, { maxItems: 200 }),
   suggestedRole: Nullable(literals(SUGGESTED_ROLES)),

@@ -4,7 +4,7 @@ import { Body, Nullable, literals } from './common.js';
 /** The stable `code` values of the query error variant (spec: Errors 4; README "Asking by meaning"). */
 export const QUERY_ERROR_CODES = [
   'empty_query', 'syntax_error', 'mixed_boolean', 'invalid_limit', 'unknown_function', 'unknown_name', 'ambiguous_name',
-  'no_dataset', 'no_join_path', 'type_mismatch', 'invalid_aggregate', 'query_failed',
+  'no_dataset', 'no_join_path', 'type_mismatch', 'invalid_aggregate', 'invalid_metric', 'query_failed',
 ] as const;
 
 export const QueryBody = Body({

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../errors.js';
 import type { CursorCodec } from '../lib/cursor.js';
 import { nowIso } from '../lib/ids.js';
 import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
+import { QuerySyntaxError, parseMetric } from '../query/language.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import { type ConceptBody, bodyOf, fullMapping, mappingKey, newBody, newConceptRow, sketchesOf, sketchesWhere, sourceIdsOf, toConcept, writableOf } from './concepts.js';
 import { type ConceptRepo, type ConceptRow, StaleConceptError } from './repo.js';
@@ -286,6 +287,15 @@ export class OntologyService {
     }
     const duplicate = body.fieldMappings.findIndex((m, i) => body.fieldMappings.findIndex((o) => mappingKey(o) === mappingKey(m)) !== i);
     if (duplicate !== -1) throw locatedError(`${at}/fieldMappings/${duplicate}`, 'maps a field already mapped above');
+    if (body.metricSql !== null) {
+      if (body.conceptKind !== 'metric') throw locatedError(`${at}/metricSql`, 'metricSql defines a metric: set conceptKind to metric');
+      try {
+        parseMetric(body.metricSql);
+      } catch (error) {
+        if (!(error instanceof QuerySyntaxError)) throw error;
+        throw locatedError(`${at}/metricSql`, `is not a formula over aggregates (${error.message}), e.g. sum(amount) / countDistinct(Customer)`);
+      }
+    }
     const anchors = await this.repo.editVersions(organisationId, workspaceId, body.anchorConceptLinks.map((link) => link.anchorConceptId));
     const unknown = body.anchorConceptLinks.findIndex((link) => !anchors.has(link.anchorConceptId));
     if (unknown !== -1) throw locatedError(`${at}/anchorConceptLinks/${unknown}/anchorConceptId`, 'is not a concept of this workspace');

@@ -5,7 +5,7 @@ import { type Column, computedEntry } from '../datasets/compiler/relation.js';
 import { AppError } from '../errors.js';
 import type { ColumnType } from '../tables/inference/infer-schema.js';
 import { type TenantSql, quoteColumn } from '../store/data/port.js';
-import type { Bound, PlannedItem, QueryPlan } from './plan.js';
+import type { Bound, BoundMetric, PlannedItem, QueryPlan } from './plan.js';
 import { QueryError } from './plan.js';
 
 /** Internal name of the total-rows column the paged query adds (never shown). */
@@ -53,9 +53,18 @@ export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: Map
     if (!inner.has(key)) inner.set(key, { name: `c${inner.size}`, bound });
     return inner.get(key)!.name;
   };
+  const aggregate = (fn: string, bound: Bound | null) => (fn === 'count' && bound === null ? 'count()' : AGGREGATE_SQL[fn]!(`q.${quoteColumn(ref(bound!))}`));
+  // A metric's formula: numbers (finite, parsed) inline; a division by zero is null, not infinity.
+  const formula = (f: BoundMetric): string => {
+    if (f.kind === 'number') return `toFloat64(${String(f.value)})`;
+    if (f.kind === 'aggregate') return aggregate(f.fn, f.bound);
+    if (f.kind === 'negate') return `(-${formula(f.operand)})`;
+    return f.operator === '/' ? `(${formula(f.left)} / nullIf(${formula(f.right)}, 0))` : `(${formula(f.left)} ${f.operator} ${formula(f.right)})`;
+  };
   const expression = (planned: PlannedItem) => {
+    if (planned.metric !== null) return formula(planned.metric.formula);
     const column = planned.bound === null ? null : `q.${quoteColumn(ref(planned.bound))}`;
-    if (planned.item.kind === 'aggregate') return planned.item.fn === 'count' && column === null ? 'count()' : AGGREGATE_SQL[planned.item.fn!]!(column!);
+    if (planned.item.kind === 'aggregate') return aggregate(planned.item.fn!, planned.bound);
     if (planned.item.kind === 'grain') return GRAIN_SQL[planned.item.fn!]!(column!);
     return column!;
   };

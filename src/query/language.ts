@@ -7,6 +7,10 @@
  *   condition := name operator value | name IS [NOT] EMPTY | name [NOT] IN (value, ...)
  *   SHOW CONCEPTS | SHOW DATASETS | SHOW METRICS      DESCRIBE name
  *
+ * A metric concept's `metricSql` is a formula over aggregates, named in a query like a column:
+ *   metric    := term (("+" | "-") term)*      term := factor (("*" | "/") factor)*
+ *   factor    := number | function(name | *) | "(" metric ")" | "-" factor
+ *
  * Names are concepts, their fields, or dataset columns (`dataset.column` to say which); quote names with spaces
  * ("order amount"). Values are numbers, 'text', TRUE or FALSE.
  */
@@ -78,6 +82,13 @@ export interface OrderKey {
   direction: 'asc' | 'desc';
 }
 
+/** A metric's formula (its concept's `metricSql`), spans into that text. */
+export type MetricExpression =
+  | { kind: 'number'; value: number }
+  | { kind: 'aggregate'; fn: Aggregate; name: Name | null; span: Span }
+  | { kind: 'binary'; operator: '+' | '-' | '*' | '/'; left: MetricExpression; right: MetricExpression }
+  | { kind: 'negate'; operand: MetricExpression };
+
 export type Statement =
   | { kind: 'select'; items: SelectItem[]; from: Name | null; where: { operator: 'AND' | 'OR'; conditions: Condition[] } | null; groupBy: SelectItem[]; orderBy: OrderKey[]; limit: number | null }
   | { kind: 'show'; what: 'CONCEPTS' | 'DATASETS' | 'METRICS' }
@@ -101,7 +112,9 @@ interface Token {
   span: Span;
 }
 
-const SYMBOLS = new Set(['(', ')', ',', '.', '*', '=', '<', '>', '<=', '>=', '!=', '<>']);
+const SYMBOLS = new Set(['(', ')', ',', '.', '*', '=', '<', '>', '<=', '>=', '!=', '<>', '+', '-', '/']);
+/** Tokens after which a "-" is subtraction, not a number's sign. */
+const ENDS_A_VALUE = new Set(['number', 'word', 'quoted', 'string']);
 const KEYWORDS = new Set(['SELECT', 'FROM', 'WHERE', 'GROUP', 'BY', 'ORDER', 'LIMIT', 'AS', 'AND', 'OR', 'ASC', 'DESC', 'SHOW', 'DESCRIBE', 'IS', 'NOT', 'EMPTY', 'IN', 'CONTAINS', 'STARTS', 'ENDS', 'WITH', 'BEFORE', 'AFTER', 'TRUE', 'FALSE']);
 
 export function tokenize(text: string): Token[] {
@@ -128,7 +141,7 @@ export function tokenize(text: string): Token[] {
         } else value += text[i++];
       }
       tokens.push({ kind: c === "'" ? 'string' : 'quoted', text: value, span: [start, i] });
-    } else if (/[0-9]/.test(c) || (c === '-' && /[0-9]/.test(text[i + 1] ?? ''))) {
+    } else if (/[0-9]/.test(c) || (c === '-' && /[0-9]/.test(text[i + 1] ?? '') && !endsValue(tokens.at(-1)))) {
       i += 1;
       while (i < text.length && /[0-9.eE]/.test(text[i]!)) i += 1;
       tokens.push({ kind: 'number', text: text.slice(start, i), span: [start, i] });
@@ -145,6 +158,14 @@ export function tokenize(text: string): Token[] {
   }
   tokens.push({ kind: 'end', text: '', span: [text.length, text.length] });
   return tokens;
+}
+
+const endsValue = (token: Token | undefined) => token !== undefined && (ENDS_A_VALUE.has(token.kind) || token.text === ')');
+
+/** Parses a metric's formula; throws QuerySyntaxError with the span of the first problem in it. */
+export function parseMetric(text: string): MetricExpression {
+  if (text.trim() === '') throw new QuerySyntaxError('empty_query', 'The metric formula is empty: combine aggregates, e.g. sum(amount) / countDistinct(Customer)', null, ['sum(']);
+  return new Parser(tokenize(text)).metric();
 }
 
 /** Parses a query; throws QuerySyntaxError with the span of the first problem. */
@@ -206,6 +227,50 @@ class Parser {
     } else throw this.unexpected('A query starts with SELECT, SHOW or DESCRIBE', ['SELECT', 'SHOW', 'DESCRIBE']);
     if (this.peek().kind !== 'end') throw this.unexpected('The query should end here', []);
     return statement;
+  }
+
+  metric(): MetricExpression {
+    const expression = this.sum();
+    if (this.peek().kind !== 'end') throw this.unexpected('The formula should end here (combine aggregates with + - * /)', ['+', '-', '*', '/']);
+    if (!hasAggregate(expression)) throw new QuerySyntaxError('invalid_aggregate', 'A metric aggregates: use sum(...), avg(...), count(*) or another aggregate', null, [...AGGREGATES]);
+    return expression;
+  }
+
+  private sum(): MetricExpression {
+    let left = this.product();
+    while (this.peek().kind === 'symbol' && (this.peek().text === '+' || this.peek().text === '-')) {
+      const operator = this.take().text as '+' | '-';
+      left = { kind: 'binary', operator, left, right: this.product() };
+    }
+    return left;
+  }
+
+  private product(): MetricExpression {
+    let left = this.factor();
+    while (this.peek().kind === 'symbol' && (this.peek().text === '*' || this.peek().text === '/')) {
+      const operator = this.take().text as '*' | '/';
+      left = { kind: 'binary', operator, left, right: this.factor() };
+    }
+    return left;
+  }
+
+  private factor(): MetricExpression {
+    const token = this.peek();
+    if (token.kind === 'number') return { kind: 'number', value: this.value() as number };
+    if (token.kind === 'symbol' && token.text === '-') {
+      this.take();
+      return { kind: 'negate', operand: this.factor() };
+    }
+    if (token.kind === 'symbol' && token.text === '(') {
+      this.take();
+      const inner = this.sum();
+      this.expectSymbol(')', '( ... ');
+      return inner;
+    }
+    const item = this.item('the formula');
+    if (item.alias !== null) throw new QuerySyntaxError('syntax_error', 'AS names a query\'s output columns, not a part of a formula', item.span, [...AGGREGATES]);
+    if (item.kind !== 'aggregate') throw new QuerySyntaxError('invalid_aggregate', 'A formula combines aggregates and numbers: wrap the name in sum(...), avg(...) or another aggregate', item.span, [...AGGREGATES]);
+    return { kind: 'aggregate', fn: item.fn as Aggregate, name: item.name, span: item.span };
   }
 
   private select(): Statement {
@@ -270,7 +335,7 @@ class Parser {
     return { kind: 'select', items, from, where, groupBy, orderBy, limit };
   }
 
-  private item(context: string): SelectItem {
+  item(context: string): SelectItem {
     const start = this.peek().span[0];
     const word = this.peek();
     let item: SelectItem;
@@ -371,4 +436,17 @@ class Parser {
     if (this.isWord('TRUE') || this.isWord('FALSE')) return this.take().text.toUpperCase() === 'TRUE';
     throw this.unexpected("Expected a value: a number, 'text', TRUE or FALSE", ['0', "'value'", 'TRUE']);
   }
+}
+
+function hasAggregate(expression: MetricExpression): boolean {
+  if (expression.kind === 'aggregate') return true;
+  if (expression.kind === 'binary') return hasAggregate(expression.left) || hasAggregate(expression.right);
+  return expression.kind === 'negate' && hasAggregate(expression.operand);
+}
+
+/** The aggregates a formula reads. */
+export function aggregatesOf(expression: MetricExpression): Array<Extract<MetricExpression, { kind: 'aggregate' }>> {
+  if (expression.kind === 'aggregate') return [expression];
+  if (expression.kind === 'binary') return [...aggregatesOf(expression.left), ...aggregatesOf(expression.right)];
+  return expression.kind === 'negate' ? aggregatesOf(expression.operand) : [];
 }

@@ -1,5 +1,5 @@
 import { type Candidate, quoteName, rank } from './suggest.js';
-import { type Condition, GRAINS, type Name, type SelectItem, type Span, type Statement } from './language.js';
+import { type Aggregate, type Condition, GRAINS, type MetricExpression, type Name, QuerySyntaxError, type SelectItem, type Span, type Statement, aggregatesOf, parseMetric } from './language.js';
 
 /** A dataset as the query sees it: its output columns, each with the concept its source field is mapped to. */
 export interface CatalogDataset {
@@ -18,6 +18,8 @@ export interface CatalogConcept {
   unit: string | null;
   /** The source fields mapped to it (names a query may use for it). */
   fields: string[];
+  /** A metric concept's formula (named in a query like a column). */
+  metricSql: string | null;
 }
 
 export interface QueryCatalog {
@@ -48,9 +50,18 @@ export interface Bound {
   via: 'column' | 'concept';
 }
 
+/** A metric's formula with each aggregate bound to its column. */
+export type BoundMetric =
+  | { kind: 'number'; value: number }
+  | { kind: 'aggregate'; fn: Aggregate; bound: Bound | null }
+  | { kind: 'binary'; operator: '+' | '-' | '*' | '/'; left: BoundMetric; right: BoundMetric }
+  | { kind: 'negate'; operand: BoundMetric };
+
 export interface PlannedItem {
   item: SelectItem;
   bound: Bound | null;
+  /** A metric concept named as a column: its formula, bound. */
+  metric: { concept: CatalogConcept; formula: BoundMetric } | null;
   output: string;
   type: string;
 }
@@ -141,6 +152,22 @@ function outputOf(item: SelectItem): string {
   return item.name!.text;
 }
 
+/** The metric concept (one with a formula) a column item names, or null. */
+function metricNamed(catalog: QueryCatalog, name: Name | null): CatalogConcept | null {
+  if (name === null || name.qualifier !== null) return null;
+  return catalog.concepts.find((c) => c.metricSql !== null && same(c.name, name.text)) ?? null;
+}
+
+/** A metric's formula, parsed; a formula that no longer parses is the query's error at the item naming it. */
+function formulaOf(concept: CatalogConcept, span: Span): MetricExpression {
+  try {
+    return parseMetric(concept.metricSql!);
+  } catch (error) {
+    if (!(error instanceof QuerySyntaxError)) throw error;
+    throw new QueryError('invalid_metric', `Metric "${concept.name}": its formula ${JSON.stringify(concept.metricSql)} does not parse (${error.message}); fix the concept's metricSql`, span);
+  }
+}
+
 /**
  * Resolves a SELECT against the catalog: chooses the dataset (FROM, or the one that holds the most names, the
  * aggregated ones first), binds every name to one column through the ontology, and joins another dataset when
@@ -151,8 +178,17 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
   const names: Array<{ name: Name; aggregated: boolean }> = [];
   const aliases = new Set(statement.items.filter((i) => i.alias !== null && i.kind !== 'aggregate').map((i) => i.alias!.toLowerCase()));
   const isAlias = (item: SelectItem) => item.kind === 'column' && item.name!.qualifier === null && aliases.has(item.name!.text.toLowerCase());
-  for (const item of [...statement.items, ...statement.groupBy.filter((g) => !isAlias(g))]) if (item.name !== null) names.push({ name: item.name, aggregated: item.kind === 'aggregate' });
-  for (const condition of statement.where?.conditions ?? []) names.push({ name: condition.name, aggregated: false });
+  for (const item of [...statement.items, ...statement.groupBy.filter((g) => !isAlias(g))]) {
+    const metric = item.kind === 'column' ? metricNamed(catalog, item.name) : null;
+    // A metric stands for the names its formula aggregates (errors point at the item naming the metric).
+    if (metric !== null) for (const leaf of aggregatesOf(formulaOf(metric, item.span))) if (leaf.name !== null) names.push({ name: { ...leaf.name, span: item.span }, aggregated: true });
+    if (metric === null && item.name !== null) names.push({ name: item.name, aggregated: item.kind === 'aggregate' });
+  }
+  for (const condition of statement.where?.conditions ?? []) {
+    const metric = metricNamed(catalog, condition.name);
+    if (metric !== null) throw new QueryError('invalid_aggregate', `"${metric.name}" is a metric (an aggregate): WHERE filters rows before they are aggregated; filter on the columns it aggregates`, condition.name.span);
+    names.push({ name: condition.name, aggregated: false });
+  }
   const pool = candidatePool(catalog);
 
   // Unknown names first: a name nothing in the workspace answers to.
@@ -237,12 +273,29 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
   };
 
   const outputs = new Set<string>();
+  const checkAggregate = (fn: string | null, name: Name | null, type: string, span: Span) => {
+    if ((fn === 'sum' || fn === 'avg') && !NUMERIC.has(type)) throw new QueryError('invalid_aggregate', `${fn} needs numbers; "${name!.text}" is ${type}`, span, []);
+  };
+  const bindFormula = (formula: MetricExpression, span: Span): BoundMetric => {
+    if (formula.kind === 'number') return formula;
+    if (formula.kind === 'negate') return { kind: 'negate', operand: bindFormula(formula.operand, span) };
+    if (formula.kind === 'binary') return { ...formula, left: bindFormula(formula.left, span), right: bindFormula(formula.right, span) };
+    const bound = formula.name === null ? null : bind({ ...formula.name, span });
+    checkAggregate(formula.fn, formula.name, bound?.column.type ?? 'integer', span);
+    return { kind: 'aggregate', fn: formula.fn, bound };
+  };
   const plannedItem = (item: SelectItem, register: boolean): PlannedItem => {
+    const metricConcept = item.kind === 'column' ? metricNamed(catalog, item.name) : null;
+    if (metricConcept !== null) {
+      if (!register) throw new QueryError('invalid_aggregate', `"${metricConcept.name}" is a metric (an aggregate): group by columns or time grains`, item.span);
+      let output = item.alias ?? metricConcept.name;
+      for (let n = 2; outputs.has(output); n += 1) output = `${item.alias ?? metricConcept.name}_${n}`;
+      outputs.add(output);
+      return { item, bound: null, metric: { concept: metricConcept, formula: bindFormula(formulaOf(metricConcept, item.span), item.span) }, output, type: 'decimal' };
+    }
     const bound = item.name === null ? null : bind(item.name);
     const type = bound === null ? 'integer' : bound.column.type;
-    if (item.kind === 'aggregate' && (item.fn === 'sum' || item.fn === 'avg') && !NUMERIC.has(type)) {
-      throw new QueryError('invalid_aggregate', `${item.fn} needs numbers; "${item.name!.text}" is ${type}`, item.span, []);
-    }
+    if (item.kind === 'aggregate') checkAggregate(item.fn, item.name, type, item.span);
     if (item.kind === 'grain' && !TIME.has(type)) throw new QueryError('type_mismatch', `${item.fn}(...) groups times; "${item.name!.text}" is ${type}`, item.span, []);
     if (item.kind === 'grain' && item.fn === 'hour' && type !== 'datetime') throw new QueryError('type_mismatch', `hour(...) needs times of day; "${item.name!.text}" holds dates`, item.span, []);
     let output = outputOf(item);
@@ -251,11 +304,11 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
       outputs.add(output);
     }
     const resultType = item.kind === 'aggregate' ? (['count', 'countDistinct'].includes(item.fn!) ? 'integer' : item.fn === 'avg' ? 'decimal' : type) : item.kind === 'grain' ? 'date' : type;
-    return { item, bound, output, type: resultType };
+    return { item, bound, metric: null, output, type: resultType };
   };
   const items = statement.items.map((item) => plannedItem(item, true));
-  const aggregated = items.some((p) => p.item.kind === 'aggregate');
-  const key = (p: PlannedItem) => `${p.item.kind}:${p.item.fn}:${p.bound?.side}.${p.bound?.column.name}`;
+  const aggregated = items.some((p) => p.item.kind === 'aggregate' || p.metric !== null);
+  const key = (p: PlannedItem) => (p.metric !== null ? `metric:${p.metric.concept.id}` : `${p.item.kind}:${p.item.fn}:${p.bound?.side}.${p.bound?.column.name}`);
   const groupBy = statement.groupBy.map((item) => {
     // A group may name a shown column by its output name (an alias: GROUP BY m for month(order_date) AS m).
     const byOutput = item.kind === 'column' && item.name!.qualifier === null ? items.find((p) => p.item.kind !== 'aggregate' && p.item.alias !== null && same(p.output, item.name!.text)) : undefined;
@@ -271,7 +324,7 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
   }
   if (aggregated) {
     for (const planned of items) {
-      if (planned.item.kind !== 'aggregate' && !groupBy.some((g) => key(g) === key(planned))) {
+      if (planned.item.kind !== 'aggregate' && planned.metric === null && !groupBy.some((g) => key(g) === key(planned))) {
         groupBy.push(planned);
         warnings.push(`Grouped by ${planned.output} as well: every column shown beside an aggregate is a group`);
       }
@@ -294,7 +347,11 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
   }
   const involved = new Map<string, QueryPlan['involved'][number]>();
   const conceptById = new Map(catalog.concepts.map((c) => [c.id, c]));
-  for (const bound of [...items, ...groupBy].map((p) => p.bound).concat(conditions.map((c) => c.bound))) {
+  const formulaBounds = (formula: BoundMetric): Bound[] =>
+    formula.kind === 'aggregate' ? (formula.bound === null ? [] : [formula.bound]) : formula.kind === 'binary' ? [...formulaBounds(formula.left), ...formulaBounds(formula.right)] : formula.kind === 'negate' ? formulaBounds(formula.operand) : [];
+  for (const planned of items) if (planned.metric !== null) involved.set(planned.metric.concept.id, { conceptId: planned.metric.concept.id, name: planned.metric.concept.name, role: 'referenced' });
+  const metricBounds = items.flatMap((p) => (p.metric === null ? [] : formulaBounds(p.metric.formula)));
+  for (const bound of [...items, ...groupBy].map((p) => p.bound).concat(conditions.map((c) => c.bound), metricBounds)) {
     if (bound?.conceptId == null) continue;
     const concept = conceptById.get(bound.conceptId);
     if (concept !== undefined && !involved.has(concept.id)) involved.set(concept.id, { conceptId: concept.id, name: concept.name, role: concept.classification === 'location' ? 'geo' : 'referenced' });

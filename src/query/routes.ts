@@ -9,7 +9,8 @@ export const QUERY_LANGUAGE =
   'SELECT item, ... [FROM dataset] [WHERE condition AND|OR ...] [GROUP BY group, ...] [ORDER BY output [ASC|DESC], ...] [LIMIT n]; ' +
   'an item is a name, an aggregate (sum, avg, min, max, count, countDistinct, first, last) of a name or count(*), or a time grain (hour, day, week, month, quarter, year) of a time name, each with an optional AS alias; ' +
   'a condition is name = != < > <= >= value, CONTAINS, NOT CONTAINS, STARTS WITH, ENDS WITH, BEFORE, AFTER, [NOT] IN (values), IS [NOT] EMPTY; values are numbers, \'text\', TRUE, FALSE. ' +
-  'Also SHOW CONCEPTS | SHOW DATASETS | SHOW METRICS and DESCRIBE name. Names are concepts (or fields mapped to them) and dataset columns (`dataset.column`; "quoted" when they have spaces).';
+  'Also SHOW CONCEPTS | SHOW DATASETS | SHOW METRICS and DESCRIBE name. Names are concepts (or fields mapped to them) and dataset columns (`dataset.column`; "quoted" when they have spaces); a metric concept\'s name stands for its `metricSql` formula '
+  + '(aggregates combined with + - * / and numbers), computed per group.';
 
 export function queryRoutes(app: FastifyInstance, queries: QueryService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();

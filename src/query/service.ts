@@ -130,6 +130,7 @@ export class QueryService {
           description: concept.description,
           unit: (concept.metadata.unit as string | undefined) ?? null,
           fields: [...new Set(concept.fieldMappings.filter((m) => m.status !== 'rejected').map((m) => m.field))],
+          metricSql: concept.conceptKind === 'metric' ? concept.metricSql : null,
         })),
       },
       compiled: new Map(datasets.map((dataset) => [dataset.id, dataset.compiled])),
@@ -197,8 +198,8 @@ function show(what: 'CONCEPTS' | 'DATASETS' | 'METRICS', catalog: QueryCatalog):
   }
   const concepts = catalog.concepts.filter((c) => what === 'CONCEPTS' || c.kind === 'metric' || c.classification === 'measure');
   return {
-    ok: true, kind: 'metadata', command: `SHOW ${what}`, columns: ['name', 'classification', 'kind', 'datasets', 'unit', 'description'],
-    rows: concepts.map((c) => ({ name: c.name, classification: c.classification, kind: c.kind, datasets: datasetsWith(c.id), unit: c.unit, description: c.description })),
+    ok: true, kind: 'metadata', command: `SHOW ${what}`, columns: ['name', 'classification', 'kind', 'datasets', 'unit', 'description', 'metricSql'],
+    rows: concepts.map((c) => ({ name: c.name, classification: c.classification, kind: c.kind, datasets: datasetsWith(c.id), unit: c.unit, description: c.description, metricSql: c.metricSql })),
   };
 }
 
@@ -213,6 +214,12 @@ function describe(name: { text: string; qualifier: string | null; span: [number,
     };
   }
   const concept = catalog.concepts.find((c) => c.name.toLowerCase() === lower) ?? catalog.concepts.find((c) => c.fields.some((f) => f.toLowerCase() === lower));
+  if (concept?.metricSql != null) {
+    return {
+      ok: true, kind: 'metadata', command: `DESCRIBE ${quoteName(concept.name)}`, columns: ['metric', 'formula', 'unit', 'description'],
+      rows: [{ metric: concept.name, formula: concept.metricSql, unit: concept.unit, description: concept.description }],
+    };
+  }
   if (concept !== undefined) {
     return {
       ok: true, kind: 'metadata', command: `DESCRIBE ${quoteName(concept.name)}`, columns: ['dataset', 'column', 'type', 'classification', 'description'],

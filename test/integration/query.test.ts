@@ -255,6 +255,37 @@ CHECKS.push(['misspelled names are corrected to the name meant, ranked first amo
   assert.equal(tagged.error.suggestedQuery, 'SELECT count(*) AS n FROM orders');
 }]);
 
+CHECKS.push(['a metric concept\'s formula is named like a column, aggregated per group, shown by SHOW METRICS and DESCRIBE, and checked when written', async (w) => {
+  const concepts = `${API}/workspaces/${w.ws}/ontology/concepts`;
+  const created = await w.app.call({ method: 'POST', url: concepts, body: { name: 'Revenue per customer', conceptKind: 'metric', conceptClassification: 'measure', metricSql: 'sum(amount) / countDistinct(Customer)' } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const result = await w.ask('SELECT segment, "Revenue per customer" AS rpc FROM orders GROUP BY segment ORDER BY segment', { limit: 1000 });
+  assert.equal(result.ok, true, JSON.stringify(result.error));
+  const expected = await w.sql((t) => `SELECT c.segment AS segment, sum(o.amount) / uniqExact(o.customerId) AS rpc FROM ${t('orders')} AS o LEFT JOIN ${t('customers')} AS c ON o.customerId = c.cust_id GROUP BY segment ORDER BY segment`);
+  assert.deepEqual(normalise(result.rows), normalise(expected));
+  assert.ok(result.involvedConcepts.some((c: { name: string; role: string }) => c.name === 'Revenue per customer' && c.role === 'referenced'));
+  // A formula with arithmetic on numbers; a division by zero is null.
+  await w.app.call({ method: 'POST', url: concepts, body: { name: 'Share shipped late', conceptKind: 'metric', metricSql: '100 * count(ship_date) / (count(*) - count(*))' } });
+  const nulls = await w.ask('SELECT "Share shipped late" FROM orders');
+  assert.deepEqual(nulls.rows, [{ 'Share shipped late': null }], JSON.stringify(nulls));
+  const shown = await w.ask('SHOW METRICS');
+  assert.equal(shown.rows.find((r: { name: string }) => r.name === 'Revenue per customer').metricSql, 'sum(amount) / countDistinct(Customer)');
+  const described = await w.ask('DESCRIBE "Revenue per customer"');
+  assert.deepEqual(described.rows, [{ metric: 'Revenue per customer', formula: 'sum(amount) / countDistinct(Customer)', unit: null, description: null }]);
+  assert.equal((await w.ask('SELECT count(*) AS n FROM orders WHERE "Revenue per customer" > 5')).error.code, 'invalid_aggregate');
+  assert.equal((await w.ask('SELECT count(*) AS n FROM orders GROUP BY "Revenue per customer"')).error.code, 'invalid_aggregate');
+  // Written formulas are checked: a located 422, nothing stored.
+  const bad = await w.app.call({ method: 'POST', url: concepts, body: { name: 'Broken', conceptKind: 'metric', metricSql: 'amount / 2' } });
+  assert.equal(bad.status, 422);
+  assert.equal(bad.body.errors[0].location, 'body/metricSql');
+  const notMetric = await w.app.call({ method: 'POST', url: concepts, body: { name: 'Plain', metricSql: 'sum(amount)' } });
+  assert.equal(notMetric.status, 422);
+  assert.match(notMetric.body.errors[0].message, /conceptKind to metric/);
+  const typed = await w.app.call({ method: 'POST', url: concepts, body: { name: 'Text sum', conceptKind: 'metric', metricSql: 'sum(country)' } });
+  assert.equal(typed.status, 201, 'names resolve per query, in the dataset read');
+  assert.equal((await w.ask('SELECT "Text sum" FROM orders')).error.code, 'invalid_aggregate');
+}]);
+
 CHECKS.push(['a dataset no chain of anchor concepts reaches is never joined (no_join_path naming it)', async (w) => {
   const source = await w.app.call({ method: 'POST', url: `${API}/workspaces/${w.ws}/sources/from-data`, body: { name: 'weather', ontologyMode: 'manual', rows: [{ reading_day: '2024-05-01', temperature: 21.5 }, { reading_day: '2024-05-02', temperature: 19 }] } });
   assert.equal(source.status, 201, JSON.stringify(source.body));

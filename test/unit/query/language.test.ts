@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { QuerySyntaxError, parse } from '../../../src/query/language.js';
+import { type MetricExpression, QuerySyntaxError, aggregatesOf, parse, parseMetric } from '../../../src/query/language.js';
 import { similarity } from '../../../src/query/suggest.js';
 
 test('SELECT parses into items, source, conditions, groups, order and limit with their spans', () => {
@@ -64,4 +64,20 @@ test('similarity ranks the name meant: spelling, shared words, containment', () 
   assert.ok(similarity('cust', 'customer') >= 0.8);
   assert.equal(similarity('client', 'customer'), 1, 'synonyms read as one word');
   assert.equal(similarity('', 'x'), 0);
+});
+
+test('a metric formula parses with precedence, parentheses, signs and spans; a formula without an aggregate is refused', () => {
+  const text = 'sum(amount) - 2 * count(*) / (countDistinct(Customer) + -1)';
+  const formula = parseMetric(text);
+  const show = (f: MetricExpression): string => f.kind === 'number' ? String(f.value) : f.kind === 'aggregate' ? `${f.fn}(${f.name?.text ?? '*'})` : f.kind === 'negate' ? `-${show(f.operand)}` : `(${show(f.left)} ${f.operator} ${show(f.right)})`;
+  assert.equal(show(formula), '(sum(amount) - ((2 * count(*)) / (countDistinct(Customer) + -1)))');
+  assert.equal(show(parseMetric('sum(a)-1')), '(sum(a) - 1)', 'a minus after a value subtracts');
+  assert.equal(show(parseMetric('-sum(a)')), '-sum(a)');
+  assert.deepEqual(aggregatesOf(formula).map((a) => text.slice(...a.span)), ['sum(amount)', 'count(*)', 'countDistinct(Customer)']);
+  for (const [bad, code] of [['amount / 2', 'invalid_aggregate'], ['1 + 2', 'invalid_aggregate'], ['sum(amount) +', 'syntax_error'], ['sum(amount) AS x', 'syntax_error'], ['(sum(a)', 'syntax_error'], ['', 'empty_query'], ['median(a)', 'unknown_function']] as const) {
+    assert.throws(() => parseMetric(bad), (error: unknown) => error instanceof QuerySyntaxError && error.code === code, bad);
+  }
+  // Queries keep reading negative numbers as values.
+  const statement = parse('SELECT a FROM d WHERE a > -5');
+  assert.deepEqual(statement.kind === 'select' && statement.where!.conditions[0]!.values, [-5]);
 });
