@@ -172,7 +172,9 @@ export const PredictionScenarioSchema = Family(
     environments: Type.Optional(Environments),
   },
   'PredictionScenario',
-  'Predicts targetVars for each given row: exactly one of `sample` (records), `sampleTable` (columnar JSON) or `rowsFrom` (a dataset or source read by the run). Inline outputs align with the rows.',
+  'Predicts targetVars for each given row: exactly one of `sample` (records), `sampleTable` (columnar JSON) or `rowsFrom` (a dataset or source read by the run). Inline outputs align with the rows. '
+    + 'On a multi-environment twin, records that carry every environment column (e.g. `{"store": "12", ...}`) are each predicted by the mechanisms of the environment they name (`details.routing` `byRecord`, '
+    + '`details.recordEnvironments`; all records or none name one, each an environment of the version, and `environments` is then left out: 422 otherwise); records without them are predicted in every environment asked and combined.',
 );
 
 export const InterventionScenarioSchema = Family(
@@ -571,6 +573,7 @@ const ResultRecordSchema = Type.Object({
   lowerBound: Nullable(Type.Union([Type.Number(), Type.Array(Type.Number())], { description: 'A number for a continuous target; per class for a categorical one' })),
   upperBound: Nullable(Type.Union([Type.Number(), Type.Array(Type.Number())])),
   confidenceLevel: Type.Number(),
+  row: Type.Optional(Type.Integer({ minimum: 0, description: 'A panel prediction whose records name their environment: the input record answered' })),
 });
 
 const EdgeRefSchema = Type.Object({ source: Type.String(), target: Type.String() });

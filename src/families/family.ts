@@ -41,6 +41,8 @@ export interface QuestionContext {
   time?: QuestionTime;
   /** Multi-environment versions: the environment keys a panel question may name. */
   environments?: readonly string[];
+  /** Multi-environment versions: the columns an environment key is made of (a record may carry them). */
+  environmentColumns?: readonly string[];
 }
 
 /** What a family's rules may ask of the twin version. */

@@ -48,7 +48,8 @@ export class PanelArtifacts {
     for (const [key, results] of Object.entries(perEnvironment)) {
       const length = Math.max(0, ...targets.map((t) => results[t.name]?.length ?? 0));
       for (let r = 0; r < length; r++) {
-        const row: Record<string, unknown> = { environment: key, row: r, timestamp: results[targets[0]?.name ?? '']?.[r]?.timestamp ?? null };
+        const head = results[targets[0]?.name ?? '']?.[r];
+        const row: Record<string, unknown> = { environment: key, row: head?.row ?? r, timestamp: head?.timestamp ?? null };
         targets.forEach((target, i) => {
           const record = results[target.name]?.[r];
           if (target.kind === 'continuous') {

@@ -188,6 +188,27 @@ test('a multi-environment static twin learns what holds everywhere and what is g
     const expected = truth.intercepts[e]!.c! + truth.coefficients[e]!['a->c']! + truth.coefficients[e]!['d->c']!;
     assert.ok(Math.abs(value - expected) < 0.6, `${key}: predicted c ${value} vs ${expected}`);
   }
+  // Records that name their environment are each predicted by its own mechanisms, in the records' order.
+  const siteOf = (key: string) => key.slice('site='.length);
+  const routed = await completedRun(twin, { type: 'prediction', sample: [{ site: siteOf(outside), a: 1, b: 0, d: 1, e: 0 }, { site: siteOf(inGroup), a: 1, b: 0, d: 1, e: 0 }], targetVars: ['c'] });
+  const routedDetails = routed.outputs['1.0.0'].details;
+  assert.equal(routedDetails.routing, 'byRecord');
+  assert.deepEqual(routedDetails.recordEnvironments, [outside, inGroup]);
+  const routedC = routed.outputs['1.0.0'].results.c;
+  assert.ok(Math.abs(routedC[0].prediction - y!) < 1e-6 && Math.abs(routedC[1].prediction - x!) < 1e-6, `${routedC[0].prediction} vs ${y}, ${routedC[1].prediction} vs ${x}`);
+  assert.deepEqual(routedC.map((r: { row: number }) => r.row), [0, 1]);
+  const routedFile = (await app.call({ method: 'GET', url: `${twin.simulations}/${routed.id}/export/csv` })).raw.payload.trim().split('\n').slice(1);
+  assert.deepEqual(routedFile.map((line) => line.split(',').filter((_, i) => i === 0 || i === 2).join(' ')).sort(), [`"${inGroup}" 1`, `"${outside}" 0`].sort());
+  for (const [scenario, location] of [
+    [{ type: 'prediction', sample: [{ a: 1, b: 0, d: 1, e: 0, site: siteOf(inGroup) }, { a: 1, b: 0, d: 1, e: 0 }], targetVars: ['c'] }, 'body/scenario/sample/1'],
+    [{ type: 'prediction', sample: [{ a: 1, b: 0, d: 1, e: 0, site: 'nowhere' }], targetVars: ['c'] }, 'body/scenario/sample/0'],
+    [{ type: 'prediction', sample: [{ a: 1, b: 0, d: 1, e: 0, site: siteOf(inGroup) }], targetVars: ['c'], environments: [inGroup] }, 'body/scenario/environments'],
+  ] as const) {
+    const refused = await post(scenario, {});
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.errors[0].location, location, JSON.stringify(refused.body));
+  }
+
   // Other runs offer json only; a deleted twin takes its artifacts with it.
   assert.deepEqual(whatIf.exportFormats, ['json']);
   assert.equal((await app.call({ method: 'GET', url: `${twin.simulations}/${whatIf.id}/export/csv` })).status, 400);

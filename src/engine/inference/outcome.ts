@@ -18,6 +18,8 @@ export interface ResultRecord {
   lowerBound: number | number[] | null;
   upperBound: number | number[] | null;
   confidenceLevel: number;
+  /** The input record answered, when an environment's records are some of the rows (a panel prediction by record). */
+  row?: number;
 }
 
 export interface SweepPoint {

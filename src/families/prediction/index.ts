@@ -2,7 +2,7 @@ import { PredictionScenarioSchema } from '../../../schemas/simulations.js';
 import type { BatchScenario } from '../../simulations/batch/prediction.js';
 import { parsePrediction } from '../../simulations/from-query/families/prediction.js';
 import { defineFamily, type ScenarioError } from '../family.js';
-import { environmentRules } from '../shared/panel.js';
+import { environmentRules, rowEnvironmentRules } from '../shared/panel.js';
 import { distinctNames, listReferences, rowReferences } from '../shared/rows.js';
 import { sampleScopeRules, scopeReferences } from '../shared/scope.js';
 
@@ -14,9 +14,10 @@ export default defineFamily<BatchScenario>({
   type: 'prediction',
   twinKinds: ['static', 'multi-environment-static'],
   schema: PredictionScenarioSchema,
-  references: (s) => [
+  references: (s, context) => [
     ...scopeReferences(s),
-    ...rowReferences(s.sample ?? [], '/sample'),
+    // A record may name its environment (a panel's environment columns): those are not variables.
+    ...rowReferences(s.sample ?? [], '/sample').filter(([name]) => !(context.environmentColumns ?? []).includes(name)),
     ...listReferences(s.sampleTable?.columns, '/sampleTable/columns'),
     ...listReferences(s.targetVars, '/targetVars'),
   ],
@@ -24,6 +25,7 @@ export default defineFamily<BatchScenario>({
     ...rowsRules(s, context.twinType),
     ...distinctNames(s.targetVars, '/targetVars'),
     ...environmentRules(s, context),
+    ...rowEnvironmentRules(s, context),
     ...sampleScopeRules(s.type, s),
   ],
   batchRows: BATCH_KINDS,

@@ -6,6 +6,7 @@
  */
 import type { TSchema } from 'typebox';
 import type { TwinType } from '../../../schemas/twins.js';
+import { rowEnvironment } from '../../engine/panel/keys.js';
 import { type CheckContext, type FamilyDefinition, type ScenarioError, defineFamily } from '../family.js';
 
 interface WithEnvironments {
@@ -34,6 +35,29 @@ export function environmentRules(s: { environments?: string[] }, context: CheckC
   return s.environments.flatMap((key, i) => (known.has(key) ? [] : [{ location: `/environments/${i}`, message: `'${key}' is not an environment of this version (GET .../environments lists them)` }]));
 }
 
+
+/**
+ * Records that name their environment (every environment column of the panel, as a prediction row may): either all
+ * records do or none does; each names an environment of the version; and they are not also given `environments`
+ * (the rows say where they are). Such records are answered each by its own environment's mechanisms.
+ */
+export function rowEnvironmentRules(s: { environments?: string[]; sample?: Array<Record<string, unknown>> }, context: CheckContext): ScenarioError[] {
+  const columns = context.environmentColumns ?? [];
+  const rows = s.sample ?? [];
+  if (columns.length === 0 || rows.length === 0) return [];
+  const naming = rows.map((row) => columns.filter((column) => row[column] !== undefined && row[column] !== null).length);
+  const partial = naming.findIndex((n) => n > 0 && n < columns.length);
+  if (partial >= 0) return [{ location: `/sample/${partial}`, message: `a record names its environment with every environment column (${columns.join(', ')}) or with none` }];
+  if (naming.every((n) => n === 0)) return [];
+  const mixed = naming.findIndex((n) => n === 0);
+  if (mixed >= 0) return [{ location: `/sample/${mixed}`, message: `the other records name their environment (${columns.join(', ')}): name it in every record, or in none` }];
+  if (s.environments !== undefined) return [{ location: '/environments', message: 'the records name their environments: leave out environments (or the environment columns of the records)' }];
+  const known = new Set(context.environments ?? []);
+  return rows.flatMap((row, i) => {
+    const key = rowEnvironment(row, columns);
+    return known.has(key) ? [] : [{ location: `/sample/${i}`, message: `'${key}' is not an environment of this version (GET .../environments lists them)` }];
+  });
+}
 
 interface WithWindows extends WithEnvironments {
   samples?: unknown[];

@@ -4,7 +4,8 @@
  */
 import type { EnvironmentGroupDefinition, StatFilter } from '../../../schemas/environments.js';
 import type { FieldError } from '../../errors.js';
-import { type EnvironmentEntry, type EnvironmentProfile, environmentKey } from './profile.js';
+import { environmentKey } from '../../engine/panel/keys.js';
+import type { EnvironmentEntry, EnvironmentProfile } from './profile.js';
 
 export interface EnvironmentMatch {
   /** The profile's entries the definition selects, in the profile's order. */

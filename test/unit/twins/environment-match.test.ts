@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EnvironmentGroupDefinition } from '../../../schemas/environments.js';
 import { cellText, definitionErrors, matchEnvironments, meetsStatFilter } from '../../../src/twins/environments/match.js';
-import { type EnvironmentEntry, type EnvironmentProfile, environmentKey, parseEnvironmentKey } from '../../../src/twins/environments/profile.js';
+import { environmentKey, parseEnvironmentKey } from '../../../src/engine/panel/keys.js';
+import type { EnvironmentEntry, EnvironmentProfile } from '../../../src/twins/environments/profile.js';
 
 const COLUMNS = ['region', 'store'];
 

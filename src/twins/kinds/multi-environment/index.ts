@@ -27,6 +27,7 @@ export const multiEnvironmentStatic = defineKind({
   questionContext: (model: PanelModel) => ({
     variables: new Map(model.pooled.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }])),
     environments: model.environments.map((e) => e.key),
+    environmentColumns: model.environmentColumns,
   }),
 });
 

@@ -10,7 +10,8 @@ import type { ShardStatistics } from '../../../engine/panel/fit.js';
 import type { Family, FamilyMoments } from '../../../engine/panel/moments.js';
 import type { EdgeRef, Frame } from '../../../engine/types.js';
 import { JobError } from '../../../jobs/runner.js';
-import { type EnvironmentEntry, type EnvironmentProfile, environmentKey } from '../../environments/profile.js';
+import { environmentKey } from '../../../engine/panel/keys.js';
+import type { EnvironmentEntry, EnvironmentProfile } from '../../environments/profile.js';
 
 /** An environment judges edges (and counts in graph slices) from this many rows. */
 export const EVIDENCE_ROWS = 10;
