@@ -31,9 +31,11 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     };
   }
   const integers = integerProperties(schema);
-  // Path parameters and headers that are plain strings without defaults need no conversion: check them as they are.
+  // Path parameters and headers that are plain strings without defaults need no conversion: check them as they are,
+  // and answer `true` (valid, unchanged) rather than `{value}`: fastify would store a value given back for the headers
+  // as extra headers, and every later read of request.headers would then allocate a merged copy of them all.
   if (!needsConversion(schema)) {
-    return (value) => (compiled.Check(value) ? { value } : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never });
+    return (value) => (compiled.Check(value) ? true : { error: toFieldErrors(compiled.Errors(value) as TypeBoxError[]) as never });
   }
   return (value) => {
     // Convert reads `1.5` and `true` as integers (and may convert in place): a client that sent them meant

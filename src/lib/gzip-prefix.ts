@@ -38,9 +38,23 @@ export class GzipPrefix {
   }
 }
 
+/** Headers read before (clients send the same few). */
+const ACCEPTS = new Map<string, boolean>();
+const MAX_REMEMBERED = 64;
+
 /** Whether an Accept-Encoding header accepts gzip (RFC 9110 §12.5.3: a `gzip` or `*` coding whose q is not 0). */
 export function acceptsGzip(header: string | undefined): boolean {
   if (header === undefined) return false;
+  let accepts = ACCEPTS.get(header);
+  if (accepts === undefined) {
+    accepts = readAcceptEncoding(header);
+    if (ACCEPTS.size >= MAX_REMEMBERED) ACCEPTS.clear();
+    ACCEPTS.set(header, accepts);
+  }
+  return accepts;
+}
+
+function readAcceptEncoding(header: string): boolean {
   let star = false;
   for (const part of header.split(',')) {
     const [coding = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
