@@ -237,19 +237,19 @@ class Parser {
   }
 
   private sum(): MetricExpression {
-    let left = this.product();
-    while (this.peek().kind === 'symbol' && (this.peek().text === '+' || this.peek().text === '-')) {
-      const operator = this.take().text as '+' | '-';
-      left = { kind: 'binary', operator, left, right: this.product() };
-    }
-    return left;
+    return this.binary(['+', '-'], () => this.product());
   }
 
   private product(): MetricExpression {
-    let left = this.factor();
-    while (this.peek().kind === 'symbol' && (this.peek().text === '*' || this.peek().text === '/')) {
-      const operator = this.take().text as '*' | '/';
-      left = { kind: 'binary', operator, left, right: this.factor() };
+    return this.binary(['*', '/'], () => this.factor());
+  }
+
+  /** Operands joined left to right by operators of one precedence. */
+  private binary(operators: ReadonlyArray<'+' | '-' | '*' | '/'>, operand: () => MetricExpression): MetricExpression {
+    let left = operand();
+    while (this.peek().kind === 'symbol' && (operators as readonly string[]).includes(this.peek().text)) {
+      const operator = this.take().text as '+' | '-' | '*' | '/';
+      left = { kind: 'binary', operator, left, right: operand() };
     }
     return left;
   }
