@@ -5,8 +5,10 @@
  *   GET /mcp streams.
  * - resource subscriptions: `resources/subscribe` remembers a URI and its content's digest; while the credential
  *   has an open stream, each subscribed resource is read again every few seconds (with the subscriber's
- *   principal, after checking that its credential still holds) and `notifications/resources/updated` is sent when
- *   the digest changed or the resource is gone (then the subscription ends).
+ *   principal) and `notifications/resources/updated` is sent when the digest changed or the resource is gone (then
+ *   the subscription ends).
+ * Every few seconds each credential with an open stream is checked again: a revoked or expired key's streams end
+ * and its session state goes.
  * State lives in this process: a scale-out deployment routes a session (`Mcp-Session-Id`) to one process, as the
  * legacy transport's streams need anyway.
  */
@@ -87,14 +89,12 @@ export class McpSessions {
     clearInterval(this.timer);
   }
 
-  /** One round: every credential with subscriptions and an open stream. Rounds never overlap. */
+  /** One round: every credential with an open stream checked, then its subscriptions read. Rounds never overlap. */
   async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
     try {
-      for (const [credential, held] of [...this.subscriptions]) {
-        const streams = this.streams.ofCredential(credential);
-        if (streams.length === 0) continue;
+      for (const [credential, streams] of this.streams.byCredential()) {
         try {
           await streams[0]!.owner.recheck();
         } catch {
@@ -104,6 +104,7 @@ export class McpSessions {
           this.levels.delete(credential);
           continue;
         }
+        const held = this.subscriptions.get(credential) ?? new Map<string, Subscription>();
         for (const [uri, subscription] of [...held]) {
           let digest: string | null;
           try {

@@ -69,6 +69,16 @@ export class McpStreams {
     return [...this.open.values()].filter((stream) => credentialOf(stream.owner.principal) === credential);
   }
 
+  /** Every open stream, by credential. */
+  byCredential(): Map<string, McpStream[]> {
+    const out = new Map<string, McpStream[]>();
+    for (const stream of this.open.values()) {
+      const credential = credentialOf(stream.owner.principal);
+      out.set(credential, [...(out.get(credential) ?? []), stream]);
+    }
+    return out;
+  }
+
   /** Ends a stream (its credential no longer holds). */
   end(id: string): void {
     this.open.get(id)?.end();

@@ -271,7 +271,7 @@ test('MCP protocol rules over raw HTTP: batches, notifications, -32022, sessions
   assert.equal(gone.statusCode, 404);
 });
 
-test('MCP sessions: a stream whose key is revoked ends at the next subscription round, and its subscriptions go', async (t) => {
+test('MCP sessions: the streams of a revoked key end within a round of checks, with or without subscriptions, and their subscriptions go', async (t) => {
   const app = await buildTestApp(t);
   const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
   const ws = app.tenant.libraryWorkspaceId;
@@ -279,24 +279,31 @@ test('MCP sessions: a stream whose key is revoked ends at the next subscription 
   assert.equal(source.status, 201, JSON.stringify(source.body));
   const dataset = await app.call({ method: 'POST', url: `/api/v1/workspaces/${ws}/datasets`, body: { name: 'rows', sources: [{ id: source.body.data.id }] } });
   assert.equal(dataset.status, 201, JSON.stringify(dataset.body));
-  const made = await app.call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'short-lived', scopes: ['sources:read', 'datasets:read'] } });
-  assert.equal(made.status, 201);
-  const headers = { authorization: `Bearer ${made.body.data.key}`, 'mcp-protocol-version': '2025-11-25' };
-
-  const stream = await fetch(`${address}/api/v1/mcp`, { headers: { ...headers, accept: 'text/event-stream' } });
-  assert.equal(stream.status, 200);
-  const reader = stream.body!.getReader();
-  assert.match(new TextDecoder().decode((await reader.read()).value), /^event: endpoint/);
   const uri = `causa://workspaces/${ws}/datasets/${dataset.body.data.id}`;
-  const subscribed = await fetch(`${address}/api/v1/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri } }) });
-  assert.deepEqual(await subscribed.json(), { jsonrpc: '2.0', id: 1, result: {} });
 
-  assert.equal((await app.call({ method: 'POST', url: `/api/v1/api-keys/${made.body.data.id}/revoke` })).status, 200);
-  const ended = await Promise.race([
-    (async () => {
-      for (;;) if ((await reader.read()).done) return true;
-    })(),
-    new Promise((resolve) => setTimeout(() => resolve(false), 15_000)),
-  ]);
-  assert.equal(ended, true, 'the revoked key\'s stream ended');
+  const opened = async (name: string, subscribe: boolean) => {
+    const made = await app.call({ method: 'POST', url: '/api/v1/api-keys', body: { name, scopes: ['sources:read', 'datasets:read'] } });
+    assert.equal(made.status, 201);
+    const headers = { authorization: `Bearer ${made.body.data.key}`, 'mcp-protocol-version': '2025-11-25' };
+    const stream = await fetch(`${address}/api/v1/mcp`, { headers: { ...headers, accept: 'text/event-stream' } });
+    assert.equal(stream.status, 200);
+    const reader = stream.body!.getReader();
+    assert.match(new TextDecoder().decode((await reader.read()).value), /^event: endpoint/);
+    if (subscribe) {
+      const subscribed = await fetch(`${address}/api/v1/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri } }) });
+      assert.deepEqual(await subscribed.json(), { jsonrpc: '2.0', id: 1, result: {} });
+    }
+    return { id: made.body.data.id as string, reader };
+  };
+  const keys = [await opened('subscribed', true), await opened('streaming only', false)];
+  for (const key of keys) assert.equal((await app.call({ method: 'POST', url: `/api/v1/api-keys/${key.id}/revoke` })).status, 200);
+  for (const key of keys) {
+    const ended = await Promise.race([
+      (async () => {
+        for (;;) if ((await key.reader.read()).done) return true;
+      })(),
+      new Promise((resolve) => setTimeout(() => resolve(false), 15_000)),
+    ]);
+    assert.equal(ended, true, 'the revoked key\'s stream ended');
+  }
 });
