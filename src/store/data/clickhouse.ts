@@ -134,7 +134,10 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
           { db: table.organisationId, table: table.tableId },
         );
         const query = `INSERT INTO ${target} SELECT * FROM file({path:String}, '${format}', {structure:String})`;
-        await guarded(() => client.command({ query, query_params: { path, structure }, clickhouse_settings: settings() }));
+        // Rows land in file order (callers number them by insertion order): by default the engine spreads what it
+        // read from the file over several streams before inserting, and a large file's blocks were then inserted out
+        // of order (2 loads in 6 of a 3M-row CSV; 0 in 6 with this setting; parsing stays parallel).
+        await guarded(() => client.command({ query, query_params: { path, structure }, clickhouse_settings: { ...settings(), parallelize_output_from_storages: 0 } }));
       } else if (format === 'RowBinary') {
         await insertBinary(target, createReadStream(path));
       } else {
