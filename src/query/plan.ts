@@ -273,6 +273,13 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
   };
 
   const outputs = new Set<string>();
+  /** An output column name not yet taken (the name, else name_2, name_3...). */
+  const claimOutput = (name: string) => {
+    let output = name;
+    for (let n = 2; outputs.has(output); n += 1) output = `${name}_${n}`;
+    outputs.add(output);
+    return output;
+  };
   const checkAggregate = (fn: string | null, name: Name | null, type: string, span: Span) => {
     if ((fn === 'sum' || fn === 'avg') && !NUMERIC.has(type)) throw new QueryError('invalid_aggregate', `${fn} needs numbers; "${name!.text}" is ${type}`, span, []);
   };
@@ -288,9 +295,7 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
     const metricConcept = item.kind === 'column' ? metricNamed(catalog, item.name) : null;
     if (metricConcept !== null) {
       if (!register) throw new QueryError('invalid_aggregate', `"${metricConcept.name}" is a metric (an aggregate): group by columns or time grains`, item.span);
-      let output = item.alias ?? metricConcept.name;
-      for (let n = 2; outputs.has(output); n += 1) output = `${item.alias ?? metricConcept.name}_${n}`;
-      outputs.add(output);
+      const output = claimOutput(item.alias ?? metricConcept.name);
       return { item, bound: null, metric: { concept: metricConcept, formula: bindFormula(formulaOf(metricConcept, item.span), item.span) }, output, type: 'decimal' };
     }
     const bound = item.name === null ? null : bind(item.name);
@@ -298,11 +303,7 @@ export function planSelect(statement: Extract<Statement, { kind: 'select' }>, ca
     if (item.kind === 'aggregate') checkAggregate(item.fn, item.name, type, item.span);
     if (item.kind === 'grain' && !TIME.has(type)) throw new QueryError('type_mismatch', `${item.fn}(...) groups times; "${item.name!.text}" is ${type}`, item.span, []);
     if (item.kind === 'grain' && item.fn === 'hour' && type !== 'datetime') throw new QueryError('type_mismatch', `hour(...) needs times of day; "${item.name!.text}" holds dates`, item.span, []);
-    let output = outputOf(item);
-    if (register) {
-      for (let n = 2; outputs.has(output); n += 1) output = `${outputOf(item)}_${n}`;
-      outputs.add(output);
-    }
+    const output = register ? claimOutput(outputOf(item)) : outputOf(item);
     const resultType = item.kind === 'aggregate' ? (['count', 'countDistinct'].includes(item.fn!) ? 'integer' : item.fn === 'avg' ? 'decimal' : type) : item.kind === 'grain' ? 'date' : type;
     return { item, bound, metric: null, output, type: resultType };
   };
