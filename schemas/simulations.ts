@@ -291,7 +291,11 @@ export const RootCauseScenarioSchema = Family(
   'root_cause_analysis',
   { targetVariable: Name, samples: Records('Observations to diagnose'), targetFpr: Type.Optional(TargetFpr) },
   'RootCauseScenario',
-  'Attributes an anomalous targetVariable to the variables whose own behaviour was anomalous.',
+  'Attributes an anomalous targetVariable to the variables whose own behaviour was anomalous. `details.samples[]` {index, anomalous, anomalyBasis, targetAnomalous, '
+    + 'targetScore, rootCauses[] {variable, rank, contribution, noiseScore}}: a sample is diagnosed (`anomalous`) when the target\'s value is improbable (`anomalyBasis: target`) or when '
+    + 'it is not but the own behaviour of a variable upstream is, and reaches the target through anomalous variables (`upstream`: a fault whose effect stays within the '
+    + 'target\'s normal range). targetFpr is the rate at which normal samples are diagnosed, split evenly between the two. Root causes come most likely first; causes the '
+    + 'twin cannot tell apart share a `rank`; a cause whose anomaly cannot reach the target through anomalous variables and does not move it in the model is never listed first.',
 );
 
 export const AnomalyScenarioSchema = Family(
@@ -451,8 +455,8 @@ export const TemporalRootCauseScenarioSchema = Type.Object(
   {
     additionalProperties: false, $id: 'TemporalRootCauseScenario', title: 'TemporalRootCauseScenario',
     description: 'Temporal twins: why targetVariable was anomalous at one step of a window. The model is unrolled over the steps before it, so each variable at each earlier step is a '
-      + 'separate suspect: `details.rootCauses[]` {variable, stepsBefore, timestamp, contribution, noiseScore}, most likely first (a fault upstream in time is blamed where it happened, '
-      + 'not at the target\'s echo of it); `targetAnomalous`, `targetScore` (tail probability), `depth` (steps looked back).',
+      + 'separate suspect: `details.rootCauses[]` {variable, rank, stepsBefore, timestamp, contribution, noiseScore}, most likely first (a fault upstream in time is blamed where it happened, '
+      + 'not at the target\'s echo of it); `anomalous` and `anomalyBasis` (target or upstream, as in RootCauseScenario), `targetAnomalous`, `targetScore` (tail probability), `depth` (steps looked back).',
   },
 );
 

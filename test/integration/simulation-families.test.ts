@@ -70,10 +70,16 @@ test('root cause analysis and anomaly scan: an injected shift in y is found and 
   const twin = await trainedTwin(t);
   const normal = { x: 0.2, plan: 'basic', y: 0.5, z: -0.6, w: 0.1 };
   const shifted = { x: 0, plan: 'basic', y: 8, z: -12, w: 0 };
-  const rca = await completedRun(twin, { type: 'root_cause_analysis', targetVariable: 'z', samples: [shifted], targetFpr: 0.01 });
-  const diagnosis = rca.outputs['1.0.0'].details.samples[0];
-  assert.equal(diagnosis.targetAnomalous, true);
-  assert.equal(diagnosis.rootCauses[0].variable, 'y', JSON.stringify(diagnosis.rootCauses));
+  // y's own noise 4.5 standard deviations high moves z to -6.75, inside z's normal range (sd about 3.7).
+  const withinRange = { x: 0, plan: 'basic', y: 4.5, z: -6.75, w: 0 };
+  const rca = await completedRun(twin, { type: 'root_cause_analysis', targetVariable: 'z', samples: [shifted, withinRange, normal], targetFpr: 0.01 });
+  const [diagnosis, upstream, quiet] = rca.outputs['1.0.0'].details.samples;
+  assert.deepEqual([diagnosis.anomalous, diagnosis.anomalyBasis, diagnosis.targetAnomalous], [true, 'target', true]);
+  assert.deepEqual([diagnosis.rootCauses[0].variable, diagnosis.rootCauses[0].rank], ['y', 1], JSON.stringify(diagnosis.rootCauses));
+  assert.deepEqual([upstream.anomalous, upstream.anomalyBasis, upstream.targetAnomalous], [true, 'upstream', false], JSON.stringify(upstream));
+  assert.equal(upstream.rootCauses[0].variable, 'y', JSON.stringify(upstream.rootCauses));
+  assert.deepEqual([quiet.anomalous, quiet.rootCauses], [false, []]);
+  assert.match(rca.resultsSummary.summary, /z was anomalous in 2 of 3 samples.*In 1 of them z's own value stayed within its normal range/);
   const scan = await completedRun(twin, { type: 'anomaly_detection', samples: [normal, shifted], targetFpr: 0.01, autoRca: true });
   const [first, second] = scan.outputs['1.0.0'].details.samples;
   assert.equal(first.isAnomaly, false);

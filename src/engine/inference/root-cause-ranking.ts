@@ -12,13 +12,17 @@
  *   must then be a chance event, of probability its tail probability: the hypothesis costs the sum of their
  *   -log tail probabilities. Candidates are ranked by that unexplained cost, least first, then by credit -- their
  *   own Shapley contribution plus the positive contributions of their cascade, the share of the target's anomaly
- *   score a fault at k accounts for (reported as its contribution); remaining ties go upstream first;
+ *   score a fault at k accounts for (reported as its contribution); candidates equal on both share a rank (the
+ *   twin cannot tell them apart: e.g. two services that never varied in training, failing together) and are
+ *   listed upstream first;
  * - the remaining positive contributors follow by their own contribution.
  */
 
 export interface RankingInput {
   /** Player node indices (the target and its ancestors), in topological order. */
   players: number[];
+  /** Position of the target in players. */
+  target: number;
   /** Shapley contribution per player (aligned with players). */
   contributions: ArrayLike<number>;
   /** Per player: noise tail probability (NaN = unscorable) and value tail probability (NaN = missing). */
@@ -36,6 +40,10 @@ export interface RankedCause {
   /** A candidate's credit (own contribution plus its cascade's), else the player's own contribution. */
   contribution: number;
   candidate: boolean;
+  /** A candidate whose cascade of anomalous variables reaches the target. */
+  reachesTarget: boolean;
+  /** 1-based; candidates the ranking cannot tell apart share one (competition ranking: 1, 1, 3). */
+  rank: number;
 }
 
 export function rankRootCauses(input: RankingInput): RankedCause[] {
@@ -45,6 +53,8 @@ export function rankRootCauses(input: RankingInput): RankedCause[] {
   // How improbable each player is on its own: the smaller of its noise and value tail probabilities.
   const tail = players.map((_, j) => Math.min(orOne(noiseTail[j]!), orOne(valueTail[j]!)));
   const anomalous = tail.map((p) => p <= level);
+  // The target is the symptom under diagnosis: a cascade may end at it whatever its own tail probability.
+  anomalous[input.target] = true;
   const candidate = players.map((_, j) => noiseTail[j]! <= level || (Number.isNaN(noiseTail[j]!) && valueTail[j]! <= level));
   const children: number[][] = players.map(() => []);
   players.forEach((node, j) => {
@@ -57,6 +67,7 @@ export function rankRootCauses(input: RankingInput): RankedCause[] {
   const surprise = tail.map((p) => -Math.log(Math.max(p, 1e-300)));
   const totalSurprise = surprise.reduce((s, v, j) => (anomalous[j] ? s + v : s), 0);
   const credit = new Float64Array(d);
+  const reaches = new Uint8Array(d);
   const unexplained = new Float64Array(d);
   for (let k = 0; k < d; k++) {
     if (!candidate[k]) continue;
@@ -68,6 +79,7 @@ export function rankRootCauses(input: RankingInput): RankedCause[] {
       explained.add(j);
       stack.push(...children[j]!);
     }
+    if (explained.has(input.target)) reaches[k] = 1;
     let covered = 0;
     credit[k] = contributions[k]!;
     for (const j of explained) {
@@ -78,14 +90,20 @@ export function rankRootCauses(input: RankingInput): RankedCause[] {
   }
   const all = Array.from({ length: d }, (_, j) => j);
   const leading = all
-    .filter((j) => candidate[j] && credit[j]! > 0)
+    .filter((j) => candidate[j] && (reaches[j] === 1 || (credit[j]! > 0 && contributions[j]! > 0)))
     .sort((a, b) => unexplained[a]! - unexplained[b]! || credit[b]! - credit[a]!);
   const led = new Set(leading);
   const rest = all.filter((j) => !led.has(j) && contributions[j]! > 0).sort((a, b) => contributions[b]! - contributions[a]!);
+  const tied = (a: number, b: number) => same(unexplained[a]!, unexplained[b]!) && same(credit[a]!, credit[b]!);
   return [
-    ...leading.map((player) => ({ player, contribution: credit[player]!, candidate: true })),
-    ...rest.map((player) => ({ player, contribution: contributions[player]!, candidate: false })),
-  ];
+    ...leading.map((player, i) => ({ player, contribution: credit[player]!, candidate: true, reachesTarget: reaches[player] === 1, rank: i + 1 })),
+    ...rest.map((player, i) => ({ player, contribution: contributions[player]!, candidate: false, reachesTarget: false, rank: leading.length + i + 1 })),
+  ].map((cause, i, list) => {
+    if (i > 0 && cause.candidate && tied(list[i - 1]!.player, cause.player)) cause.rank = list[i - 1]!.rank;
+    return cause;
+  });
 }
+
+const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 const orOne = (p: number) => (Number.isNaN(p) ? 1 : p);

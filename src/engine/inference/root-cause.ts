@@ -27,6 +27,8 @@ const MAX_ROOT_CAUSES = 10;
 
 export interface RootCause {
   variable: string;
+  /** 1-based position; root causes the twin cannot tell apart share a rank. */
+  rank: number;
   /** Share of the target's anomaly score (-log tail probability, natural log) this variable accounts for: for a
    * root-cause candidate its own noise's Shapley contribution plus those of the anomalies downstream of it that it
    * explains (root-cause-ranking.ts); for any other variable its own contribution. */
@@ -36,8 +38,15 @@ export interface RootCause {
 }
 
 export interface TargetDiagnosis {
-  /** null when the target is missing in the sample. */
+  /** Whether the target's own value is anomalous (its marginal tail probability at most targetFpr); null when
+   * the target is missing in the sample. */
   targetAnomalous: boolean | null;
+  /** Whether the sample was diagnosed: the target is anomalous, or an anomaly upstream reaches it (`anomalyBasis`). */
+  anomalous: boolean | null;
+  /** `target`: the target's value is anomalous; `upstream`: it is not, but the noise of an ancestor is (at the
+   * Sidak level of targetFpr over the target and its ancestors) and reaches it through anomalous variables --
+   * a fault whose effect on the target stays within the target's normal range; null when not anomalous. */
+  anomalyBasis: 'target' | 'upstream' | null;
   /** The target value's two-sided tail probability under the model. */
   targetScore: number | null;
   rootCauses: RootCause[];
@@ -74,31 +83,43 @@ export class TargetDiagnostician {
   }
 
   /**
-   * The diagnosis of one row; with `force` the attribution runs even when the target is not anomalous at
-   * targetFpr (anomaly scans explain the least probable variable of a flagged unit).
+   * The diagnosis of one row: when the target is anomalous, or when it is not but an anomalous noise upstream
+   * reaches it through anomalous variables (a fault whose effect stays inside the target's normal range is still
+   * the fault behind it). With `force` the attribution runs in any case (anomaly scans explain the least probable
+   * variable of a flagged unit).
    */
   diagnose(frame: Frame, noise: Float64Array[], row: number, targetFpr: number, seed: number, hooks: WorkHooks, force = false): TargetDiagnosis {
     const targetScore = this.targetScore(frame, row);
-    if (targetScore === null) return { targetAnomalous: null, targetScore: null, rootCauses: [] };
-    const targetAnomalous = targetScore <= targetFpr;
-    if (!targetAnomalous && !force) return { targetAnomalous, targetScore, rootCauses: [] };
+    if (targetScore === null) return { targetAnomalous: null, anomalous: null, anomalyBasis: null, targetScore: null, rootCauses: [] };
+    // The false-alarm budget is split between the two ways a sample can be anomalous (Bonferroni).
+    const targetAnomalous = targetScore <= targetFpr / 2;
+    const players = this.model.players;
+    const level = this.playerLevel(targetFpr / 2);
+    const target = players.indexOf(this.target);
+    const quiet = { targetAnomalous, anomalous: false, anomalyBasis: null, targetScore, rootCauses: [] };
+    // Without an anomalous value or noise among the players nothing upstream can reach the target.
+    if (!targetAnomalous && !force && !players.some((node, j) => j !== target && noise[node]![row]! <= level)) return quiet;
     const contributions = attributeTargetAnomaly(this.model, selectRows(frame, [row]), this.score, { seed, hooks });
     const { scm } = this.calibration;
     const columns = modelColumns(scm, frame);
-    const players = this.model.players;
     const noiseTail = players.map((node) => noise[node]![row]!);
-    const ranked = rankRootCauses({
+    const ranking = rankRootCauses({
       players,
+      target,
       contributions,
       noiseTail,
       valueTail: players.map((node) => this.calibration.valueTail(node)(columns[node]![row]!)),
       parentsOf: (node) => scm.parentsOf(node),
-      level: this.playerLevel(targetFpr),
-    }).map((c): RootCause => {
-      const p = noiseTail[c.player]!;
-      return { variable: scm.names[players[c.player]!]!, contribution: c.contribution, noiseScore: Number.isNaN(p) ? null : p };
+      level,
     });
-    return { targetAnomalous, targetScore, rootCauses: ranked.slice(0, MAX_ROOT_CAUSES) };
+    const upstream = !targetAnomalous && ranking.some((c) => c.reachesTarget && c.player !== target);
+    if (!targetAnomalous && !upstream && !force) return quiet;
+    const rootCauses = ranking.slice(0, MAX_ROOT_CAUSES).map((c): RootCause => {
+      const p = noiseTail[c.player]!;
+      return { variable: scm.names[players[c.player]!]!, rank: c.rank, contribution: c.contribution, noiseScore: Number.isNaN(p) ? null : p };
+    });
+    const anomalous = targetAnomalous || upstream;
+    return { targetAnomalous, anomalous, anomalyBasis: targetAnomalous ? 'target' : upstream ? 'upstream' : null, targetScore, rootCauses };
   }
 }
 
@@ -130,7 +151,7 @@ export async function runRootCauseAnalysis(model: CbnModel, scenario: RootCauseS
       targetVariable: scenario.targetVariable,
       targetFpr,
       seed: context.seed,
-      anomalousCount: samples.filter((s) => s.targetAnomalous === true).length,
+      anomalousCount: samples.filter((s) => s.anomalous === true).length,
       samples,
     },
     summary: rootCauseSummary(scenario.targetVariable, targetFpr, samples),
@@ -138,12 +159,13 @@ export async function runRootCauseAnalysis(model: CbnModel, scenario: RootCauseS
 }
 
 function rootCauseSummary(target: string, targetFpr: number, samples: DiagnosedSample[]): FamilyOutcome['summary'] {
-  const anomalous = samples.filter((s) => s.targetAnomalous === true);
-  const missing = samples.filter((s) => s.targetAnomalous === null).length;
+  const anomalous = samples.filter((s) => s.anomalous === true);
+  const upstream = anomalous.filter((s) => s.anomalyBasis === 'upstream').length;
+  const missing = samples.filter((s) => s.anomalous === null).length;
   const rate = `${formatPercent(targetFpr)} false-alarm rate`;
   const missingNote = missing > 0 ? ` ${missing} sample${missing === 1 ? '' : 's'} had no value for ${target}.` : '';
   if (anomalous.length === 0) {
-    return { summary: `${target} was not anomalous in any of the ${samples.length} samples at a ${rate}, so nothing needed a root cause.${missingNote}`, keyPoints: [] };
+    return { summary: `${target} was not anomalous, nor reached by an anomaly upstream, in any of the ${samples.length} samples at a ${rate}, so nothing needed a root cause.${missingNote}`, keyPoints: [] };
   }
   const leaders = new Map<string, number>();
   for (const s of anomalous) {
@@ -152,12 +174,16 @@ function rootCauseSummary(target: string, targetFpr: number, samples: DiagnosedS
   }
   const ranked = [...leaders.entries()].sort((a, b) => b[1] - a[1]);
   const lead = ranked[0] ? ` The most frequent leading root cause is ${ranked[0][0]} (${ranked[0][1]} of ${anomalous.length}).` : '';
+  const upstreamNote = upstream > 0
+    ? ` In ${upstream} of them ${target}'s own value stayed within its normal range, but an anomaly upstream reached it.`
+    : '';
   const keyPoints = anomalous.slice(0, 5).map((s) => {
     const causes = s.rootCauses.slice(0, 3).map((c) => `${c.variable} (contribution ${c.contribution.toFixed(2)}${c.noiseScore === null ? '' : `, own noise tail probability ${formatProbability(c.noiseScore)}`})`);
-    return `Sample ${s.index}: ${target} tail probability ${formatProbability(s.targetScore!)}; ${causes.length > 0 ? `explained by ${causes.join(', ')}` : 'no variable pushed it towards the anomaly'}.`;
+    const basis = s.anomalyBasis === 'upstream' ? ' (within its normal range; anomalous upstream)' : '';
+    return `Sample ${s.index}: ${target} tail probability ${formatProbability(s.targetScore!)}${basis}; ${causes.length > 0 ? `explained by ${causes.join(', ')}` : 'no variable pushed it towards the anomaly'}.`;
   });
   return {
-    summary: `${target} was anomalous in ${anomalous.length} of ${samples.length} samples at a ${rate}.${lead}${missingNote}`,
+    summary: `${target} was anomalous in ${anomalous.length} of ${samples.length} samples at a ${rate}.${upstreamNote}${lead}${missingNote}`,
     keyPoints,
   };
 }

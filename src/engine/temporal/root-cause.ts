@@ -24,6 +24,8 @@ const DEPTH_PER_LAG = 4;
 
 export interface TemporalRootCause {
   variable: string;
+  /** 1-based position; causes the twin cannot tell apart share a rank. */
+  rank: number;
   /** Steps before the diagnosed step at which this variable's own behaviour was unusual (0: the same step). */
   stepsBefore: number;
   /** The window's time of that step (null when the records carry no times). */
@@ -40,6 +42,8 @@ export interface StepDiagnosis {
   index: number;
   timestamp: number | null;
   targetAnomalous: boolean | null;
+  anomalous: boolean | null;
+  anomalyBasis: 'target' | 'upstream' | null;
   targetScore: number | null;
   /** Steps back the diagnosis looked (the unrolled window). */
   depth: number;
@@ -67,11 +71,13 @@ export function diagnoseStep(
     index,
     timestamp: window.times[row] ?? null,
     targetAnomalous: diagnosis.targetAnomalous,
+    anomalous: diagnosis.anomalous,
+    anomalyBasis: diagnosis.anomalyBasis,
     targetScore: diagnosis.targetScore,
     depth: unrolled.depth,
     rootCauses: diagnosis.rootCauses.map((cause) => {
       const { variable, stepsBefore } = unrolled.nodeOf(cause.variable);
-      return { variable, stepsBefore, timestamp: row - stepsBefore >= 0 ? (window.times[row - stepsBefore] ?? null) : null, contribution: cause.contribution, noiseScore: cause.noiseScore };
+      return { variable, rank: cause.rank, stepsBefore, timestamp: row - stepsBefore >= 0 ? (window.times[row - stepsBefore] ?? null) : null, contribution: cause.contribution, noiseScore: cause.noiseScore };
     }),
   };
 }
@@ -112,14 +118,17 @@ export function whenText(cause: Pick<TemporalRootCause, 'stepsBefore' | 'timesta
 
 function rootCauseSummary(model: TemporalModel, d: StepDiagnosis, targetFpr: number): FamilyOutcome['summary'] {
   const rate = `${formatPercent(targetFpr)} false-alarm rate`;
-  if (d.targetAnomalous === null) return { summary: `${d.targetVariable} has no value at step ${d.index}, so there is nothing to diagnose.`, keyPoints: [] };
-  if (!d.targetAnomalous) {
-    return { summary: `${d.targetVariable} at step ${d.index} is not anomalous at a ${rate} (tail probability ${formatProbability(d.targetScore!)}), so nothing needed a root cause.`, keyPoints: [] };
+  if (d.anomalous === null) return { summary: `${d.targetVariable} has no value at step ${d.index}, so there is nothing to diagnose.`, keyPoints: [] };
+  if (!d.anomalous) {
+    return { summary: `${d.targetVariable} at step ${d.index} is not anomalous at a ${rate} (tail probability ${formatProbability(d.targetScore!)}), nor reached by an anomaly upstream, so nothing needed a root cause.`, keyPoints: [] };
   }
+  const state = d.anomalyBasis === 'upstream'
+    ? `is within its normal range (tail probability ${formatProbability(d.targetScore!)}) but reached by an anomaly upstream at a ${rate}`
+    : `is anomalous at a ${rate} (tail probability ${formatProbability(d.targetScore!)})`;
   const keyPoints = d.rootCauses.slice(0, 5).map((c) => `${c.variable} ${whenText(c, model)}: contribution ${c.contribution.toFixed(2)}${c.noiseScore === null ? '' : `, own noise tail probability ${formatProbability(c.noiseScore)}`}`);
   const top = d.rootCauses[0];
   return {
-    summary: `${d.targetVariable} at step ${d.index} is anomalous at a ${rate} (tail probability ${formatProbability(d.targetScore!)}). ${top === undefined ? 'No variable in the last ' + d.depth + ' steps pushed it towards the anomaly.' : `Leading root cause: ${top.variable} ${whenText(top, model)}.`}`,
+    summary: `${d.targetVariable} at step ${d.index} ${state}. ${top === undefined ? 'No variable in the last ' + d.depth + ' steps pushed it towards the anomaly.' : `Leading root cause: ${top.variable} ${whenText(top, model)}.`}`,
     keyPoints,
   };
 }

@@ -23,7 +23,7 @@ function linear(name: string, parents: [string, number][]): Extract<NodeModel, {
 /** A -> B -> C <- D, standard normal noise: C = B + D + e, B = A + e. */
 const chain: CbnModel = { nodes: [linear('A', []), linear('D', []), linear('B', [['A', 1]]), linear('C', [['B', 1], ['D', 1]])] };
 
-/** Share of injected faults ranked first, over faulty units whose target is anomalous. */
+/** Share of injected faults ranked first, over the faulty units diagnosed (target anomalous, or reached from upstream). */
 async function topOneAccuracy(seed: number, categoricalShare: number): Promise<{ accuracy: number; diagnosed: number }> {
   const t = truth(9, 3, seed, { categoricalShare });
   const model = fittedTwin(t, 5000, seed + 100);
@@ -41,7 +41,7 @@ async function topOneAccuracy(seed: number, categoricalShare: number): Promise<{
     samples.push(...recordsOf(drawUnits(t, 1, seed * 1000 + k, { node, shift: 6 }), [0]));
   }
   const outcome = await runRootCauseAnalysis(model, { type: 'root_cause_analysis', targetVariable: scm.names[target]!, samples }, context(seed));
-  const diagnosed = (outcome.details as { samples: DiagnosedSample[] }).samples.filter((s) => s.targetAnomalous === true);
+  const diagnosed = (outcome.details as { samples: DiagnosedSample[] }).samples.filter((s) => s.anomalous === true);
   const hits = diagnosed.filter((s) => s.rootCauses[0]?.variable === injected[s.index]).length;
   return { accuracy: hits / diagnosed.length, diagnosed: diagnosed.length };
 }
@@ -72,6 +72,7 @@ test('graph attribution credits the origin of a cascade, not the variables the t
   const parents: Record<number, number[]> = { 0: [], 1: [], 2: [0], 3: [2, 1] };
   const ranked = rankRootCauses({
     players: [0, 1, 2, 3],
+    target: 3,
     contributions: [2, 0.4, 6, 1],
     noiseTail: [1e-8, 0.0005, 1e-30, 0.2],
     valueTail: [1e-8, 0.0005, 1e-25, 1e-20],
@@ -82,6 +83,56 @@ test('graph attribution credits the origin of a cascade, not the variables the t
   assert.equal(ranked[0]!.contribution, 2 + 6 + 1);
   assert.equal(ranked[1]!.contribution, 6 + 1);
   assert.equal(ranked[3]!.candidate, false);
+});
+
+test('a cascade that cannot reach the target and does not move it in the model is not a leading root cause', () => {
+  // E -> L -> M -> T <- P; E, L and P anomalous, M not. E's cascade (E, L) covers more surprise than P's, but it
+  // stops at M, and E's own noise does not move T in the model (L's does, a little, through M).
+  const parents: Record<number, number[]> = { 0: [], 1: [0], 2: [1], 3: [], 4: [2, 3] };
+  const input = {
+    players: [0, 1, 2, 3, 4],
+    target: 4,
+    contributions: [0, 0.5, 0, 0, 2],
+    noiseTail: [1e-300, 1e-300, 0.3, 1e-300, 0.2],
+    valueTail: [1e-300, 1e-300, 0.3, 1e-300, 1e-4],
+    parentsOf: (n: number) => parents[n]!,
+    level: 0.001,
+  };
+  const ranked = rankRootCauses(input);
+  assert.deepEqual(ranked.filter((c) => c.candidate).map((c) => [c.player, c.reachesTarget]), [[3, true], [1, false]]);
+  // E leads once its own noise moves the target in the model.
+  assert.equal(rankRootCauses({ ...input, contributions: [0.1, 0.5, 0, 0, 2] })[0]!.player, 0);
+});
+
+test('candidates the ranking cannot tell apart share a rank', () => {
+  // P and Q, two parents of T that never varied in training, fail together; R is an ordinary contributor.
+  const parents: Record<number, number[]> = { 0: [], 1: [], 2: [], 3: [0, 1, 2] };
+  const ranked = rankRootCauses({
+    players: [0, 1, 2, 3], target: 3,
+    contributions: [0, 0, 0.4, 3],
+    noiseTail: [1e-300, 1e-300, 0.4, 0.3],
+    valueTail: [1e-300, 1e-300, 0.4, 1e-5],
+    parentsOf: (n) => parents[n]!,
+    level: 0.001,
+  });
+  assert.deepEqual(ranked.map((c) => [c.player, c.rank]), [[0, 1], [1, 1], [3, 3], [2, 4]]);
+});
+
+test('a fault upstream whose effect stays within the target\'s normal range is diagnosed from upstream', async () => {
+  // A -> C with a weak link: C = 0.3 A + e. A at 8 standard deviations moves C by 2.4, inside C's 1% tails.
+  const weak: CbnModel = { nodes: [linear('A', []), linear('D', []), linear('C', [['A', 0.3], ['D', 1]])] };
+  const outcome = await runRootCauseAnalysis(weak, {
+    type: 'root_cause_analysis', targetVariable: 'C', targetFpr: 0.01,
+    samples: [{ A: 8, D: 0, C: 2.4 }, { A: 0.5, D: 0.3, C: 0.4 }, { A: 0, D: 5, C: 5 }],
+  }, context());
+  const [upstream, normal, own] = (outcome.details as { samples: DiagnosedSample[] }).samples;
+  assert.equal(upstream!.targetAnomalous, false);
+  assert.equal(upstream!.anomalous, true);
+  assert.equal(upstream!.anomalyBasis, 'upstream');
+  assert.equal(upstream!.rootCauses[0]?.variable, 'A');
+  assert.deepEqual([normal!.anomalous, normal!.anomalyBasis, normal!.rootCauses], [false, null, []]);
+  assert.deepEqual([own!.anomalous, own!.anomalyBasis, own!.rootCauses[0]?.variable], [true, 'target', 'D']);
+  assert.match(outcome.summary.summary, /In 1 of them C's own value stayed within its normal range, but an anomaly upstream reached it/);
 });
 
 test('injected faults in a linear SCM are ranked first (top-1 >= 0.8 over three models)', async () => {
@@ -137,7 +188,7 @@ test('a missing target is not diagnosed, a missing parent leaves its child unsco
   const details = outcome.details as { targetVariable: string; targetFpr: number; samples: DiagnosedSample[] };
   assert.equal(details.targetVariable, 'C');
   const [missing, faulty, normal] = details.samples;
-  assert.deepEqual(missing, { index: 0, targetAnomalous: null, targetScore: null, rootCauses: [] });
+  assert.deepEqual(missing, { index: 0, targetAnomalous: null, anomalous: null, anomalyBasis: null, targetScore: null, rootCauses: [] });
   assert.equal(faulty!.targetAnomalous, true);
   assert.equal(faulty!.rootCauses[0]?.variable, 'A');
   assert.equal(faulty!.rootCauses.find((c) => c.variable === 'C')?.noiseScore ?? null, null, 'C has a missing parent: unscored');
