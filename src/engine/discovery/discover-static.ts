@@ -2,8 +2,9 @@
  * Causal discovery for a static twin (DESIGN.md "Static discovery"): PC-stable skeleton with the CI test chosen by
  * data type, v-structures and Meek rules; then the better (extended BIC, local-score.ts) of two score searches
  * (tabu hill climbing from the PC pattern, and GES from the empty graph refined by the same hill climbing;
- * score-search.ts) picks the DAG, on continuous data refined further by seeded perturbation restarts. The answer
- * is that DAG with edge strengths, and its CPDAG.
+ * score-search.ts) picks the DAG, on continuous data refined further by seeded perturbation restarts and by the best
+ * order score search (order-search.ts, up to 100 variables). The answer is that DAG with edge strengths, and its
+ * CPDAG.
  *
  * Missing values (nothing is imputed into the data): the Gaussian statistics use the EM maximum-likelihood
  * covariance (tests take the smallest pairwise count as n), G-square drops the rows missing in a test's variables
@@ -23,6 +24,7 @@ import { ciTesterFor } from './ci-tests.js';
 import { startingDag } from './dag-from-pdag.js';
 import { buildKnowledge, type Knowledge, skeletonMasks } from './knowledge.js';
 import { localScorerFor } from './local-score.js';
+import type { GaussianMoments } from './order-search.js';
 import { applyKnowledge, orientSkeleton } from './orient-pc.js';
 import { pcStableSkeleton } from './pc-skeleton.js';
 import { type PreparedData, prepareForDiscovery } from './prepare.js';
@@ -56,7 +58,7 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     // the covariance; count and logistic scores pass over the rows, and on bnlearn insurance a restart found a DAG
     // 172 BIC units better that is further from the truth (SHD 10 -> 14).
     const restarts = data.mode === 'continuous';
-    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts });
+    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, moments: gaussianMoments(data) });
     dag = search.dag;
     timedOut = search.timedOut;
   }
@@ -99,6 +101,12 @@ function candidatePairs(data: PreparedData, marginal: Uint8Array, pinned: Uint8A
     out[i * p + j] = pinned[i * p + j] === 1 || (open && excluded[i * p + j] === 0) ? 1 : 0;
   }
   return out;
+}
+
+/** The covariance view the order search needs: continuous data with one column per variable, else none. */
+function gaussianMoments(data: PreparedData): GaussianMoments | undefined {
+  if (data.mode !== 'continuous' || !data.moments || data.blocks.some((b) => b.length !== 1)) return undefined;
+  return { cov: data.moments.cov, q: data.moments.q, column: data.blocks.map((b) => b[0]!) };
 }
 
 /** The equivalence class narrowed by background knowledge: required/forbidden orientations, then Meek R1-R4. */

@@ -1,14 +1,15 @@
 /**
- * Decomposable local scores: extended BIC (below) of a node given its parents. Continuous nodes: linear-Gaussian
- * regression on the parents' Gaussian embedding, computed from the covariance alone. Categorical nodes:
- * multinomial counts when every parent is categorical (Heckerman, Geiger & Chickering 1995), multinomial logistic
- * regression otherwise. With missing values a family's likelihood uses the rows that observe it, rescaled to all
+ * Decomposable local scores: extended BIC (below) of a node given its parents, with quotient NML in place of BIC's
+ * parameter count on discrete data (countFamily). Continuous nodes: linear-Gaussian regression on the parents'
+ * Gaussian embedding, computed from the covariance alone. Categorical nodes: multinomial counts when every parent
+ * is categorical (Heckerman, Geiger & Chickering 1995), multinomial logistic regression otherwise. With missing values a family's likelihood uses the rows that observe it, rescaled to all
  * n rows (the node-average likelihood of Balov 2013), and a search move compares two families on their common
  * rows (`gain`).
  */
 import type { Kernels } from '../../compute/kernels.js';
 import type { PreparedData } from './prepare.js';
 import { observedMeanAndStd } from '../frame.js';
+import { MultinomialRegret } from './regret.js';
 
 /**
  * Extended BIC (Chen & Chen 2008) with gamma = 1: a node's parent set of size k also pays log C(p - 1, k), the
@@ -25,8 +26,12 @@ export interface LocalScorer {
   /** Maximised log-likelihood of the node given the parents, on the scale of n rows. */
   logLik(node: number, parents: readonly number[]): number;
   parameters(node: number, parents: readonly number[]): number;
-  /** EBIC: logLik - log(n)/2 * parameters - log C(p - 1, |parents|); higher is better. Cached by family. */
+  /** EBIC: logLik - log(n)/2 * parameters - log C(p - 1, |parents|) (on discrete data the count family's regret
+   * in place of log(n)/2 * parameters); higher is better. Cached by family. */
   score(node: number, parents: readonly number[]): number;
+  /** The score of a continuous node with `parentCount` single-column parents that leave `variance` unexplained:
+   * what score() answers for such a family, for searches that track residual variances themselves. */
+  scoreOfResidual(variance: number, parentCount: number): number;
   /**
    * score(node, parents + extra) - score(node, parents), the change every search move is made of. With missing
    * values in count or logistic families both likelihoods are taken on the same rows (those observing the node,
@@ -38,9 +43,9 @@ export interface LocalScorer {
 
 export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScorer {
   const penalty = Math.log(Math.max(data.n, 2)) / 2;
-  const gaussian = data.moments ? gaussianFamily(data, kernels) : null;
+  const gaussian = data.moments ? gaussianFamily(data, kernels, penalty) : null;
   const counts = countFamily(data, penalty);
-  const logistic = data.mode === 'mixed' ? logisticFamily(data, kernels) : null;
+  const logistic = data.mode === 'mixed' ? logisticFamily(data, kernels, penalty) : null;
   const familyOf = (node: number, parents: readonly number[]) => {
     if (data.kinds[node] === 'continuous') return gaussian!;
     if (parents.every((q) => data.kinds[q] === 'categorical')) return counts;
@@ -79,11 +84,12 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     return value;
   };
   const parameters = (node: number, parents: readonly number[]) => familyOf(node, parents).parameters(node, parents);
+  const scoreOfResidual = (variance: number, k: number) => gaussianLogLik(data.n, variance) - penalty * (2 + k) - sizePenalty(k);
   const score = (node: number, parents: readonly number[]) => {
     const key = keyOf(node, parents);
     let value = cache.get(key);
     if (value === undefined) {
-      value = logLik(node, parents) - penalty * parameters(node, parents) - sizePenalty(parents.length);
+      value = logLik(node, parents) - familyOf(node, parents).complexity(node, parents) - sizePenalty(parents.length);
       cache.set(key, value);
     }
     return value;
@@ -98,7 +104,8 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     if (value === undefined) {
       const rows = observedRows(data, [node, ...withExtra]);
       const difference = rows.length === 0 ? 0 : (familyOf(node, withExtra).logLik(node, withExtra, rows) - familyOf(node, parents).logLik(node, parents, rows)) * (data.n / rows.length);
-      value = difference - penalty * (parameters(node, withExtra) - parameters(node, parents)) - (sizePenalty(withExtra.length) - sizePenalty(parents.length));
+      const complexity = familyOf(node, withExtra).complexity(node, withExtra) - familyOf(node, parents).complexity(node, parents);
+      value = difference - complexity - (sizePenalty(withExtra.length) - sizePenalty(parents.length));
       gainCache.set(key, value);
       evaluations += 2;
     }
@@ -112,6 +119,7 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     logLik,
     parameters,
     score,
+    scoreOfResidual,
     gain,
   };
 }
@@ -136,9 +144,11 @@ interface Family {
   /** On all rows observing the family (rescaled to n), or on the given rows only (not rescaled). */
   logLik(node: number, parents: readonly number[], rows?: Int32Array): number;
   parameters(node: number, parents: readonly number[]): number;
+  /** What the family pays for its fit: BIC's log(n)/2 per parameter, or the count family's NML regret. */
+  complexity(node: number, parents: readonly number[]): number;
 }
 
-function gaussianFamily(data: PreparedData, kernels: Kernels): Family {
+function gaussianFamily(data: PreparedData, kernels: Kernels, penalty: number): Family {
   const { cov, q } = data.moments!;
   const n = data.n;
   return {
@@ -146,12 +156,17 @@ function gaussianFamily(data: PreparedData, kernels: Kernels): Family {
       const y = data.blocks[node]![0];
       if (y === undefined) return 0;
       const cols = parents.flatMap((v) => data.blocks[v]!);
-      const variance = residualVariance(cov, q, y, cols, kernels);
-      return (-n / 2) * (Math.log(2 * Math.PI * Math.max(variance, 1e-12)) + 1);
+      return gaussianLogLik(n, residualVariance(cov, q, y, cols, kernels));
     },
     parameters: (_node, parents) => 2 + parents.reduce((s, v) => s + data.blocks[v]!.length, 0),
+    complexity(node, parents) {
+      return penalty * this.parameters(node, parents);
+    },
   };
 }
+
+/** Maximised Gaussian log-likelihood of n rows whose residual variance is `variance`. */
+const gaussianLogLik = (n: number, variance: number) => (-n / 2) * (Math.log(2 * Math.PI * Math.max(variance, 1e-12)) + 1);
 
 /** Var(y | cols) from a covariance matrix: S_yy - S_yP S_PP^-1 S_Py through a Cholesky factor of S_PP. */
 export function residualVariance(cov: Float64Array, q: number, y: number, cols: readonly number[], kernels: Kernels): number {
@@ -181,8 +196,24 @@ export function residualVariance(cov: Float64Array, q: number, y: number, cols: 
 /** Parent-configuration keys of recently used parent sets (mixed radix over rows; -1 = a parent missing). */
 const KEY_CACHE_SIZE = 24;
 
-function countFamily(data: PreparedData, penaltyPerParameter: number): Family {
+/**
+ * Counts (every parent categorical). On discrete data (every variable categorical) a family is scored by quotient
+ * NML (regret.ts; Silander et al. 2018): its likelihood pays log C(n, r q) - log C(n, q) for a node of r classes
+ * whose parents take q configurations. Unlike BIC's (r - 1) q log(n) / 2 this is not linear in q, so a parent set
+ * of many configurations that the data fill is not rejected for the configurations it could have had; the score is
+ * parameter-free and score-equivalent. On mixed data, where families with continuous parents are logistic
+ * regressions under BIC, counts pay BIC too, so that one criterion judges every move.
+ */
+function countFamily(data: PreparedData, penalty: number): Family {
   const { n } = data;
+  const regret = data.mode === 'discrete' ? new MultinomialRegret(n) : null;
+  const configurationsOf = (parents: readonly number[]) => parents.reduce((c, v) => c * Math.max(data.levels[v]!, 1), 1);
+  const parametersOf = (node: number, parents: readonly number[]) => Math.max(data.levels[node]! - 1, 0) * configurationsOf(parents);
+  const complexity = (node: number, parents: readonly number[]) => {
+    if (!regret) return penalty * parametersOf(node, parents);
+    const configs = configurationsOf(parents);
+    return regret.log(Math.max(data.levels[node]!, 1) * configs) - regret.log(configs);
+  };
   let counts = new Int32Array(1024);
   const keyCache = new Map<string, Int32Array>();
   // The keys of a parent set, built from the cached keys of all but its last member when available: the searches
@@ -208,11 +239,10 @@ function countFamily(data: PreparedData, penaltyPerParameter: number): Family {
   return {
     logLik(node, parents, rows) {
       const r = data.levels[node]!;
-      let configs = 1;
-      for (const v of parents) configs *= Math.max(data.levels[v]!, 1);
-      // A family whose penalty exceeds n log r (the most any parents can add to the likelihood of no parents) can
-      // never beat having no parents: answer the upper bound 0 without counting.
-      if (penaltyPerParameter * (r - 1) * configs > n * Math.log(Math.max(r, 2))) return 0;
+      const configs = configurationsOf(parents);
+      // A family whose extra complexity over no parents exceeds n log r (the most any parents can add to the
+      // likelihood of no parents) can never beat having no parents: answer the upper bound 0 without counting.
+      if (complexity(node, parents) - complexity(node, []) >= n * Math.log(Math.max(r, 2))) return 0;
       const child = data.codes[node]!;
       const size = configs * r;
       if (counts.length < size) counts = new Int32Array(size);
@@ -232,11 +262,8 @@ function countFamily(data: PreparedData, penaltyPerParameter: number): Family {
       if (used === 0) return 0;
       return rows ? logLik : (logLik * n) / used;
     },
-    parameters(node, parents) {
-      let configs = 1;
-      for (const v of parents) configs *= Math.max(data.levels[v]!, 1);
-      return Math.max(data.levels[node]! - 1, 0) * configs;
-    },
+    parameters: parametersOf,
+    complexity,
   };
 }
 
@@ -277,7 +304,7 @@ function multinomialLogLik(cells: Int32Array, configs: number, r: number): { log
   return { logLik, used };
 }
 
-function logisticFamily(data: PreparedData, kernels: Kernels): Family {
+function logisticFamily(data: PreparedData, kernels: Kernels, penalty: number): Family {
   const { n } = data;
   const scale = data.values.map((values) => (values ? observedMeanAndStd(values) : null));
   const width = (parents: readonly number[]) => 1 + parents.reduce((s, v) => s + (data.kinds[v] === 'continuous' ? 1 : Math.max(data.levels[v]! - 1, 0)), 0);
@@ -308,6 +335,9 @@ function logisticFamily(data: PreparedData, kernels: Kernels): Family {
       return -fit.logLoss * (given ? rows.length : n);
     },
     parameters: (node, parents) => Math.max(data.levels[node]! - 1, 0) * width(parents),
+    complexity(node, parents) {
+      return penalty * this.parameters(node, parents);
+    },
   };
 }
 

@@ -5,11 +5,14 @@
  *  - from nothing: greedy equivalence search (GES), its DAG refined by the same hill climbing, which also brings
  *    the required and forbidden edges in (GES itself only avoids inserting forbidden edges and deleting pinned
  *    pairs).
- * Both search over the same candidate pairs. With `restarts` the better of the two is then refined by iterated local
- * search (perturbAndClimb): on dense graphs (ER2, average degree 4) both greedy starts can end in a local optimum
- * that compensates wrong orientations with extra edges, and random reversals followed by hill climbing get out.
+ * Both search over the same candidate pairs. With `restarts` the better of the two is then refined by iterated
+ * local search (perturbAndClimb): random reversals followed by hill climbing. With Gaussian `moments` (continuous
+ * data) and at most ORDER_SEARCH_MAX_VARIABLES variables, the best order score search (order-search.ts) finally
+ * starts from the result's order (and from random ones) and is kept when it scores higher: on dense graphs (ER4,
+ * average degree 8) every edge search ends in optima that compensate wrong orientations with extra edges, far below
+ * the true graph's score.
  */
-import { consistentExtension, reaches } from '../graph/dag.js';
+import { consistentExtension, reaches, topologicalOrder } from '../graph/dag.js';
 import { clonePdag, emptyPdag, isDirected, parentsOf, type Pdag, removeEdge, setDirected } from '../graph/pdag.js';
 import { Rng } from '../random.js';
 import type { WorkBudget } from './budget.js';
@@ -18,6 +21,11 @@ import { greedyEquivalenceSearch } from './ges.js';
 import { hillClimb } from './hill-climb.js';
 import type { Knowledge } from './knowledge.js';
 import type { LocalScorer } from './local-score.js';
+import { bestOrderSearch, type GaussianMoments } from './order-search.js';
+
+/** The order search runs up to this many variables: each sweep runs about 3 p^2 grow-shrink selections, each
+ * O(p^2), which at 50 variables takes well under a second and at 200 would take most of a minute. */
+export const ORDER_SEARCH_MAX_VARIABLES = 100;
 
 export interface ScoreSearchInput {
   p: number;
@@ -30,14 +38,16 @@ export interface ScoreSearchInput {
   progressSpan: [number, number];
   /** Follow with perturbation restarts (perturbAndClimb). */
   restarts?: boolean;
+  /** Gaussian moments of the variables (continuous data): enables the order search. */
+  moments?: GaussianMoments;
 }
 
 export interface ScoreSearchResult {
   dag: Pdag;
   score: number;
   timedOut: boolean;
-  /** Which start won: 'pc' or 'ges'. */
-  start: 'pc' | 'ges';
+  /** Which search found the DAG kept: hill climbing from the PC pattern, GES, or the order search. */
+  start: 'pc' | 'ges' | 'order';
 }
 
 export function searchBestDag(input: ScoreSearchInput): ScoreSearchResult {
@@ -55,11 +65,53 @@ export function searchBestDag(input: ScoreSearchInput): ScoreSearchResult {
   // Compared by total score (the climbs track sums of gains, which with missing values are on differing rows).
   const patternScore = dagScore(fromPattern.dag, scorer);
   const gesScore = dagScore(fromGes.dag, scorer);
-  const chosen: ScoreSearchResult = gesScore > patternScore + 1e-9 * Math.abs(patternScore)
+  let chosen: ScoreSearchResult = gesScore > patternScore + 1e-9 * Math.abs(patternScore)
     ? { dag: fromGes.dag, score: gesScore, timedOut, start: 'ges' }
     : { dag: fromPattern.dag, score: patternScore, timedOut, start: 'pc' };
-  if (timedOut || !input.restarts) return chosen;
-  return perturbAndClimb(input, chosen);
+  if (timedOut) return chosen;
+  if (input.restarts) chosen = perturbAndClimb(input, chosen);
+  if (chosen.timedOut || !input.moments || p > ORDER_SEARCH_MAX_VARIABLES) return chosen;
+  return orderSearches(input, input.moments, chosen);
+}
+
+/** Order searches at most: from the best DAG's order, then from seeded random orders. */
+export const ORDER_STARTS = 4;
+const ORDER_SEED = 0x0b055;
+
+/**
+ * The order search from the edge searches' DAG, kept when it scores higher. When it does (the edge searches were
+ * stuck), it runs again from seeded random orders while each finds a better DAG than the starts before it (at most
+ * ORDER_STARTS in all): order search has local optima too, and on dense graphs one start in four or five ends in
+ * one far from the best.
+ */
+function orderSearches(input: ScoreSearchInput, moments: GaussianMoments, edgeSearch: ScoreSearchResult): ScoreSearchResult {
+  const { p, scorer, knowledge, candidates, budget } = input;
+  const rng = new Rng(ORDER_SEED);
+  let best = edgeSearch;
+  for (let start = 0; start < ORDER_STARTS; start++) {
+    const order = start === 0 ? topologicalOrder(edgeSearch.dag)! : rng.shuffle(Array.from({ length: p }, (_, j) => j));
+    const found = bestOrderSearch({ p, scorer, moments, knowledge, candidates, budget, start: consistentWithRequired(order, knowledge, p) });
+    const score = dagScore(found.dag, scorer);
+    const improved = score > best.score + 1e-9 * Math.abs(best.score);
+    if (improved) best = { dag: found.dag, score, timedOut: found.timedOut, start: 'order' };
+    if (found.timedOut) return { ...best, timedOut: true };
+    if (!improved) break;
+  }
+  return best;
+}
+
+/** The order with every required edge pointing forward (a stable topological sort of the required edges). */
+function consistentWithRequired(order: readonly number[], knowledge: Knowledge, p: number): number[] {
+  const out: number[] = [];
+  const placed = new Uint8Array(p);
+  const place = (v: number) => {
+    if (placed[v] === 1) return;
+    placed[v] = 1;
+    for (let u = 0; u < p; u++) if (knowledge.required[u * p + v] === 1) place(u);
+    out.push(v);
+  };
+  for (const v of order) place(v);
+  return out;
 }
 
 /** Perturbation rounds at most; consecutive rounds without a better score before stopping; hill-climbing steps

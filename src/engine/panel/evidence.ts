@@ -22,7 +22,8 @@ import { chiSquareSurvival } from '../../compute/distributions.js';
 import { benjaminiHochberg } from '../temporal/discover.js';
 import type { EdgeRef } from '../types.js';
 import type { Family, FamilyMoments } from './moments.js';
-import { block, environmentFit, invert, multiply } from './regression.js';
+import { invert } from '../linear-algebra.js';
+import { block, environmentFit, multiply } from './regression.js';
 
 /**
  * A coefficient differs materially across environments when its between-environment standard deviation is at least

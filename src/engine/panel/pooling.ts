@@ -16,7 +16,8 @@ import { logGamma } from '../../compute/distributions.js';
 import type { NodeModel } from '../types.js';
 import type { NodeOverride } from './model.js';
 import type { FamilyMoments } from './moments.js';
-import { type EnvironmentFit, environmentFit, invert, multiply } from './regression.js';
+import { invert } from '../linear-algebra.js';
+import { type EnvironmentFit, environmentFit, multiply } from './regression.js';
 
 type Continuous = Extract<NodeModel, { kind: 'continuous' }>;
 type Categorical = Extract<NodeModel, { kind: 'categorical' }>;

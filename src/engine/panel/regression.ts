@@ -1,5 +1,6 @@
 /** One environment's least-squares fit from its family moments (moments.ts), and small dense matrix helpers. */
 import type { FamilyMoments } from './moments.js';
+import { invert } from '../linear-algebra.js';
 
 export interface EnvironmentFit {
   n: number;
@@ -27,38 +28,6 @@ export function environmentFit(moments: FamilyMoments): EnvironmentFit | null {
   return { n: moments.n, df, coef, covariance: inverse.map((v) => v * s2), s2 };
 }
 
-/** Inverse of a symmetric positive-definite m x m matrix (Cholesky), or null when it is not (numerically) PD. */
-export function invert(a: readonly number[], m: number): number[] | null {
-  const l = new Float64Array(m * m);
-  const scale = Math.max(...Array.from({ length: m }, (_, i) => Math.abs(a[i * m + i]!)), 1e-300);
-  for (let i = 0; i < m; i++) {
-    for (let j = 0; j <= i; j++) {
-      let s = a[i * m + j]!;
-      for (let k = 0; k < j; k++) s -= l[i * m + k]! * l[j * m + k]!;
-      if (i === j) {
-        if (!(s > 1e-12 * scale)) return null;
-        l[i * m + i] = Math.sqrt(s);
-      } else l[i * m + j] = s / l[j * m + j]!;
-    }
-  }
-  const li = new Float64Array(m * m);
-  for (let j = 0; j < m; j++) {
-    li[j * m + j] = 1 / l[j * m + j]!;
-    for (let i = j + 1; i < m; i++) {
-      let s = 0;
-      for (let k = j; k < i; k++) s -= l[i * m + k]! * li[k * m + j]!;
-      li[i * m + j] = s / l[i * m + i]!;
-    }
-  }
-  const out = new Array<number>(m * m).fill(0);
-  for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) {
-    let s = 0;
-    for (let k = i; k < m; k++) s += li[k * m + i]! * li[k * m + j]!;
-    out[i * m + j] = s;
-    out[j * m + i] = s;
-  }
-  return out;
-}
 
 export function multiply(a: readonly number[], x: readonly number[], m: number): number[] {
   return Array.from({ length: m }, (_, i) => {

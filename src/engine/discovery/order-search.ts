@@ -1,0 +1,278 @@
+/**
+ * Best order score search (BOSS; Andrews, Ramsey, Sanchez-Romero, Camchong & Kummerfeld 2023, "Fast scalable and
+ * accurate discovery of DAGs using the best order score search and grow-shrink trees", NeurIPS): a local search
+ * over causal orders instead of edges. An order defines a DAG -- each node's parents are chosen among its
+ * predecessors by grow-shrink on the local score -- and each variable in turn moves to the position in the order
+ * where the total score is highest, until a sweep moves none. One move rewires every node between the old and the
+ * new position at once, which edge moves (GES, hill climbing) cannot do: on dense graphs those end in optima that
+ * compensate wrong orientations with extra edges.
+ *
+ * Gaussian scores only (continuous data, one column per variable): grow picks the candidate that leaves the smallest
+ * residual variance from partial covariances updated one parent at a time, shrink reads every removal's residual
+ * from one inverse, and both judge a family by the local scorer's own score of a residual variance
+ * (scoreOfResidual), so the result is scored as the other searches' are.
+ * Required edges keep their order and parents; forbidden and non-candidate pairs are never parents.
+ */
+import { emptyPdag, type Pdag, setDirected } from '../graph/pdag.js';
+import { invert } from '../linear-algebra.js';
+import type { WorkBudget } from './budget.js';
+import type { Knowledge } from './knowledge.js';
+import type { LocalScorer } from './local-score.js';
+
+/** Sweeps over all variables at most (the search usually settles in a few). */
+const MAX_SWEEPS = 20;
+/** A move must raise the total score by more than this share of it (guards against rounding loops). */
+const RELATIVE_TOLERANCE = 1e-12;
+/** Partial variances below this share of the variance are treated as determined (no further information). */
+const DETERMINED = 1e-10;
+
+export interface GaussianMoments {
+  /** Covariance matrix of the columns, row-major q x q. */
+  cov: Float64Array;
+  q: number;
+  /** The covariance column of each variable. */
+  column: readonly number[];
+}
+
+export interface OrderSearchInput {
+  p: number;
+  scorer: LocalScorer;
+  moments: GaussianMoments;
+  knowledge: Knowledge;
+  /** 1 at i * p + j: i may be a parent of j. */
+  candidates: Uint8Array;
+  budget: WorkBudget;
+  /** The order to start from (a topological order of the best DAG so far). */
+  start: readonly number[];
+}
+
+export interface OrderSearchResult {
+  dag: Pdag;
+  score: number;
+  order: number[];
+  timedOut: boolean;
+}
+
+interface Family {
+  parents: number[];
+  score: number;
+}
+
+export function bestOrderSearch(input: OrderSearchInput): OrderSearchResult {
+  const { p, knowledge, budget } = input;
+  const grow = new GrowShrink(input);
+  let order = [...input.start];
+  const familyAt = (list: readonly number[], at: number) => grow.family(list[at]!, list.slice(0, at));
+  let total = order.reduce((s, _, at) => s + familyAt(order, at).score, 0);
+  let timedOut = false;
+  for (let sweep = 0; sweep < MAX_SWEEPS && !timedOut; sweep++) {
+    let moved = false;
+    for (const v of [...order]) {
+      if (budget.checkpoint()) {
+        timedOut = true;
+        break;
+      }
+      const rest = order.filter((w) => w !== v);
+      const m = rest.length;
+      // Total score with v inserted before rest[k]: v's family given rest[0..k), each rest[i] given its
+      // predecessors without v (i < k) or with v (i >= k).
+      const without = new Float64Array(m);
+      const withV = new Float64Array(m);
+      for (let i = 0; i < m; i++) {
+        const before = rest.slice(0, i);
+        without[i] = grow.family(rest[i]!, before).score;
+        withV[i] = grow.family(rest[i]!, [...before, v]).score;
+      }
+      const [low, high] = allowedPositions(rest, v, p, knowledge);
+      let suffixWith = 0;
+      for (let i = high; i < m; i++) suffixWith += withV[i]!;
+      let prefixWithout = 0;
+      for (let i = 0; i < low; i++) prefixWithout += without[i]!;
+      // Walk k from low to high, moving rest[k] from the "with v" side to the "without v" side.
+      let bestK = -1;
+      let bestTotal = Number.NEGATIVE_INFINITY;
+      let middleWith = 0;
+      for (let i = low; i < high; i++) middleWith += withV[i]!;
+      let middleWithout = 0;
+      for (let k = low; k <= high; k++) {
+        const candidate = grow.family(v, rest.slice(0, k)).score + prefixWithout + middleWithout + middleWith + suffixWith;
+        if (candidate > bestTotal) {
+          bestTotal = candidate;
+          bestK = k;
+        }
+        if (k < high) {
+          middleWithout += without[k]!;
+          middleWith -= withV[k]!;
+        }
+      }
+      if (bestK >= 0 && bestTotal > total + RELATIVE_TOLERANCE * Math.abs(total)) {
+        order = [...rest.slice(0, bestK), v, ...rest.slice(bestK)];
+        total = bestTotal;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  const dag = emptyPdag(p);
+  order.forEach((w, at) => {
+    for (const parent of familyAt(order, at).parents) setDirected(dag, parent, w);
+  });
+  return { dag, score: total, order, timedOut };
+}
+
+/** Positions k (inserting before rest[k]) that keep every required edge into and out of v pointing forward. */
+function allowedPositions(rest: readonly number[], v: number, p: number, knowledge: Knowledge): [number, number] {
+  let low = 0;
+  let high = rest.length;
+  rest.forEach((w, i) => {
+    if (knowledge.required[w * p + v] === 1) low = Math.max(low, i + 1);
+    if (knowledge.required[v * p + w] === 1) high = Math.min(high, i);
+  });
+  return [low, Math.max(low, high)];
+}
+
+/**
+ * Grow-shrink parent selection of a node among given predecessors, memoised by (node, predecessor set): grow adds
+ * the predecessor that leaves the smallest residual variance while the score improves, shrink then drops parents
+ * while that improves it. Required parents are always kept.
+ */
+class GrowShrink {
+  private readonly memo = new Map<string, Family>();
+  private readonly keyBits: Uint16Array;
+  /** 1 at i * p + j: i may be a parent of j (a candidate pair, not forbidden; required pairs always). */
+  private readonly parentMask: Uint8Array;
+
+  constructor(private readonly input: OrderSearchInput) {
+    const { p, knowledge, candidates } = input;
+    this.keyBits = new Uint16Array(Math.ceil(p / 16) + 1);
+    this.parentMask = new Uint8Array(p * p);
+    for (let k = 0; k < p * p; k++) {
+      const allowed = candidates[k] === 1 && knowledge.forbidden[k] !== 1;
+      this.parentMask[k] = allowed || knowledge.required[k] === 1 ? 1 : 0;
+    }
+  }
+
+  family(node: number, predecessors: readonly number[]): Family {
+    const { p } = this.input;
+    // Only the predecessors that may be parents matter: families are memoised by those.
+    const pool = predecessors.filter((w) => this.parentMask[w * p + node] === 1);
+    const key = this.keyOf(node, pool);
+    let found = this.memo.get(key);
+    if (!found) {
+      found = this.select(node, pool);
+      this.memo.set(key, found);
+    }
+    return found;
+  }
+
+  private keyOf(node: number, predecessors: readonly number[]): string {
+    const bits = this.keyBits;
+    bits.fill(0);
+    bits[0] = node;
+    for (const w of predecessors) bits[1 + (w >> 4)]! |= 1 << (w & 15);
+    return String.fromCharCode.apply(null, bits as unknown as number[]);
+  }
+
+  private select(node: number, pool: readonly number[]): Family {
+    const { p, scorer, knowledge } = this.input;
+    const { cov, q, column } = this.input.moments;
+    const required = pool.filter((w) => knowledge.required[w * p + node] === 1);
+    // Incremental Cholesky over the chosen parents: factor[t][i] is column t of the factor at member i of
+    // [pool..., node], so the partial covariance of members i and j given the parents is
+    // cov_ij - sum_t factor[t][i] factor[t][j]; the diagonal and the covariance with the node are kept current.
+    const m = pool.length;
+    const columns = Int32Array.from({ length: m + 1 }, (_, i) => column[i === m ? node : pool[i]!]!);
+    const own = columns[m]!;
+    const variance = Float64Array.from(columns, (c) => cov[c * q + c]!);
+    const withNode = Float64Array.from(columns, (c) => cov[c * q + own]!);
+    const factor: Float64Array[] = [];
+    const chosen = new Uint8Array(m);
+    const parents: number[] = [];
+    const add = (a: number) => {
+      chosen[a] = 1;
+      parents.push(pool[a]!);
+      const pivot = variance[a]!;
+      if (!(pivot > 0)) return;
+      const scale = 1 / Math.sqrt(pivot);
+      const next = new Float64Array(m + 1);
+      const base = columns[a]! * q;
+      for (let i = 0; i <= m; i++) {
+        let partial = cov[base + columns[i]!]!;
+        for (const f of factor) partial -= f[i]! * f[a]!;
+        next[i] = partial * scale;
+      }
+      factor.push(next);
+      for (let i = 0; i <= m; i++) {
+        variance[i]! -= next[i]! * next[i]!;
+        withNode[i]! -= next[i]! * next[m]!;
+      }
+    };
+    for (const w of required) add(pool.indexOf(w));
+    let residual = variance[m]!;
+    let score = scorer.scoreOfResidual(residual, parents.length);
+    for (;;) {
+      let best = -1;
+      let bestExplained = 0;
+      for (let a = 0; a < m; a++) {
+        if (chosen[a] === 1) continue;
+        const pivot = variance[a]!;
+        if (!(pivot > DETERMINED * cov[columns[a]! * q + columns[a]!]!)) continue;
+        const c = withNode[a]!;
+        const explained = (c * c) / pivot;
+        if (explained > bestExplained) {
+          bestExplained = explained;
+          best = a;
+        }
+      }
+      if (best < 0) break;
+      const grown = scorer.scoreOfResidual(residual - bestExplained, parents.length + 1);
+      if (!(grown > score)) break;
+      add(best);
+      residual = variance[m]!;
+      score = grown;
+    }
+    // Shrink: drop the parent whose removal raises the score most, while one does. With B = S_PP^-1 and
+    // beta = B S_Py, dropping parent a raises the residual variance by beta_a^2 / B_aa; B is then downdated to the
+    // inverse without a (B - B_.a B_a. / B_aa, rows and column a removed), so the whole shrink costs one inversion.
+    let k = parents.length;
+    const inverse = k === 0 ? null : invert(parents.flatMap((a) => parents.map((b) => cov[column[a]! * q + column[b]!]!)), k);
+    if (inverse) {
+      let b = inverse;
+      const cross = parents.map((a) => cov[column[a]! * q + own]!);
+      for (;;) {
+        const beta = cross.map((_, a) => {
+          let sum = 0;
+          for (let c = 0; c < k; c++) sum += b[a * k + c]! * cross[c]!;
+          return sum;
+        });
+        let explained = 0;
+        for (let a = 0; a < k; a++) explained += cross[a]! * beta[a]!;
+        const full = cov[own * q + own]! - explained;
+        let drop = -1;
+        let dropScore = score;
+        for (let a = 0; a < k; a++) {
+          if (knowledge.required[parents[a]! * p + node] === 1) continue;
+          const smaller = scorer.scoreOfResidual(full + beta[a]! ** 2 / b[a * k + a]!, k - 1);
+          if (smaller > dropScore) {
+            dropScore = smaller;
+            drop = a;
+          }
+        }
+        if (drop < 0) break;
+        const next: number[] = [];
+        const pivot = b[drop * k + drop]!;
+        for (let x = 0; x < k; x++) {
+          if (x === drop) continue;
+          for (let y = 0; y < k; y++) if (y !== drop) next.push(b[x * k + y]! - (b[x * k + drop]! * b[drop * k + y]!) / pivot);
+        }
+        b = next;
+        parents.splice(drop, 1);
+        cross.splice(drop, 1);
+        k--;
+        score = dropScore;
+        if (k === 0) break;
+      }
+    }
+    return { parents, score };
+  }
+}

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { referenceKernels as kernels } from '../../../src/compute/reference.js';
+import { WorkBudget } from '../../../src/engine/discovery/budget.js';
+import { discoverStatic } from '../../../src/engine/discovery/discover-static.js';
+import { buildKnowledge } from '../../../src/engine/discovery/knowledge.js';
+import { localScorerFor } from '../../../src/engine/discovery/local-score.js';
+import { type OrderSearchInput, bestOrderSearch } from '../../../src/engine/discovery/order-search.js';
+import { prepareForDiscovery } from '../../../src/engine/discovery/prepare.js';
+import { dagScore } from '../../../src/engine/discovery/score-search.js';
+import { cpdagOfDag } from '../../../src/engine/graph/cpdag.js';
+import { structuralHammingDistance } from '../../../src/engine/graph/metrics.js';
+import { isDirected, parentsOf, pdagFromEdges, pdagToEdges } from '../../../src/engine/graph/pdag.js';
+import { Rng } from '../../../src/engine/random.js';
+import { modelEdges, randomModel, sampleModel } from '../../../src/engine/simulate.js';
+import type { EdgeRef } from '../../../src/engine/types.js';
+import { truthCpdag } from './fixtures.js';
+
+/** Order search inputs over generated linear-Gaussian data (every pair a candidate). */
+function setup(p: number, degree: number, seed: number, required: EdgeRef[] = [], forbidden: EdgeRef[] = []) {
+  const model = randomModel(p, degree, seed);
+  const data = prepareForDiscovery(sampleModel(model, 5000, seed + 100), kernels);
+  const scorer = localScorerFor(data, kernels);
+  const candidates = new Uint8Array(p * p).fill(1);
+  for (let i = 0; i < p; i++) candidates[i * p + i] = 0;
+  const input: OrderSearchInput = {
+    p, scorer, candidates,
+    moments: { cov: data.moments!.cov, q: data.moments!.q, column: data.blocks.map((b) => b[0]!) },
+    knowledge: buildKnowledge(data.names, required, forbidden),
+    budget: new WorkBudget(60_000, {}),
+    start: new Rng(seed).shuffle(Array.from({ length: p }, (_, j) => j)),
+  };
+  return { model, data, scorer, input };
+}
+
+test('from a random order, the order search finds the class of dense random DAGs (ER4) at least as well as the truth scores', () => {
+  for (const seed of [7, 8]) {
+    const { model, data, scorer, input } = setup(20, 8, seed);
+    const result = bestOrderSearch(input);
+    const shd = structuralHammingDistance(pdagToEdges(data.names, cpdagOfDag(result.dag)), truthCpdag(model));
+    const truthScore = dagScore(pdagFromEdges(data.names, modelEdges(model).map((e) => ({ ...e, directed: true }))), scorer);
+    assert.ok(shd <= 2, `seed ${seed}: SHD ${shd}`);
+    assert.ok(result.score >= truthScore - 1e-6 * Math.abs(truthScore), `seed ${seed}: ${result.score} below the truth's ${truthScore}`);
+    // The search's running total is the DAG's score under the local scorer.
+    assert.ok(Math.abs(result.score - dagScore(result.dag, scorer)) <= 1e-6 * Math.abs(result.score), `${result.score} vs ${dagScore(result.dag, scorer)}`);
+    // Discovery keeps what the order search finds when it scores higher.
+    const discovered = discoverStatic(sampleModel(model, 5000, seed + 100), {}, kernels);
+    assert.ok(structuralHammingDistance(discovered.cpdag, truthCpdag(model)) <= 2);
+  }
+});
+
+test('the order search keeps required edges (in their direction) and never uses a forbidden one', () => {
+  const { model } = setup(12, 4, 3);
+  const edges = modelEdges(model);
+  const [first, second] = [edges[0]!, edges[1]!];
+  // Require the reverse of a true edge and forbid another true edge.
+  const required = [{ source: first.target, target: first.source }];
+  const forbidden = [{ source: second.source, target: second.target }];
+  const { data, input } = setup(12, 4, 3, required, forbidden);
+  const result = bestOrderSearch(input);
+  const index = (name: string) => data.names.indexOf(name);
+  assert.ok(isDirected(result.dag, index(first.target), index(first.source)), 'the required edge is there');
+  assert.ok(!isDirected(result.dag, index(second.source), index(second.target)), 'the forbidden edge is not');
+  const position = new Map(result.order.map((v, at) => [v, at]));
+  assert.ok(position.get(index(first.target))! < position.get(index(first.source))!, 'the order puts the required edge forward');
+  for (let j = 0; j < 12; j++) for (const parent of parentsOf(result.dag, j)) assert.ok(position.get(parent)! < position.get(j)!, 'parents come first in the order');
+});
