@@ -14,6 +14,11 @@ export function invert(a: readonly number[], m: number): number[] | null {
       } else l[i * m + j] = s / l[j * m + j]!;
     }
   }
+  return Array.from(inverseFromCholesky(l, m));
+}
+
+/** A^-1 = L^-T L^-1 from the lower Cholesky factor L of A (row-major m x m). */
+export function inverseFromCholesky(l: Float64Array, m: number): Float64Array {
   const li = new Float64Array(m * m);
   for (let j = 0; j < m; j++) {
     li[j * m + j] = 1 / l[j * m + j]!;
@@ -23,7 +28,7 @@ export function invert(a: readonly number[], m: number): number[] | null {
       li[i * m + j] = s / l[i * m + i]!;
     }
   }
-  const out = new Array<number>(m * m).fill(0);
+  const out = new Float64Array(m * m);
   for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) {
     let s = 0;
     for (let k = i; k < m; k++) s += li[k * m + i]! * li[k * m + j]!;

@@ -6,6 +6,7 @@
  * what it misses, not of what it observes. The filled rows' covariance goes through the covariance kernel.
  */
 import type { Kernels } from '../../compute/kernels.js';
+import { inverseFromCholesky } from '../linear-algebra.js';
 
 const MAX_ITERATIONS = 50;
 const TOLERANCE = 1e-6;
@@ -81,23 +82,5 @@ export function emCovariance(columns: readonly Float64Array[], n: number, start:
 /** Inverse of a symmetric positive-definite matrix through the Cholesky kernel; null when it is not PD. */
 export function invertSymmetric(a: Float64Array, k: number, kernels: Kernels): Float64Array | null {
   const { status, l } = kernels.cholesky(a, k);
-  if (status !== 0) return null;
-  // Invert L (lower triangular), then A^-1 = L^-T L^-1.
-  const inv = new Float64Array(k * k);
-  for (let j = 0; j < k; j++) {
-    inv[j * k + j] = 1 / l[j * k + j]!;
-    for (let i = j + 1; i < k; i++) {
-      let s = 0;
-      for (let t = j; t < i; t++) s -= l[i * k + t]! * inv[t * k + j]!;
-      inv[i * k + j] = s / l[i * k + i]!;
-    }
-  }
-  const out = new Float64Array(k * k);
-  for (let i = 0; i < k; i++) for (let j = 0; j <= i; j++) {
-    let s = 0;
-    for (let t = i; t < k; t++) s += inv[t * k + i]! * inv[t * k + j]!;
-    out[i * k + j] = s;
-    out[j * k + i] = s;
-  }
-  return out;
+  return status === 0 ? inverseFromCholesky(l, k) : null;
 }
