@@ -132,7 +132,8 @@ function allowedPositions(rest: readonly number[], v: number, p: number, knowled
 }
 
 /**
- * Grow-shrink parent selection of a node among given predecessors, memoised by (node, predecessor set): grow adds
+ * Grow-shrink parent selection of a node among given predecessors, memoised by the node and those of its
+ * predecessors that may be its parents (a move that adds a predecessor which cannot be a parent costs nothing): grow adds
  * the predecessor that leaves the smallest residual variance while the score improves, shrink then drops parents
  * while that improves it. Required parents are always kept.
  */
