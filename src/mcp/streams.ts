@@ -74,7 +74,9 @@ export class McpStreams {
     const out = new Map<string, McpStream[]>();
     for (const stream of this.open.values()) {
       const credential = credentialOf(stream.owner.principal);
-      out.set(credential, [...(out.get(credential) ?? []), stream]);
+      const held = out.get(credential);
+      if (held) held.push(stream);
+      else out.set(credential, [stream]);
     }
     return out;
   }

@@ -2,9 +2,9 @@
  * Decomposable local scores: extended BIC (below) of a node given its parents, with quotient NML in place of BIC's
  * parameter count on discrete data (countFamily). Continuous nodes: linear-Gaussian regression on the parents'
  * Gaussian embedding, computed from the covariance alone. Categorical nodes: multinomial counts when every parent
- * is categorical (Heckerman, Geiger & Chickering 1995), multinomial logistic regression otherwise. With missing values a family's likelihood uses the rows that observe it, rescaled to all
- * n rows (the node-average likelihood of Balov 2013), and a search move compares two families on their common
- * rows (`gain`).
+ * is categorical (Heckerman, Geiger & Chickering 1995), multinomial logistic regression otherwise. With missing
+ * values a family's likelihood uses the rows that observe it, rescaled to all n rows (the node-average likelihood
+ * of Balov 2013), and a search move compares two families on their common rows (`gain`).
  */
 import type { Kernels } from '../../compute/kernels.js';
 import type { PreparedData } from './prepare.js';
@@ -55,7 +55,9 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
   let evaluations = 0;
   const logLikCache = new Map<string, number>();
   const informativeCount = data.informative.reduce((a, b) => a + b, 0);
-  const sizePenalty = (k: number) => EBIC_GAMMA * logBinomial(Math.max(informativeCount - 1, k), k);
+  // The size prior of k parents, k = 0..p (a hot path of every search: computed once).
+  const sizePenalties = Float64Array.from({ length: data.p + 1 }, (_, k) => EBIC_GAMMA * logBinomial(Math.max(informativeCount - 1, k), k));
+  const sizePenalty = (k: number) => sizePenalties[k]!;
   // A family's cache key: the node and its sorted parents as UTF-16 code units (a hot path of every search).
   const keyBuffer = new Uint16Array(data.p + 1);
   const keyOf = (node: number, parents: readonly number[]) => {

@@ -1,6 +1,7 @@
 /**
  * Root cause analysis on a static twin (spec "root cause analysis family"). For each sample: is the target's value
- * anomalous -- its two-sided tail probability under the model at most targetFpr (calibration.ts)? If so, its
+ * anomalous -- its two-sided tail probability under the model at most targetFpr / 2 (calibration.ts) -- or does an
+ * anomalous noise upstream reach it (the other half of targetFpr; TargetDiagnostician.diagnose)? If so, its
  * anomaly score -log(tail probability) is attributed to the noise of the target and its ancestors by Shapley values
  * (noise-attribution.ts), and the contributions are credited along the graph (root-cause-ranking.ts): candidates
  * are the variables whose own noise is anomalous (at the Sidak level of targetFpr over the target and its
@@ -38,13 +39,13 @@ export interface RootCause {
 }
 
 export interface TargetDiagnosis {
-  /** Whether the target's own value is anomalous (its marginal tail probability at most targetFpr); null when
-   * the target is missing in the sample. */
+  /** Whether the target's own value is anomalous (its marginal tail probability at most targetFpr / 2); null
+   * when the target is missing in the sample. */
   targetAnomalous: boolean | null;
   /** Whether the sample was diagnosed: the target is anomalous, or an anomaly upstream reaches it (`anomalyBasis`). */
   anomalous: boolean | null;
   /** `target`: the target's value is anomalous; `upstream`: it is not, but the noise of an ancestor is (at the
-   * Sidak level of targetFpr over the target and its ancestors) and reaches it through anomalous variables --
+   * Sidak level of targetFpr / 2 over the target and its ancestors) and reaches it through anomalous variables --
    * a fault whose effect on the target stays within the target's normal range; null when not anomalous. */
   anomalyBasis: 'target' | 'upstream' | null;
   /** The target value's two-sided tail probability under the model. */
@@ -59,12 +60,15 @@ export interface TargetDiagnosis {
 export class TargetDiagnostician {
   private readonly model: TargetModel;
   private readonly score: (value: number) => number;
+  /** The target's position among the players. */
+  private readonly position: number;
 
   constructor(
     private readonly calibration: ModelCalibration,
     readonly target: number,
   ) {
     this.model = targetModel(calibration.scm, target);
+    this.position = this.model.players.indexOf(target);
     const tail = calibration.valueTail(target);
     this.score = (value) => -Math.log(Math.max(tail(value), MIN_TAIL_PROBABILITY));
   }
@@ -95,7 +99,7 @@ export class TargetDiagnostician {
     const targetAnomalous = targetScore <= targetFpr / 2;
     const players = this.model.players;
     const level = this.playerLevel(targetFpr / 2);
-    const target = players.indexOf(this.target);
+    const target = this.position;
     const quiet = { targetAnomalous, anomalous: false, anomalyBasis: null, targetScore, rootCauses: [] };
     // Without an anomalous value or noise among the players nothing upstream can reach the target.
     if (!targetAnomalous && !force && !players.some((node, j) => j !== target && noise[node]![row]! <= level)) return quiet;

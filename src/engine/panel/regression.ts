@@ -1,4 +1,4 @@
-/** One environment's least-squares fit from its family moments (moments.ts), and small dense matrix helpers. */
+/** One environment's least-squares fit from its family moments (moments.ts), and the matrix helpers it uses. */
 import type { FamilyMoments } from './moments.js';
 import { invert } from '../linear-algebra.js';
 
@@ -27,7 +27,6 @@ export function environmentFit(moments: FamilyMoments): EnvironmentFit | null {
   if (!(s2 > 0)) return null;
   return { n: moments.n, df, coef, covariance: inverse.map((v) => v * s2), s2 };
 }
-
 
 export function multiply(a: readonly number[], x: readonly number[], m: number): number[] {
   return Array.from({ length: m }, (_, i) => {

@@ -9,7 +9,7 @@
 import { AppError } from '../../errors.js';
 import { DEFAULT_TARGET_FPR, ModelCalibration, noiseTailProbabilities, subSeed } from '../inference/calibration.js';
 import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
-import { TargetDiagnostician, formatPercent, formatProbability } from '../inference/root-cause.js';
+import { type RootCause, type TargetDiagnosis, TargetDiagnostician, formatPercent, formatProbability } from '../inference/root-cause.js';
 import { ancestorsOf, compileScm, frameFromRecords } from '../inference/scm.js';
 import type { WorkHooks } from '../types.js';
 import { type TemporalModel, timeText } from './model.js';
@@ -22,29 +22,19 @@ const MAX_PLAYERS = 60;
 /** Steps back the unrolled model reaches at most, in multiples of the model's largest lag (and at least 8). */
 const DEPTH_PER_LAG = 4;
 
-export interface TemporalRootCause {
-  variable: string;
-  /** 1-based position; causes the twin cannot tell apart share a rank. */
-  rank: number;
+/** A root cause (root-cause.ts) placed in time: `variable` is the series, not its unrolled node. */
+export interface TemporalRootCause extends RootCause {
   /** Steps before the diagnosed step at which this variable's own behaviour was unusual (0: the same step). */
   stepsBefore: number;
   /** The window's time of that step (null when the records carry no times). */
   timestamp: number | null;
-  /** Share of the target's anomaly score (-log tail probability) this node's noise accounts for. */
-  contribution: number;
-  /** Tail probability of the node's own noise given its inputs (null when unscorable). */
-  noiseScore: number | null;
 }
 
-export interface StepDiagnosis {
+export interface StepDiagnosis extends Pick<TargetDiagnosis, 'targetAnomalous' | 'anomalous' | 'anomalyBasis' | 'targetScore'> {
   targetVariable: string;
   /** The diagnosed record (index into samples) and its time. */
   index: number;
   timestamp: number | null;
-  targetAnomalous: boolean | null;
-  anomalous: boolean | null;
-  anomalyBasis: 'target' | 'upstream' | null;
-  targetScore: number | null;
   /** Steps back the diagnosis looked (the unrolled window). */
   depth: number;
   rootCauses: TemporalRootCause[];
@@ -77,7 +67,7 @@ export function diagnoseStep(
     depth: unrolled.depth,
     rootCauses: diagnosis.rootCauses.map((cause) => {
       const { variable, stepsBefore } = unrolled.nodeOf(cause.variable);
-      return { variable, rank: cause.rank, stepsBefore, timestamp: row - stepsBefore >= 0 ? (window.times[row - stepsBefore] ?? null) : null, contribution: cause.contribution, noiseScore: cause.noiseScore };
+      return { ...cause, variable, stepsBefore, timestamp: row - stepsBefore >= 0 ? (window.times[row - stepsBefore] ?? null) : null };
     }),
   };
 }
