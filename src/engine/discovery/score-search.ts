@@ -10,7 +10,11 @@
  * data) and at most ORDER_SEARCH_MAX_VARIABLES variables, the best order score search (order-search.ts) finally
  * starts from the result's order (and from random ones) and is kept when it scores higher: on dense graphs (ER4,
  * average degree 8) every edge search ends in optima that compensate wrong orientations with extra edges, far below
- * the true graph's score.
+ * the true graph's score. With count scores (discrete data) the candidate pairs are the marginally dependent ones
+ * (as in max-min hill climbing), which leaves out a parent whose effect averages out over its co-parents (X independent of
+ * Y, but not given Y's other parents; bnlearn hepar2 has several): `reopenable` pairs whose addition to the result
+ * raises the score given the child's parents there become candidates, and hill climbing continues
+ * (widenCandidates).
  */
 import { consistentExtension, reaches, topologicalOrder } from '../graph/dag.js';
 import { clonePdag, emptyPdag, isDirected, parentsOf, type Pdag, removeEdge, setDirected } from '../graph/pdag.js';
@@ -40,6 +44,9 @@ export interface ScoreSearchInput {
   restarts?: boolean;
   /** Gaussian moments of the variables (continuous data): enables the order search. */
   moments?: GaussianMoments;
+  /** 1 at i * p + j: a pair left out of the candidates that may join them when i improves j's family in the
+   * result (widenCandidates). */
+  reopenable?: Uint8Array;
 }
 
 export interface ScoreSearchResult {
@@ -70,8 +77,41 @@ export function searchBestDag(input: ScoreSearchInput): ScoreSearchResult {
     : { dag: fromPattern.dag, score: patternScore, timedOut, start: 'pc' };
   if (timedOut) return chosen;
   if (input.restarts) chosen = perturbAndClimb(input, chosen);
+  if (input.reopenable) chosen = widenCandidates(input, input.reopenable, chosen);
   if (chosen.timedOut || !input.moments || p > ORDER_SEARCH_MAX_VARIABLES) return chosen;
   return orderSearches(input, input.moments, chosen);
+}
+
+/** Rounds of candidate widening at most (each usually adds a handful of pairs; the second rarely any). */
+const WIDEN_ROUNDS = 3;
+
+/**
+ * Pairs outside the candidates that raise a child's score given its parents in the best DAG join them (both ways:
+ * the climb may orient the pair either way), and hill climbing resumes from that DAG; repeated while pairs join and
+ * the score improves.
+ */
+function widenCandidates(input: ScoreSearchInput, reopenable: Uint8Array, start: ScoreSearchResult): ScoreSearchResult {
+  const { p, scorer, knowledge, candidates, budget } = input;
+  let best = start;
+  for (let round = 0; round < WIDEN_ROUNDS && !best.timedOut; round++) {
+    let joined = 0;
+    for (let j = 0; j < p; j++) {
+      const parents = parentsOf(best.dag, j);
+      for (let i = 0; i < p; i++) {
+        if (reopenable[i * p + j] !== 1 || candidates[i * p + j] === 1 || scorer.gain(j, parents, i) <= 0) continue;
+        candidates[i * p + j] = 1;
+        if (reopenable[j * p + i] === 1) candidates[j * p + i] = 1;
+        joined++;
+      }
+    }
+    if (joined === 0 || budget.checkpoint()) break;
+    const climbed = hillClimb(p, scorer, { candidates, knowledge, start: best.dag, budget });
+    const score = dagScore(climbed.dag, scorer);
+    if (climbed.timedOut) return score > best.score ? { ...best, dag: climbed.dag, score, timedOut: true } : { ...best, timedOut: true };
+    if (!(score > best.score + 1e-9 * Math.abs(best.score))) break;
+    best = { ...best, dag: climbed.dag, score };
+  }
+  return best;
 }
 
 /** Order searches at most: from the best DAG's order, then from seeded random orders. */

@@ -3,8 +3,10 @@ import { test } from 'node:test';
 import { referenceKernels as kernels } from '../../../src/compute/reference.js';
 import { discoverStatic } from '../../../src/engine/discovery/discover-static.js';
 import { categoricalColumn, continuousColumn, frameOf } from '../../../src/engine/frame.js';
+import { dagToCpdag } from '../../../src/engine/graph/cpdag.js';
 import { topologicalSort } from '../../../src/engine/graph/dag.js';
 import { structuralHammingDistance } from '../../../src/engine/graph/metrics.js';
+import { Rng } from '../../../src/engine/random.js';
 import { randomModel, sampleModel, withMissingValues } from '../../../src/engine/simulate.js';
 import { colliderFrame, hasEdge, truthCpdag } from './fixtures.js';
 
@@ -112,3 +114,35 @@ test('a graph whose edge-search optimum is also where the first order search sto
   const result = discoverStatic(sampleModel(model, 5000, 9008), {}, kernels);
   assert.equal(structuralHammingDistance(result.cpdag, truthCpdag(model)), 0);
 });
+
+test('a discrete parent whose effect averages out over its co-parent (marginally independent of the child) is found', () => {
+  const truth = dagToCpdag(['A', 'B', 'C', 'D', 'Y', 'Z'], [
+    { source: 'A', target: 'Y' }, { source: 'B', target: 'Y' }, { source: 'C', target: 'B' }, { source: 'D', target: 'B' }, { source: 'Y', target: 'Z' },
+  ]);
+  for (const seed of [1, 2, 3]) {
+    const result = discoverStatic(averagedOutFrame(5000, seed), {}, kernels);
+    assert.equal(structuralHammingDistance(result.cpdag, truth), 0, `seed ${seed}: ${JSON.stringify(result.cpdag)}`);
+  }
+});
+
+/**
+ * P(Y = 1 | A, B) = 0.5 + 0.3 b + 0.25 a b with a, b = +-1: A's effect flips sign with B, so A and Y are independent
+ * marginally and dependent given B. The marginal screen of the candidate pairs leaves A - Y out; widening brings it
+ * back. B has two parents C and D, so that A -> B <- Y (which the two marginal independences of A would also allow)
+ * costs more parameters than the truth; Y has a child Z.
+ */
+function averagedOutFrame(n: number, seed: number) {
+  const rng = new Rng(seed);
+  const sign = (p: number) => (rng.uniform() < p ? 1 : -1);
+  const columns: Record<'A' | 'B' | 'C' | 'D' | 'Y' | 'Z', string[]> = { A: [], B: [], C: [], D: [], Y: [], Z: [] };
+  for (let i = 0; i < n; i++) {
+    const a = sign(0.5);
+    const c = sign(0.5);
+    const d = sign(0.5);
+    const b = sign(0.5 + 0.2 * c + 0.2 * d);
+    const y = sign(0.5 + 0.3 * b + 0.25 * a * b);
+    const z = sign(y === 1 ? 0.8 : 0.3);
+    for (const [name, value] of [['A', a], ['B', b], ['C', c], ['D', d], ['Y', y], ['Z', z]] as const) columns[name].push(String(value));
+  }
+  return frameOf((['A', 'B', 'C', 'D', 'Y', 'Z'] as const).map((name) => categoricalColumn(name, columns[name])));
+}
