@@ -289,13 +289,22 @@ export const ExplanationScenarioSchema = Family(
 
 export const RootCauseScenarioSchema = Family(
   'root_cause_analysis',
-  { targetVariable: Name, samples: Records('Observations to diagnose'), targetFpr: Type.Optional(TargetFpr) },
+  {
+    targetVariable: Name,
+    samples: Records('Observations to diagnose'),
+    baselineSamples: Type.Optional(Records(
+      'Observations from just before the samples (optional): a variable already as far from normal there, on the same side, is a standing condition, not a cause of what '
+        + 'changed -- neither a root cause candidate nor a link of a cascade; each diagnosed sample lists such variables under `standing`',
+    )),
+    targetFpr: Type.Optional(TargetFpr),
+  },
   'RootCauseScenario',
   'Attributes an anomalous targetVariable to the variables whose own behaviour was anomalous. `details.samples[]` {index, anomalous, anomalyBasis, targetAnomalous, '
     + 'targetScore, rootCauses[] {variable, rank, contribution, noiseScore}}: a sample is diagnosed (`anomalous`) when the target\'s value is improbable (`anomalyBasis: target`) or when '
     + 'it is not but the own behaviour of a variable upstream is, and reaches the target through anomalous variables (`upstream`: a fault whose effect stays within the '
     + 'target\'s normal range). targetFpr is the rate at which normal samples are diagnosed, split evenly between the two. Root causes come most likely first; causes the '
-    + 'twin cannot tell apart share a `rank`; a cause whose anomaly cannot reach the target through anomalous variables and does not move it in the model is never listed first.',
+    + 'twin cannot tell apart share a `rank`; a cause whose anomaly cannot reach the target through anomalous variables and does not move it in the model is never listed first. '
+    + 'With `baselineSamples`, anomalies already present before the incident are set aside (`standing[]` per sample).',
 );
 
 export const AnomalyScenarioSchema = Family(

@@ -49,9 +49,9 @@ export const PROMPTS: Prompt[] = [
     description: 'Why a variable was anomalous in given observations',
     arguments: [arg('target', 'The anomalous variable'), arg('observations', 'The observations, as JSON records (or where to find them)'), arg('twinId', 'The twin (list_twins)', false)],
     text: (a) => `Find why ${a.target} was anomalous in: ${a.observations}. `
-      + `${a.twinId === undefined ? 'Pick a trained twin that models it (list_twins).' : `Use twin ${a.twinId}.`} Submit a root cause analysis (root_cause_analysis with samples on a static twin; temporal_root_cause_analysis with the window and anomalyTimestep on a temporal twin; panel_root_cause_analysis on a panel) with submit_simulation (confirm: true), poll get_simulation, `
+      + `${a.twinId === undefined ? 'Pick a trained twin that models it (list_twins).' : `Use twin ${a.twinId}.`} Submit a root cause analysis (root_cause_analysis with samples on a static twin, and observations from just before the incident as baselineSamples when there are any; temporal_root_cause_analysis with the window and anomalyTimestep on a temporal twin; panel_root_cause_analysis on a panel) with submit_simulation (confirm: true), poll get_simulation, `
       + 'and report the most likely root causes with their contributions (causes sharing a rank are ties the twin cannot separate), saying whether the target was anomalous '
-      + 'itself or only reached by an anomaly upstream (anomalyBasis), or not at all.',
+      + 'itself or only reached by an anomaly upstream (anomalyBasis), or not at all, and which anomalies were already there before (standing).',
   },
   {
     name: 'build-twin',

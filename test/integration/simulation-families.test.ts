@@ -80,6 +80,18 @@ test('root cause analysis and anomaly scan: an injected shift in y is found and 
   assert.equal(upstream.rootCauses[0].variable, 'y', JSON.stringify(upstream.rootCauses));
   assert.deepEqual([quiet.anomalous, quiet.rootCauses], [false, []]);
   assert.match(rca.resultsSummary.summary, /z was anomalous in 2 of 3 samples.*In 1 of them z's own value stayed within its normal range/);
+  // The same shift in y already there before (baselineSamples): a standing condition, not the cause of this sample.
+  const before = { x: 0, plan: 'basic', y: 8.5, z: -12.8, w: 0 };
+  const withBaseline = await completedRun(twin, { type: 'root_cause_analysis', targetVariable: 'z', samples: [shifted], baselineSamples: [before, normal], targetFpr: 0.01 });
+  const [standing] = withBaseline.outputs['1.0.0'].details.samples;
+  // y's shift and the value of z it explains were both there before: no new incident.
+  assert.deepEqual([standing.anomalous, standing.targetAnomalous, standing.standing, standing.rootCauses], [false, true, ['y', 'z'], []], JSON.stringify(standing));
+  const refused = await twin.app.call({
+    method: 'POST', url: twin.simulations,
+    body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario: { type: 'root_cause_analysis', targetVariable: 'z', samples: [shifted], baselineSamples: [{ churn: 1 }] } },
+  });
+  assert.equal(refused.status, 422);
+  assert.match(JSON.stringify(refused.body), /baselineSamples/);
   const scan = await completedRun(twin, { type: 'anomaly_detection', samples: [normal, shifted], targetFpr: 0.01, autoRca: true });
   const [first, second] = scan.outputs['1.0.0'].details.samples;
   assert.equal(first.isAnomaly, false);

@@ -77,30 +77,49 @@ function noiseDistributions(scm: Scm): (TailDistribution | undefined)[] {
 export function noiseTailProbabilities(scm: Scm, frame: Frame): Float64Array[] {
   const plans = plansOf(scm);
   const columns = modelColumns(scm, frame);
-  const observed = observedMasks(columns);
+  const scorable = scorableRows(scm, columns);
+  const residuals = noiseResiduals(scm, frame);
   const tails = noiseDistributions(scm);
   const n = frame.nRows;
   const scratch = new Float64Array(plans.reduce((m, p) => (p.kind === 'categorical' ? Math.max(m, p.classes) : m), 1));
   return plans.map((plan, j) => {
     const out = new Float64Array(n).fill(Number.NaN);
-    const parents = scm.parentsOf(j);
-    const scorable = (r: number) => observed[j]![r] === 1 && parents.every((q) => observed[q]![r] === 1);
     if (plan.kind === 'continuous') {
-      const mean = new Float64Array(n);
-      conditionalMeanInto(plan, columns, n, mean);
-      const values = columns[j] as Float64Array;
       const tail = tails[j]!;
-      for (let r = 0; r < n; r++) if (scorable(r)) out[r] = tail.twoSided((values[r]! - mean[r]!) / plan.scale);
+      for (let r = 0; r < n; r++) if (scorable(j, r)) out[r] = tail.twoSided(residuals[j]![r]! / plan.scale);
       return out;
     }
     const codes = columns[j] as Int32Array;
     for (let r = 0; r < n; r++) {
-      if (!scorable(r)) continue;
+      if (!scorable(j, r)) continue;
       probabilitiesInto(plan, columns, r, scratch);
       out[r] = categoricalTail(scratch, plan.classes, codes[r]!);
     }
     return out;
   });
+}
+
+/** Each continuous node's own noise per row: its value less its conditional mean given its parents (NaN where it or
+ * a parent is missing, and for categorical nodes). */
+export function noiseResiduals(scm: Scm, frame: Frame): Float64Array[] {
+  const columns = modelColumns(scm, frame);
+  const scorable = scorableRows(scm, columns);
+  const n = frame.nRows;
+  return plansOf(scm).map((plan, j) => {
+    const out = new Float64Array(n).fill(Number.NaN);
+    if (plan.kind !== 'continuous') return out;
+    const mean = new Float64Array(n);
+    conditionalMeanInto(plan, columns, n, mean);
+    const values = columns[j] as Float64Array;
+    for (let r = 0; r < n; r++) if (scorable(j, r)) out[r] = values[r]! - mean[r]!;
+    return out;
+  });
+}
+
+/** Whether node j's noise can be scored in row r: it and all its parents are observed. */
+function scorableRows(scm: Scm, columns: Columns): (j: number, r: number) => boolean {
+  const observed = observedMasks(columns);
+  return (j, r) => observed[j]![r] === 1 && scm.parentsOf(j).every((q) => observed[q]![r] === 1);
 }
 
 /** P(a draw is a class at most as probable as class c): the exact tail of the -log p score. */

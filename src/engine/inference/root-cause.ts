@@ -18,6 +18,7 @@ import type { CbnModel, Frame, WorkHooks } from '../types.js';
 import { DEFAULT_TARGET_FPR, ModelCalibration, modelColumns, noiseTailProbabilities, nodeThreshold, subSeed } from './calibration.js';
 import { type TargetModel, attributeTargetAnomaly, targetModel } from './noise-attribution.js';
 import { rankRootCauses } from './root-cause-ranking.js';
+import { StandingConditions } from './standing.js';
 import type { FamilyOutcome, InferenceContext } from './outcome.js';
 import type { RootCauseScenario } from './scenario.js';
 import { compileScm, frameFromRecords } from './scm.js';
@@ -51,6 +52,10 @@ export interface TargetDiagnosis {
   /** The target value's two-sided tail probability under the model. */
   targetScore: number | null;
   rootCauses: RootCause[];
+  /** With a baseline: the target and its ancestors whose anomaly was already there before the incident
+   * (standing.ts), set aside -- not listed as root causes, neither candidates nor links of a cascade; a target
+   * listed here does not make the sample anomalous. */
+  standing?: string[];
 }
 
 /**
@@ -66,6 +71,7 @@ export class TargetDiagnostician {
   constructor(
     private readonly calibration: ModelCalibration,
     readonly target: number,
+    private readonly standing?: StandingConditions,
   ) {
     this.model = targetModel(calibration.scm, target);
     this.position = this.model.players.indexOf(target);
@@ -100,30 +106,50 @@ export class TargetDiagnostician {
     const players = this.model.players;
     const level = this.playerLevel(targetFpr / 2);
     const target = this.position;
-    const quiet = { targetAnomalous, anomalous: false, anomalyBasis: null, targetScore, rootCauses: [] };
-    // Without an anomalous value or noise among the players nothing upstream can reach the target.
-    if (!targetAnomalous && !force && !players.some((node, j) => j !== target && noise[node]![row]! <= level)) return quiet;
-    const contributions = attributeTargetAnomaly(this.model, selectRows(frame, [row]), this.score, { seed, hooks });
     const { scm } = this.calibration;
     const columns = modelColumns(scm, frame);
     const noiseTail = players.map((node) => noise[node]![row]!);
-    const ranking = rankRootCauses({
-      players,
-      target,
-      contributions,
-      noiseTail,
-      valueTail: players.map((node) => this.calibration.valueTail(node)(columns[node]![row]!)),
-      parentsOf: (node) => scm.parentsOf(node),
-      level,
-    });
-    const upstream = !targetAnomalous && ranking.some((c) => c.reachesTarget && c.player !== target);
-    if (!targetAnomalous && !upstream && !force) return quiet;
-    const rootCauses = ranking.slice(0, MAX_ROOT_CAUSES).map((c): RootCause => {
+    const valueTail = players.map((node) => this.calibration.valueTail(node)(columns[node]![row]!));
+    const standing = this.setAside(frame, row, noiseTail, valueTail, level, targetAnomalous);
+    // A target already as anomalous in the baseline shows no new incident.
+    const newTarget = targetAnomalous && standing?.has(target) !== true;
+    const listed = standing === undefined ? {} : { standing: [...standing].map((j) => scm.names[players[j]!]!) };
+    const quiet = { targetAnomalous, anomalous: false, anomalyBasis: null, targetScore, rootCauses: [], ...listed };
+    // Without an anomalous value or noise among the players nothing upstream can reach the target.
+    if (!newTarget && !force && !players.some((_, j) => j !== target && noiseTail[j]! <= level)) return quiet;
+    const contributions = attributeTargetAnomaly(this.model, selectRows(frame, [row]), this.score, { seed, hooks });
+    const ranking = rankRootCauses({ players, target, contributions, noiseTail, valueTail, parentsOf: (node) => scm.parentsOf(node), level });
+    const upstream = !newTarget && ranking.some((c) => c.reachesTarget && c.player !== target);
+    if (!newTarget && !upstream && !force) return quiet;
+    const rootCauses = ranking.filter((c) => standing?.has(c.player) !== true).slice(0, MAX_ROOT_CAUSES).map((c): RootCause => {
       const p = noiseTail[c.player]!;
       return { variable: scm.names[players[c.player]!]!, rank: c.rank, contribution: c.contribution, noiseScore: Number.isNaN(p) ? null : p };
     });
-    const anomalous = targetAnomalous || upstream;
-    return { targetAnomalous, anomalous, anomalyBasis: targetAnomalous ? 'target' : upstream ? 'upstream' : null, targetScore, rootCauses };
+    const anomalous = newTarget || upstream;
+    return { targetAnomalous, anomalous, anomalyBasis: newTarget ? 'target' : upstream ? 'upstream' : null, targetScore, rootCauses, ...listed };
+  }
+
+  /**
+   * With a baseline, a player's noise or value that is anomalous here but was as anomalous before (standing.ts) gets
+   * tail probability 1 (in place); the players left with no anomaly of their own are answered (the target: when its
+   * value is anomalous and was as anomalous before). Undefined without a baseline.
+   */
+  private setAside(frame: Frame, row: number, noiseTail: number[], valueTail: number[], level: number, targetAnomalous: boolean): Set<number> | undefined {
+    if (!this.standing) return undefined;
+    const { noise, value } = this.standing.of(frame, row);
+    const out = new Set<number>();
+    this.model.players.forEach((node, j) => {
+      if (j === this.position) {
+        if (targetAnomalous && value[node]!) out.add(j);
+        return;
+      }
+      const anomalous = noiseTail[j]! <= level || valueTail[j]! <= level;
+      if (noise[node]! && noiseTail[j]! <= level) noiseTail[j] = 1;
+      if (value[node]! && valueTail[j]! <= level) valueTail[j] = 1;
+      // Listed only when nothing new is left: a value further out than before still carries a cascade.
+      if (anomalous && !(noiseTail[j]! <= level) && !(valueTail[j]! <= level)) out.add(j);
+    });
+    return out;
   }
 }
 
@@ -139,7 +165,8 @@ export async function runRootCauseAnalysis(model: CbnModel, scenario: RootCauseS
   const calibration = new ModelCalibration(scm, subSeed(context.seed, 1));
   const frame = frameFromRecords(scm, scenario.samples);
   const noise = noiseTailProbabilities(scm, frame);
-  const diagnostician = new TargetDiagnostician(calibration, target);
+  const standing = scenario.baselineSamples === undefined ? undefined : new StandingConditions(calibration, frameFromRecords(scm, scenario.baselineSamples));
+  const diagnostician = new TargetDiagnostician(calibration, target, standing);
   const samples: DiagnosedSample[] = [];
   for (let r = 0; r < frame.nRows; r++) {
     if (context.hooks.aborted?.() === true) throw new AbortError();
@@ -181,13 +208,17 @@ function rootCauseSummary(target: string, targetFpr: number, samples: DiagnosedS
   const upstreamNote = upstream > 0
     ? ` In ${upstream} of them ${target}'s own value stayed within its normal range, but an anomaly upstream reached it.`
     : '';
+  const standing = [...new Set(anomalous.flatMap((s) => s.standing ?? []))];
+  const standingNote = standing.length > 0
+    ? ` Already as anomalous in the baseline, so set aside as standing conditions: ${standing.slice(0, 5).join(', ')}${standing.length > 5 ? ` and ${standing.length - 5} more` : ''}.`
+    : '';
   const keyPoints = anomalous.slice(0, 5).map((s) => {
     const causes = s.rootCauses.slice(0, 3).map((c) => `${c.variable} (contribution ${c.contribution.toFixed(2)}${c.noiseScore === null ? '' : `, own noise tail probability ${formatProbability(c.noiseScore)}`})`);
     const basis = s.anomalyBasis === 'upstream' ? ' (within its normal range; anomalous upstream)' : '';
     return `Sample ${s.index}: ${target} tail probability ${formatProbability(s.targetScore!)}${basis}; ${causes.length > 0 ? `explained by ${causes.join(', ')}` : 'no variable pushed it towards the anomaly'}.`;
   });
   return {
-    summary: `${target} was anomalous in ${anomalous.length} of ${samples.length} samples at a ${rate}.${upstreamNote}${lead}${missingNote}`,
+    summary: `${target} was anomalous in ${anomalous.length} of ${samples.length} samples at a ${rate}.${upstreamNote}${lead}${standingNote}${missingNote}`,
     keyPoints,
   };
 }

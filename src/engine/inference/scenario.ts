@@ -163,6 +163,8 @@ export interface RootCauseScenario {
   type: 'root_cause_analysis';
   targetVariable: string;
   samples: Record<string, Value | null>[];
+  /** Observations from just before the samples: anomalies already there are standing conditions (standing.ts). */
+  baselineSamples?: Record<string, Value | null>[];
   targetFpr?: number;
 }
 

@@ -10,7 +10,7 @@ export default defineFamily<RootCauseScenario>({
   type: 'root_cause_analysis',
   twinKinds: ['static'],
   schema: RootCauseScenarioSchema,
-  references: (s) => [...scopeReferences(s), [s.targetVariable, '/targetVariable'], ...rowReferences(s.samples, '/samples')],
+  references: (s) => [...scopeReferences(s), [s.targetVariable, '/targetVariable'], ...rowReferences(s.samples, '/samples'), ...rowReferences(s.baselineSamples ?? [], '/baselineSamples')],
   rules: (s) => sampleScopeRules(s.type, s),
   fromQuery: [{ order: 20, parse: parseRootCause }],
   engine: new URL('./engine.js', import.meta.url).href,

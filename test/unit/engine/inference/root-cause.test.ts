@@ -135,6 +135,43 @@ test('a fault upstream whose effect stays within the target\'s normal range is d
   assert.match(outcome.summary.summary, /In 1 of them C's own value stayed within its normal range, but an anomaly upstream reached it/);
 });
 
+test('an anomaly already in the baseline is a standing condition: set aside, and the new fault leads', async () => {
+  // A -> B -> C <- D. D's noise is 9 standard deviations high in the baseline and in the sample (a standing
+  // condition); A's noise is 5 high in the sample only (the new fault).
+  const samples = [{ A: 5, B: 5, D: 9, C: 14 }];
+  const baselineSamples = [{ A: 0.3, B: 0.1, D: 9.5, C: 9.4 }, { A: -0.2, B: -0.5, D: 8.8, C: 8.5 }];
+  const run = (baseline: boolean) => runRootCauseAnalysis(chain, {
+    type: 'root_cause_analysis', targetVariable: 'C', samples, ...(baseline ? { baselineSamples } : {}),
+  }, context());
+  const [without] = ((await run(false)).details as { samples: DiagnosedSample[] }).samples;
+  assert.equal(without!.rootCauses[0]?.variable, 'D', JSON.stringify(without!.rootCauses));
+  assert.equal(without!.standing, undefined);
+  const outcome = await run(true);
+  const [withBaseline] = (outcome.details as { samples: DiagnosedSample[] }).samples;
+  assert.equal(withBaseline!.anomalous, true);
+  assert.equal(withBaseline!.rootCauses[0]?.variable, 'A', JSON.stringify(withBaseline!.rootCauses));
+  assert.deepEqual(withBaseline!.standing, ['D']);
+  assert.ok(withBaseline!.rootCauses.every((c) => c.variable !== 'D' || c.rank > 1));
+  assert.match(outcome.summary.summary, /standing conditions: D/);
+});
+
+test('a standing condition counts only on the same side and no further out than the baseline saw it', async () => {
+  const baselineSamples = [{ A: 0, B: 0, D: 6, C: 6 }];
+  const diagnose = async (D: number) => {
+    const outcome = await runRootCauseAnalysis(chain, { type: 'root_cause_analysis', targetVariable: 'C', samples: [{ A: 0, B: 0, D, C: D }], baselineSamples }, context());
+    return (outcome.details as { samples: DiagnosedSample[] }).samples[0]!;
+  };
+  // Further out than the baseline: a new anomaly. The other side: a new anomaly. As far or less: standing, and with
+  // nothing else anomalous upstream the target's own value is what is left to diagnose.
+  for (const D of [9, -6]) {
+    const s = await diagnose(D);
+    assert.deepEqual([s.rootCauses[0]?.variable, s.standing], ['D', []], `D = ${D}: ${JSON.stringify(s)}`);
+  }
+  const standing = await diagnose(5.5);
+  assert.deepEqual(standing.standing, ['D'], JSON.stringify(standing));
+  assert.notEqual(standing.rootCauses[0]?.variable, 'D');
+});
+
 test('injected faults in a linear SCM are ranked first (top-1 >= 0.8 over three models)', async () => {
   let hits = 0;
   let diagnosed = 0;
