@@ -88,7 +88,8 @@ export const RelationshipSchema = Type.Object({
   confidence: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Share of bootstrap resamples that found this edge in this direction' })),
   agreementRate: Nullable(Type.Number({
     description: 'Multi-environment twins: the share of environments where the edge holds (each environment\'s coefficient read by a mixture of present and absent, so small environments whose own test '
-      + 'would miss the edge do not lower it); null on single-environment twins and for edges into a categorical variable',
+      + 'would miss the edge do not lower it; an edge into a categorical variable with categorical inputs holds where a G test of its conditional independence rejects); '
+      + 'null on single-environment twins and for edges into a categorical variable with a numeric input',
   })),
   isEnvironmentGated: Type.Boolean({
     description: 'Multi-environment twins: the mechanism differs across environments, tested: present in some and absent in others (likelihood ratio against present everywhere), '

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Rng } from '../../src/engine/random.js';
 import { buildTestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { panelRows, panelTruth } from '../helpers/panel.js';
@@ -229,4 +230,35 @@ test('a multi-environment twin whose data hold one environment fails its job wit
   const job = await waitForJob(app, ws, accepted.body.data.jobId);
   assert.equal(job.status, 'failed');
   assert.match(JSON.stringify(job.error), /at least two environments/);
+});
+
+test('edges into a categorical variable are judged per environment: the effect present in half of the sites is gated', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  // churn depends on plan at every site and on promo at the first six of twelve.
+  const rng = new Rng(9);
+  const rows: Array<Record<string, string>> = [];
+  for (let site = 0; site < 12; site++) {
+    for (let r = 0; r < 250; r++) {
+      const plan = ['basic', 'plus', 'pro'][rng.int(3)]!;
+      const promo = rng.uniform() < 0.5 ? 'yes' : 'no';
+      const p = 0.15 + 0.3 * ['basic', 'plus', 'pro'].indexOf(plan) + (site < 6 ? (promo === 'yes' ? -0.25 : 0.25) : 0);
+      rows.push({ site: `s${site}`, plan, promo, churn: rng.uniform() < Math.min(0.95, Math.max(0.05, p)) ? 'left' : 'stayed' });
+    }
+  }
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'churn sites', rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'Churn', type: 'multi-environment-static', sourceId: source.body.data.id, environmentColumns: ['site'] } });
+  const base = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
+  const accepted = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0, alpha: 0.01 } });
+  const job = await waitForJob(app, ws, accepted.body.data.jobId, 120_000);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  const version = (await app.call({ method: 'GET', url: `${base}/versions/${created.body.data.versionId}` })).body.data;
+  const between = (a: string, b: string) => version.causalGraph.find((e: Record<string, any>) => (e.source === a && e.target === b) || (e.source === b && e.target === a));
+  const promo = between('promo', 'churn');
+  const plan = between('plan', 'churn');
+  assert.ok(promo && plan, JSON.stringify(version.causalGraph));
+  assert.ok(promo.agreementRate >= 0.3 && promo.agreementRate <= 0.7, JSON.stringify(promo));
+  assert.equal(promo.isEnvironmentGated, true, JSON.stringify(promo));
+  assert.ok(plan.agreementRate >= 0.8 && plan.isEnvironmentGated === false, JSON.stringify(plan));
 });

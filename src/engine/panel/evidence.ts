@@ -16,7 +16,12 @@
  *   that differ less are still kept per environment (partial pooling), without the flag.
  * - Absent everywhere: the stratified Wald test (the sum over environments of each one's chi-square), which
  *   discovery uses to drop edges a pooled test found only because slopes differ across environments.
- * Edges into categorical nodes are not judged per environment (null agreement, not gated).
+ * - Edges into a categorical node whose parents are all categorical (a CPT) are judged from its class counts per
+ *   parent configuration in each environment: holds where the likelihood-ratio (G) test of the child's independence
+ *   of the source given its other parents rejects at alpha; agreement is the share of such environments; gated when
+ *   some environments show no effect and the child's conditional distribution differs across environments (the G
+ *   test of homogeneity of the CPT rows over environments), as several-term sources are. Edges into a categorical
+ *   node with a continuous parent are not judged per environment (null agreement, not gated).
  */
 import { chiSquareSurvival } from '../../compute/distributions.js';
 import { benjaminiHochberg } from '../temporal/discover.js';
@@ -50,13 +55,31 @@ export interface EdgeJudgement extends EdgeRef {
   variation: number | null;
 }
 
-/** `moments[e][f]` per environment and family. */
-export function judgeEdges(edges: readonly EdgeRef[], families: readonly Family[], moments: FamilyMoments[][], alpha: number): EdgeJudgement[] {
+/** A categorical node whose parents are all categorical, as its per-environment CPT counts are laid out
+ * (moments.ts cptCounts: configurations in parent order, the last parent varying fastest). */
+export interface CountFamily {
+  node: string;
+  parents: string[];
+  parentLevels: number[];
+  classes: number;
+}
+
+/** Per-environment CPT counts of the count families: `counts[e][f][configuration][class]`. */
+export interface FamilyCounts {
+  families: readonly CountFamily[];
+  counts: number[][][][];
+}
+
+/** `moments[e][f]` per environment and family; `cpts` judges the edges into categorical (CPT) nodes. */
+export function judgeEdges(edges: readonly EdgeRef[], families: readonly Family[], moments: FamilyMoments[][], alpha: number, cpts?: FamilyCounts): EdgeJudgement[] {
   const fits = moments.map((perEnv) => perEnv.map((x) => environmentFit(x)));
   const familyIndex = new Map(families.map((f, i) => [f.node, i]));
+  const countIndex = new Map((cpts?.families ?? []).map((f, i) => [f.node, i]));
   const judged = edges.map((edge): EdgeJudgement => {
     const f = familyIndex.get(edge.target);
     const empty = { ...edge, holds: moments.map(() => null), strength: moments.map(() => null), agreementRate: null, gated: false, heterogeneityP: null, presenceP: null, absenceP: null, variation: null };
+    const c = countIndex.get(edge.target);
+    if (f === undefined && c !== undefined && cpts !== undefined) return judgeCountEdge(edge, cpts.families[c]!, cpts.counts.map((perEnv) => perEnv[c]!), alpha) ?? empty;
     if (f === undefined) return empty;
     // Positions of the source's terms in [intercept, terms...].
     const at = families[f]!.terms.flatMap((t, i) => (t.parents.includes(edge.source) ? [i + 1] : []));
@@ -92,6 +115,87 @@ export function judgeEdges(edges: readonly EdgeRef[], families: readonly Family[
   const absentSomewhere = rejected(judged.map((j) => j.presenceP), alpha);
   const differs = rejected(judged.map((j) => (j.variation !== null && j.variation >= MATERIAL_VARIATION ? j.heterogeneityP : null)), alpha);
   return judged.map((j, i) => ({ ...j, gated: absentSomewhere.has(i) || differs.has(i) }));
+}
+
+/**
+ * An edge into a CPT node, judged from each environment's counts (see the header). Null when the source is not
+ * among the node's parents.
+ */
+function judgeCountEdge(edge: EdgeRef, family: CountFamily, counts: number[][][], alpha: number): EdgeJudgement | null {
+  const at = family.parents.indexOf(edge.source);
+  if (at < 0) return null;
+  const tests = counts.map((table) => {
+    const test = conditionalG(table, family, at);
+    return test.df > 0 && test.n >= MIN_EVIDENCE_DF + test.df ? test : null;
+  });
+  const holds = tests.map((t) => (t === null ? null : chiSquareSurvival(t.g, t.df) < alpha));
+  const strength = tests.map((t) => (t === null ? null : Math.sqrt(t.g / (t.g + t.n))));
+  const judgedEnvironments = tests.flatMap((t, e) => (t === null ? [] : [e]));
+  const counted = holds.filter((h) => h !== null);
+  const agreementRate = counted.length === 0 ? null : counted.filter(Boolean).length / counted.length;
+  const heterogeneityP = judgedEnvironments.length < 2 ? null : homogeneityP(judgedEnvironments.map((e) => counts[e]!));
+  const gTotal = tests.reduce((s, t) => s + (t?.g ?? 0), 0);
+  const dfTotal = tests.reduce((s, t) => s + (t?.df ?? 0), 0);
+  return {
+    ...edge, holds, strength, agreementRate, gated: false, heterogeneityP,
+    presenceP: agreementRate === null || agreementRate === 1 ? null : heterogeneityP,
+    absenceP: dfTotal === 0 ? null : chiSquareSurvival(gTotal, dfTotal),
+    variation: null,
+  };
+}
+
+/**
+ * G = 2 sum n log(n n_z / (n_zs n_zc)) of the child's independence of the parent at `at` given the other parents
+ * (strata z), with df = sum over strata of (observed source levels - 1)(observed classes - 1).
+ */
+function conditionalG(table: number[][], family: CountFamily, at: number): { g: number; df: number; n: number } {
+  const radix = family.parentLevels;
+  const sourceLevels = radix[at]!;
+  // Configuration -> (stratum, source level): the digit at `at` taken out of the mixed-radix number.
+  const below = radix.slice(at + 1).reduce((a, b) => a * b, 1);
+  const strata = new Map<number, number[][]>();
+  table.forEach((row, config) => {
+    const high = Math.floor(config / (below * sourceLevels));
+    const level = Math.floor(config / below) % sourceLevels;
+    const z = high * below + (config % below);
+    let stratum = strata.get(z);
+    if (stratum === undefined) strata.set(z, (stratum = Array.from({ length: sourceLevels }, () => new Array<number>(family.classes).fill(0))));
+    row.forEach((count, c) => (stratum![level]![c]! += count));
+  });
+  let g = 0;
+  let df = 0;
+  let n = 0;
+  for (const stratum of strata.values()) {
+    const bySource = stratum.map((row) => row.reduce((a, b) => a + b, 0));
+    const byClass = Array.from({ length: family.classes }, (_, c) => stratum.reduce((s, row) => s + row[c]!, 0));
+    const total = bySource.reduce((a, b) => a + b, 0);
+    if (total === 0) continue;
+    n += total;
+    stratum.forEach((row, s) => row.forEach((count, c) => {
+      if (count > 0) g += 2 * count * Math.log((count * total) / (bySource[s]! * byClass[c]!));
+    }));
+    df += (bySource.filter((x) => x > 0).length - 1) * (byClass.filter((x) => x > 0).length - 1);
+  }
+  return { g, df, n };
+}
+
+/** p-value of the G test that every environment has the same class distribution in each parent configuration. */
+function homogeneityP(tables: number[][][]): number | null {
+  let g = 0;
+  let df = 0;
+  const configurations = tables[0]!.length;
+  for (let config = 0; config < configurations; config++) {
+    const rows = tables.map((t) => t[config]!);
+    const byEnvironment = rows.map((row) => row.reduce((a, b) => a + b, 0));
+    const byClass = rows[0]!.map((_, c) => rows.reduce((s, row) => s + row[c]!, 0));
+    const total = byEnvironment.reduce((a, b) => a + b, 0);
+    if (total === 0) continue;
+    rows.forEach((row, e) => row.forEach((count, c) => {
+      if (count > 0) g += 2 * count * Math.log((count * total) / (byEnvironment[e]! * byClass[c]!));
+    }));
+    df += (byEnvironment.filter((x) => x > 0).length - 1) * (byClass.filter((x) => x > 0).length - 1);
+  }
+  return df === 0 ? null : chiSquareSurvival(g, df);
 }
 
 /** Indices whose p-value Benjamini-Hochberg rejects at level q (null: not tested). */

@@ -9,7 +9,7 @@ import { fitCbn } from '../cbn/fit.js';
 import { predictContinuous } from '../cbn/predict.js';
 import { columnByName, selectRows } from '../frame.js';
 import { Rng } from '../random.js';
-import type { CbnModel, EdgeRef, Frame, NodeModel } from '../types.js';
+import type { CategoricalColumn, CbnModel, EdgeRef, Frame, NodeModel } from '../types.js';
 import { environmentModel, type PanelEnvironment, type PanelModel } from './model.js';
 import { cptCounts, type Family, type FamilyMoments, familyMoments } from './moments.js';
 import { type PoolingMode, poolCategorical, poolContinuous } from './pooling.js';
@@ -21,6 +21,8 @@ export interface ShardStatistics {
   moments: FamilyMoments[][];
   /** By CPT node: [environment][configuration][class]. */
   counts: Record<string, number[][][]>;
+  /** By CPT node: its parents' category counts (the radix of its configurations). */
+  parentLevels: Record<string, number[]>;
 }
 
 /** The continuous families and CPT nodes of a fitted network: what per-environment statistics are gathered for. */
@@ -36,6 +38,7 @@ export function shardStatistics(frame: Frame, environment: Int32Array, environme
     environments,
     moments: familyMoments(frame, environment, environments, plan.families),
     counts: Object.fromEntries(plan.cpts.map((c) => [c.node, cptCounts(frame, environment, environments, c.node, c.parents)])),
+    parentLevels: Object.fromEntries(plan.cpts.map((c) => [c.node, c.parents.map((p) => (columnByName(frame, p) as CategoricalColumn).categories.length)])),
   };
 }
 

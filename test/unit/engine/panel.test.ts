@@ -10,6 +10,7 @@ import { discoverPanel } from '../../../src/engine/panel/discover.js';
 import { judgeEdges, presenceMixture } from '../../../src/engine/panel/evidence.js';
 import { evaluatePanel, fitPanel, randomSplit, statisticsPlan, shardStatistics } from '../../../src/engine/panel/fit.js';
 import { environmentModel } from '../../../src/engine/panel/model.js';
+import { Rng } from '../../../src/engine/random.js';
 import type { Frame, NodeModel } from '../../../src/engine/types.js';
 import { panelRows, panelTruth } from '../../helpers/panel.js';
 
@@ -79,4 +80,35 @@ test('the presence mixture reads a spike at zero and a slab apart', () => {
   const mixture = presenceMixture(points)!;
   assert.ok(Math.abs(mixture.pi - 0.7) < 0.03, `pi ${mixture.pi}`);
   assert.ok(mixture.posterior(0, 0.01) < 0.05 && mixture.posterior(1, 0.01) > 0.95);
+});
+
+test('edges into a categorical node are judged per environment from its counts: agreement, and gating where the effect is absent somewhere', () => {
+  // Y (two classes) depends on W (three levels) everywhere and on X (two levels) in the first half of 30 environments.
+  const environments = 30;
+  const rng = new Rng(5);
+  const rows: Array<Record<string, string>> = [];
+  const environment: number[] = [];
+  for (let e = 0; e < environments; e++) {
+    for (let r = 0; r < 300; r++) {
+      const w = rng.int(3);
+      const x = rng.int(2);
+      const p = 0.15 + 0.3 * w + (e < environments / 2 ? 0.25 * (2 * x - 1) : 0);
+      rows.push({ W: `w${w}`, X: `x${x}`, Y: rng.uniform() < Math.min(0.95, Math.max(0.05, p)) ? 'yes' : 'no' });
+      environment.push(e);
+    }
+  }
+  const frame = frameOf(['W', 'X', 'Y'].map((name) => categoricalColumn(name, rows.map((r) => r[name]!))));
+  const cpts = [{ node: 'Y', parents: ['W', 'X'] }];
+  const stats = shardStatistics(frame, Int32Array.from(environment), Array.from({ length: environments }, (_, e) => e), { families: [], cpts });
+  const counts = { families: [{ node: 'Y', parents: ['W', 'X'], parentLevels: stats.parentLevels.Y!, classes: 2 }], counts: stats.counts.Y!.map((table) => [table]) };
+  const edges = [{ source: 'W', target: 'Y' }, { source: 'X', target: 'Y' }];
+  const [w, x] = judgeEdges(edges, [], stats.moments, 0.05, counts);
+  assert.ok(w!.agreementRate! >= 0.9 && !w!.gated, `W -> Y: ${JSON.stringify(w)}`);
+  assert.ok(Math.abs(x!.agreementRate! - 0.5) <= 0.15, `X -> Y agreement ${x!.agreementRate}`);
+  assert.equal(x!.gated, true);
+  assert.ok(x!.holds.slice(0, 15).filter(Boolean).length >= 13, `X -> Y holds in the first half: ${x!.holds.join(',')}`);
+  assert.ok(x!.strength.every((s) => s !== null && s >= 0 && s <= 1));
+  // Without the counts the edges into Y are not judged.
+  const [unjudged] = judgeEdges(edges, [], stats.moments, 0.05);
+  assert.deepEqual([unjudged!.agreementRate, unjudged!.gated], [null, false]);
 });

@@ -23,7 +23,7 @@ import { reversibleEdgeCount, withOrientations } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import { LEARN_DEFAULTS, discoverySetup, nodeRecords, rowBudget, trainingEdges, withResamples } from '../shared.js';
 import type panelEngine from './engine.js';
-import { entry, evidenceOf, familiesOf, labelRows, momentsByEnvironment, panelMembers, shardGroups, withEnvironmentColumns } from './shared.js';
+import { cptNodesOf, entry, evidenceOf, familiesOf, familyCounts, labelRows, momentsByEnvironment, panelMembers, shardGroups, withEnvironmentColumns } from './shared.js';
 
 const ENGINE = kindEngineRef<typeof panelEngine>(new URL('./engine.js', import.meta.url).href);
 
@@ -83,7 +83,9 @@ async function discover(io: LearnIo, data: PanelData, version: TwinVersion, shar
   const confidence = bootstrapSamples === 0 ? null : edgeConfidence(boots, result.edges);
   io.context.progress(0.05 + share * 0.92, 'judging edges per environment');
   const families = familiesOf(frame, result.edges);
-  const judgements = judgeEdges(result.edges, families, momentsByEnvironment(data.keys.length, await statisticsShards(io, data, { families, cpts: [] })), alpha);
+  const cpts = cptNodesOf(frame, result.edges);
+  const shards = await statisticsShards(io, data, { families, cpts });
+  const judgements = judgeEdges(result.edges, families, momentsByEnvironment(data.keys.length, shards), alpha, familyCounts(cpts, data.keys.length, shards));
   const causalGraph: Relationship[] = result.edges.map((edge, i) => ({
     source: edge.source,
     target: edge.target,
@@ -121,7 +123,7 @@ async function train(io: LearnIo, data: PanelData, version: TwinVersion): Promis
   const plan = statisticsPlan(pooled.model);
   const shards = await statisticsShards(io, data, plan);
   const panel = assemblePanel(pooled.model, data.environmentColumns, data.keys, data.profile.environments.map((e) => e.nRows), shards);
-  const judgements = judgeEdges(edges, plan.families, momentsByEnvironment(data.keys.length, shards), alpha);
+  const judgements = judgeEdges(edges, plan.families, momentsByEnvironment(data.keys.length, shards), alpha, familyCounts(plan.cpts, data.keys.length, shards));
   const judged = new Map(judgements.map((j) => [`${j.source}\u0000${j.target}`, j]));
   const known = new Map(version.causalGraph.map((edge) => [`${edge.source}\u0000${edge.target}`, edge]));
   const graph = edges.map((edge): Relationship => {

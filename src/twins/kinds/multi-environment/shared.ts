@@ -5,7 +5,7 @@
  */
 import type { Node, Relationship } from '../../../../schemas/twins.js';
 import { termsFor } from '../../../engine/cbn/design.js';
-import type { EdgeJudgement } from '../../../engine/panel/evidence.js';
+import type { EdgeJudgement, FamilyCounts } from '../../../engine/panel/evidence.js';
 import type { ShardStatistics } from '../../../engine/panel/fit.js';
 import type { Family, FamilyMoments } from '../../../engine/panel/moments.js';
 import type { EdgeRef, Frame } from '../../../engine/types.js';
@@ -66,6 +66,33 @@ export function momentsByEnvironment(count: number, shards: readonly ShardStatis
   const out: FamilyMoments[][] = new Array(count);
   for (const shard of shards) shard.environments.forEach((e, at) => (out[e] = shard.moments[at]!));
   return out;
+}
+
+/**
+ * The CPT nodes among `cpts` (categorical nodes with categorical parents) with the per-environment counts the
+ * shards gathered for them, as evidence.ts reads them: what judges the edges into categorical nodes.
+ */
+export function familyCounts(cpts: ReadonlyArray<{ node: string; parents: string[] }>, count: number, shards: readonly ShardStatistics[]): FamilyCounts {
+  const counts: number[][][][] = new Array(count);
+  for (const shard of shards) shard.environments.forEach((e, at) => (counts[e] = cpts.map((c) => shard.counts[c.node]![at]!)));
+  const first = shards[0];
+  const families = cpts.map((c) => ({
+    node: c.node,
+    parents: c.parents,
+    parentLevels: first?.parentLevels[c.node] ?? [],
+    classes: counts.find((perEnv) => perEnv !== undefined)?.[cpts.indexOf(c)]?.[0]?.length ?? 0,
+  }));
+  return { families, counts };
+}
+
+/** The categorical nodes whose parents along `edges` are all categorical (at least one): CPT nodes. */
+export function cptNodesOf(frame: Frame, edges: readonly EdgeRef[]): { node: string; parents: string[] }[] {
+  const kind = new Map(frame.columns.map((c) => [c.name, c.kind]));
+  return frame.columns.flatMap((column) => {
+    if (column.kind !== 'categorical') return [];
+    const parents = edges.filter((e) => e.target === column.name).map((e) => e.source);
+    return parents.length > 0 && parents.every((p) => kind.get(p) === 'categorical') ? [{ node: column.name, parents }] : [];
+  });
 }
 
 export function familiesOf(frame: Frame, edges: readonly EdgeRef[]): Family[] {

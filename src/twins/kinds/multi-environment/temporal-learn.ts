@@ -34,7 +34,7 @@ import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import { LEARN_DEFAULTS, nodeRecords, rowBudget, withResamples } from '../shared.js';
 import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, discoverySummary, graphOf, structureFor } from '../temporal/structure.js';
-import { entry, evidenceOf, familiesOf, labelRows, momentsByEnvironment, shardGroups, withEnvironmentColumns } from './shared.js';
+import { cptNodesOf, entry, evidenceOf, familiesOf, familyCounts, labelRows, momentsByEnvironment, shardGroups, withEnvironmentColumns } from './shared.js';
 import type temporalPanelEngine from './temporal-engine.js';
 
 const ENGINE = kindEngineRef<typeof temporalPanelEngine>(new URL('./temporal-engine.js', import.meta.url).href);
@@ -163,7 +163,7 @@ async function discover(io: LearnIo, data: TemporalPanelData, version: TwinVersi
   };
   io.context.progress(0.05 + share * 0.92, 'judging links per environment');
   const structure: TemporalStructure = { edges: dependencies.links.map(({ source, target, lag }) => ({ source, target, lag })), seasonal: dependencies.seasonal };
-  const judgements = await judge(io, data, structure, { families: familiesFor(first.frame, structure), cpts: [] }, alpha);
+  const judgements = await judge(io, data, structure, statisticsFor(first.frame, structure), alpha);
   const graph = graphOf(dependencies, first.timeline.granularity, null);
   const confidence = windows === 0 ? null : linkConfidence(rediscovered, graph);
   const causalGraph = withPanelMembers(graph, judgements).map((edge, i) => ({ ...edge, confidence: confidence === null ? null : Number(confidence[i]!.toFixed(4)) }));
@@ -196,7 +196,7 @@ async function train(io: LearnIo, data: TemporalPanelData, version: TwinVersion)
   const plan = statisticsPlan(pooled);
   const shards = await statisticsShards(io, data, structure, plan);
   const nRows = data.series.map((s) => s.profile.observedSteps);
-  const judgements = judgeEdges(designEdges(first.frame, structure).edges.filter((e) => !e.source.startsWith('\u27e8season')), plan.families, momentsByEnvironment(data.keys.length, shards), alpha);
+  const judgements = judgeEdges(designEdges(first.frame, structure).edges.filter((e) => !e.source.startsWith('\u27e8season')), plan.families, momentsByEnvironment(data.keys.length, shards), alpha, familyCounts(plan.cpts, data.keys.length, shards));
   const model: TemporalPanelModel = {
     ...assembleTemporalPanel(pooled, shards, data.series.map((s, e) => ({ key: data.keys[e]!, frame: s.frame, stepTimes: s.stepTimes, timeline: s.timeline, observedSteps: s.profile.observedSteps })), structure, data.environmentColumns),
     timeColumn: data.timeColumn,
@@ -233,17 +233,21 @@ async function train(io: LearnIo, data: TemporalPanelData, version: TwinVersion)
   };
 }
 
-/** The continuous variables' mechanisms over the lagged design (the families each link is judged in). */
-function familiesFor(series: Frame, structure: TemporalStructure) {
+/** The variables' mechanisms over the lagged design that each link is judged in: continuous families and CPT nodes. */
+function statisticsFor(series: Frame, structure: TemporalStructure): ReturnType<typeof statisticsPlan> {
   const { maxLag, periods, edges, used } = designEdges(series, structure);
   const variables = new Set(series.columns.map((c) => c.name));
-  return familiesOf(laggedDesign(series, maxLag, periods, { only: used }).frame, edges).filter((f) => variables.has(f.node));
+  const design = laggedDesign(series, maxLag, periods, { only: used }).frame;
+  return {
+    families: familiesOf(design, edges).filter((f) => variables.has(f.node)),
+    cpts: cptNodesOf(design, edges).filter((c) => variables.has(c.node)),
+  };
 }
 
 async function judge(io: LearnIo, data: TemporalPanelData, structure: TemporalStructure, plan: ReturnType<typeof statisticsPlan>, alpha: number): Promise<EdgeJudgement[]> {
   const shards = await statisticsShards(io, data, structure, plan);
   const edges = structure.edges.map((e) => ({ source: lagName(e.source, e.lag), target: e.target }));
-  return judgeEdges(edges, plan.families, momentsByEnvironment(data.keys.length, shards), alpha);
+  return judgeEdges(edges, plan.families, momentsByEnvironment(data.keys.length, shards), alpha, familyCounts(plan.cpts, data.keys.length, shards));
 }
 
 /** Environments split into `shardCount` groups of about equal steps, each gathered by one pool task. */
