@@ -174,7 +174,9 @@ export const PredictionScenarioSchema = Family(
   'PredictionScenario',
   'Predicts targetVars for each given row: exactly one of `sample` (records), `sampleTable` (columnar JSON) or `rowsFrom` (a dataset or source read by the run). Inline outputs align with the rows. '
     + 'On a multi-environment twin, records that carry every environment column (e.g. `{"store": "12", ...}`) are each predicted by the mechanisms of the environment they name (`details.routing` `byRecord`, '
-    + '`details.recordEnvironments`; all records or none name one, each an environment of the version, and `environments` is then left out: 422 otherwise); records without them are predicted in every environment asked and combined.',
+    + '`details.recordEnvironments`; all records or none name one, each an environment of the version, and `environments` is then left out: 422 otherwise); records without them are predicted in every environment asked and combined. '
+    + 'Rows by reference (`rowsFrom`) on a multi-environment static twin must have the environment columns: each row is predicted by its environment\'s mechanisms, a row naming none of the version\'s '
+    + 'environments by the pooled ones (`details.unknownEnvironmentRows`); `environments` is then left out, and inline rows on a panel keep their results inline (`resultsStorage: datastore` is for rows by reference there).',
 );
 
 export const InterventionScenarioSchema = Family(

@@ -67,10 +67,11 @@ export interface FamilyDefinition<S extends { type: string } = { type: string }>
   metricQueries?(scenario: S): Array<{ sql: string; location: string }>;
   /**
    * The twin kinds whose versions answer this family's given rows (prediction) as a batch (src/simulations/batch/):
-   * chunk by chunk on every pool worker, the rows inline or by reference (`rowsFrom`), the row results inline or
-   * as a table in the data store.
+   * chunk by chunk on every pool worker, the row results inline or as a table in the data store. `always`: the rows
+   * inline or by reference (`rowsFrom`); `byReference`: only rows read by reference run as a batch (inline rows
+   * take the family's own path).
    */
-  batchRows?: readonly TwinType[];
+  batchRows?: Partial<Record<TwinType, 'always' | 'byReference'>>;
   /** scenario-from-query readers of this family, tried in ascending `order` across every family of the twin kind. */
   fromQuery?: Array<{ order: number; parse(reader: QueryReader): Parsed | null }>;
   /** The module (href) whose default export is this family's FamilyEngine. */

@@ -8,6 +8,7 @@ import type { ComputePool } from '../compute/pool.js';
 import type { FamilyOutcome, SweepResult } from '../engine/inference/outcome.js';
 import { familyOf } from '../families/registry.js';
 import type { CbnModel } from '../engine/types.js';
+import { isPanelModel, type PanelModel } from '../engine/panel/model.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
 import { nowIso } from '../lib/ids.js';
@@ -97,7 +98,10 @@ export class SimulationExecution {
     await this.phase(context, 'running', 0.05);
     if (family === null) return this.runScore(context, model as CbnModel, input as ScoreInput);
     const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
-    if (family.batchRows?.includes(record.type) === true) return this.runBatch(context, model as CbnModel, input as BatchScenario, family.engine);
+    const batchMode = family.batchRows?.[record.type];
+    if (batchMode === 'always' || (batchMode === 'byReference' && (input as BatchScenario).rowsFrom !== undefined)) {
+      return this.runBatch(context, model as CbnModel | PanelModel, input as BatchScenario, family.engine);
+    }
     const options = {
       signal,
       onProgress: (message: { fraction: number; state: string }) => context.progress(0.05 + 0.9 * message.fraction, message.state),
@@ -113,9 +117,12 @@ export class SimulationExecution {
   }
 
   /** A batch: rows answered chunk by chunk on the pool; the results inline, or a table in the data store the outputs name. */
-  private async runBatch(context: JobContext<RunParams>, model: CbnModel, scenario: BatchScenario, engine: string): Promise<RunResult> {
+  private async runBatch(context: JobContext<RunParams>, model: CbnModel | PanelModel, scenario: BatchScenario, engine: string): Promise<RunResult> {
     const { params } = context;
-    const outcome = await runPredictionBatch(this.batch, this.batchTask(context, model), scenario, engine);
+    const task = isPanelModel(model)
+      ? { ...this.batchTask(context, model.pooled), environments: { columns: model.environmentColumns, keys: model.environments.map((e) => e.key) } }
+      : this.batchTask(context, model);
+    const outcome = await runPredictionBatch(this.batch, task, scenario, engine, model);
     const table = outcome.record === undefined ? {} : { resultsTable: tableOf(outcome.record) };
     const details = JSON.stringify({ ...outcome.details, ...table, seed: params.seed });
     // The inline results are JSON text already (a record per row): spliced in, never parsed and written again.

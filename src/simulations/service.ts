@@ -26,6 +26,7 @@ import { isBatch } from './batch/prediction.js';
 import { presentScoredRow, type ScoreInput } from './batch/score.js';
 import type { RowsExportFormat, RowsTableRecord } from './batch/results.js';
 import type { CbnModel } from '../engine/types.js';
+import { isPanelModel } from '../engine/panel/model.js';
 import type { ScenarioHandoff } from './handoff.js';
 
 const IN_FLIGHT_MESSAGE = 'The run is still executing; read it again when it has completed';
@@ -57,7 +58,11 @@ export class SimulationService {
     const scenario = validateScenario<{ type: string; environments?: string[] }>(family, input.scenario, context);
     for (const { sql, location } of metricQueries(family, scenario)) await this.metrics.check(principal.organisationId, sql, location);
     await this.ontology.checkObjectiveConcepts(principal.organisationId, workspaceId, objectiveConcepts(scenario));
-    if (isBatch(scenario) && scenario.rowsFrom !== undefined) await this.batch.rows.check(principal, workspaceId, scenario.rowsFrom, trained as CbnModel, scenario.targetVars);
+    if (isBatch(scenario) && scenario.rowsFrom !== undefined) {
+      // A panel's rows are read as its pooled network's variables and name their environment in its columns.
+      const network = isPanelModel(trained) ? trained.pooled : (trained as CbnModel);
+      await this.batch.rows.check(principal, workspaceId, scenario.rowsFrom, network, scenario.targetVars, undefined, isPanelModel(trained) ? trained.environmentColumns : []);
+    }
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
     const selection = context.environments === undefined ? { snapshots: [] } : runEnvironments(scenario.environments, input.environmentGroupIds, groups, profile, context.environments, version.version);
     const params: RunParams = {

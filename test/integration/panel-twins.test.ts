@@ -210,6 +210,34 @@ test('a multi-environment static twin learns what holds everywhere and what is g
     assert.equal(refused.body.errors[0].location, location, JSON.stringify(refused.body));
   }
 
+  // Rows by reference: each row predicted by the environment its site names (the same answers as the records
+  // above); a site the twin never saw takes the pooled mechanisms, and says so.
+  const stored = [
+    { id: 'r0', site: siteOf(outside), a: 1, b: 0, d: 1, e: 0 },
+    { id: 'r1', site: siteOf(inGroup), a: 1, b: 0, d: 1, e: 0 },
+    { id: 'r2', site: 'nowhere', a: 1, b: 0, d: 1, e: 0 },
+  ];
+  const toPredict = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'to predict', rows: stored } });
+  assert.equal(toPredict.status, 201, JSON.stringify(toPredict.body));
+  const byReference = await completedRun(twin, { type: 'prediction', rowsFrom: { sourceId: toPredict.body.data.id, keepColumns: ['id'] }, targetVars: ['c'] });
+  assert.equal(byReference.outputsStorageType, 'datastore');
+  assert.deepEqual([byReference.outputs['1.0.0'].details.routing, byReference.outputs['1.0.0'].details.unknownEnvironmentRows], ['byRecord', 1]);
+  assert.match(byReference.resultsSummary.keyPoints.join(" "), /1 row named no environment of the twin/);
+  const table = (await app.call({ method: 'GET', url: `${twin.simulations}/${byReference.id}/rows?limit=10` })).body.data as Array<Record<string, any>>;
+  assert.deepEqual(table.map((r) => r.id), ['r0', 'r1', 'r2']);
+  assert.ok(Math.abs(table[0]!.c_predicted - y!) < 1e-6 && Math.abs(table[1]!.c_predicted - x!) < 1e-6, JSON.stringify(table));
+  assert.ok(Number.isFinite(table[2]!.c_predicted), JSON.stringify(table[2]));
+  const noSite = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'no site', rows: stored.map(({ site: _site, ...row }) => row) } });
+  for (const [scenario, location] of [
+    [{ type: 'prediction', rowsFrom: { sourceId: noSite.body.data.id }, targetVars: ['c'] }, 'body/scenario/rowsFrom'],
+    [{ type: 'prediction', rowsFrom: { sourceId: toPredict.body.data.id }, targetVars: ['c'], environments: [inGroup] }, 'body/scenario/environments'],
+    [{ type: 'prediction', sample: [{ a: 1, b: 0, d: 1, e: 0 }], targetVars: ['c'], resultsStorage: 'datastore' }, 'body/scenario/resultsStorage'],
+  ] as const) {
+    const refused = await post(scenario, {});
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.errors[0].location, location, JSON.stringify(refused.body));
+  }
+
   // Other runs offer json only; a deleted twin takes its artifacts with it.
   assert.deepEqual(whatIf.exportFormats, ['json']);
   assert.equal((await app.call({ method: 'GET', url: `${twin.simulations}/${whatIf.id}/export/csv` })).status, 400);

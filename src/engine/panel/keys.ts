@@ -8,6 +8,10 @@
  * `;` (`region=north;store=12`). `%`, `;` and `=` inside names and values are percent-encoded, so a key parses back
  * unambiguously; values are the cells as text (numbers in their shortest form).
  */
+/** The frame column a batch's rows carry their environment in (codes into the panel's environment keys; -1 for a
+ * row naming no environment of the twin): a reserved name no variable has. */
+export const ROW_ENVIRONMENT = '\u27e8environment\u27e9';
+
 export function environmentKey(columns: readonly string[], values: Readonly<Record<string, string>>): string {
   return columns.map((column) => `${escapeKeyPart(column)}=${escapeKeyPart(values[column] ?? '')}`).join(';');
 }

@@ -1,10 +1,11 @@
 import { runPrediction } from '../../engine/inference/prediction.js';
 import type { PredictionScenario } from '../../engine/inference/scenario.js';
 import type { FamilyEngine, FamilyOutcome, InferenceContext, ResultRecord } from '../../engine/inference/outcome.js';
-import { rowEnvironment } from '../../engine/panel/keys.js';
+import { ROW_ENVIRONMENT, rowEnvironment } from '../../engine/panel/keys.js';
 import { environmentModel, isPanelModel, type PanelModel } from '../../engine/panel/model.js';
 import { perEnvironment } from '../../engine/panel/questions.js';
-import type { CbnModel } from '../../engine/types.js';
+import type { CategoricalColumn, CbnModel, Frame } from '../../engine/types.js';
+import { selectRows } from '../../engine/frame.js';
 
 const perPlace = perEnvironment<PredictionScenario>({ run: runPrediction } as FamilyEngine<CbnModel, never>, 'prediction', { artifacts: true });
 
@@ -15,6 +16,7 @@ const perPlace = perEnvironment<PredictionScenario>({ run: runPrediction } as Fa
 export default {
   run: (model, scenario, context) => {
     if (!isPanelModel(model)) return runPrediction(model, scenario, context);
+    if (context.rows !== undefined) return byRowEnvironment(model, scenario, context.rows, context);
     const first = scenario.sample?.[0];
     const routed = first !== undefined && model.environmentColumns.length > 0 && model.environmentColumns.every((column) => first[column] !== undefined && first[column] !== null);
     return routed ? byRecord(model, scenario, context) : perPlace.run(model, scenario, context);
@@ -59,5 +61,40 @@ async function byRecord(model: PanelModel, scenario: PredictionScenario, context
       summary: `Predicted ${sample.length} record${sample.length === 1 ? '' : 's'}, each with the mechanisms of the environment it names (${groups.size} environment${groups.size === 1 ? '' : 's'}).`,
       keyPoints: Object.entries(environments).slice(0, 5).map(([key, e]) => `${key} (${e.rows} record${e.rows === 1 ? '' : 's'}): ${e.summary}`),
     },
+  };
+}
+
+/**
+ * A batch's rows on a panel (read by reference): each row predicted by the mechanisms of the environment its
+ * ROW_ENVIRONMENT code names, a row naming no environment of the twin by the pooled mechanisms; results in the rows'
+ * order.
+ */
+async function byRowEnvironment(model: PanelModel, scenario: PredictionScenario, frame: Frame, context: InferenceContext): Promise<FamilyOutcome> {
+  const environment = frame.columns.find((c): c is CategoricalColumn => c.name === ROW_ENVIRONMENT && c.kind === 'categorical');
+  const variables: Frame = { nRows: frame.nRows, columns: frame.columns.filter((c) => c.name !== ROW_ENVIRONMENT) };
+  const groups = new Map<number, number[]>();
+  for (let r = 0; r < frame.nRows; r++) {
+    const code = environment?.codes[r] ?? -1;
+    const key = code >= 0 && code < model.environments.length ? code : -1;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [r]);
+    else group.push(r);
+  }
+  const results: Record<string, ResultRecord[]> = {};
+  let method: unknown;
+  for (const [code, rows] of groups) {
+    const network = code < 0 ? model.pooled : environmentModel(model, model.environments[code]!.key);
+    const outcome = await runPrediction(network, scenario, { ...context, rows: selectRows(variables, rows) });
+    method ??= outcome.details.method;
+    for (const [variable, records] of Object.entries(outcome.results)) {
+      results[variable] ??= new Array<ResultRecord>(frame.nRows);
+      records.forEach((record, i) => (results[variable]![rows[i]!] = record));
+    }
+  }
+  const unknown = groups.get(-1)?.length ?? 0;
+  return {
+    results,
+    details: { method, routing: 'byRecord', environments: [...groups.keys()].filter((k) => k >= 0).length, unknownEnvironmentRows: unknown },
+    summary: { summary: `Predicted ${frame.nRows} rows, each with the mechanisms of the environment it names.`, keyPoints: [] },
   };
 }

@@ -9,6 +9,7 @@ import type { RowResults } from '../../engine/inference/outcome.js';
 import { type PredictionMethod, PredictionTally } from '../../engine/inference/prediction-summary.js';
 import type { PredictionScenario } from '../../engine/inference/scenario.js';
 import { frameFromRecords, frameFromTable } from '../../engine/inference/scm.js';
+import type { PanelModel } from '../../engine/panel/model.js';
 import type { CbnModel, Frame } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { InlineRows } from './inline.js';
@@ -32,7 +33,7 @@ export interface PredictionOutcome {
   /** Results inline: the outputs' `results` as JSON text. */
   resultsJson?: string;
   summary: { summary: string; keyPoints: string[] };
-  details: { method: string; rows: number; chunks: number };
+  details: { method: string; rows: number; chunks: number; routing?: 'byRecord'; unknownEnvironmentRows?: number };
 }
 
 interface ResultTarget {
@@ -43,14 +44,23 @@ interface ResultTarget {
 /** The columns a prediction writes per target (stored as t<i>_<suffix>), read as `<target>_<suffix>`. */
 const SUFFIXES = { continuous: ['predicted', 'std', 'lower', 'upper'], categorical: ['predicted', 'probability'] } as const;
 
-export async function runPredictionBatch(batch: BatchExecution, task: Omit<BatchTask, 'rows'>, scenario: BatchScenario, engine: string): Promise<PredictionOutcome> {
-  const answers = new PredictionAnswers(task.model, scenario, engine);
+/**
+ * `task.model` is the network whose variables the rows are read as; `answering` what the family's engine answers
+ * with (a panel, whose rows carry their environment: task.environments), by default that network.
+ */
+export async function runPredictionBatch(batch: BatchExecution, task: Omit<BatchTask, 'rows'>, scenario: BatchScenario, engine: string, answering: CbnModel | PanelModel = task.model): Promise<PredictionOutcome> {
+  const answers = new PredictionAnswers(task.model, answering, scenario, engine);
   const rows = scenario.rowsFrom !== undefined ? { from: scenario.rowsFrom } : { inline: () => inlineFrame(task.model, scenario) };
   const run = await batch.run({ ...task, rows }, answers);
   const confidenceLevel = scenario.confidenceLevel ?? 0.95;
-  const details = { method: answers.method, rows: run.rows, chunks: run.chunks };
+  const routed = run.unknownEnvironmentRows === undefined ? {} : { routing: 'byRecord' as const, unknownEnvironmentRows: run.unknownEnvironmentRows };
+  const details = { method: answers.method, rows: run.rows, chunks: run.chunks, ...routed };
   if (run.record === undefined) return { resultsJson: answers.inline!.json(), summary: answers.tally.summary(confidenceLevel, answers.method), details };
-  const note = `The row results are a table in the data store${run.staged ? ' (the rows were read from it)' : ''}: GET .../simulations/{id}/rows pages them, .../rows/export/{format} streams them.`;
+  const unknown = run.unknownEnvironmentRows ?? 0;
+  const environments = run.unknownEnvironmentRows === undefined
+    ? ''
+    : ` Each row was predicted with the mechanisms of the environment its environment columns name${unknown > 0 ? `; ${unknown} row${unknown === 1 ? '' : 's'} named no environment of the twin and used the pooled mechanisms` : ''}.`;
+  const note = `The row results are a table in the data store${run.staged ? ' (the rows were read from it)' : ''}: GET .../simulations/{id}/rows pages them, .../rows/export/{format} streams them.${environments}`;
   return { record: run.record, summary: answers.tally.summary(confidenceLevel, answers.method, note), details };
 }
 
@@ -62,7 +72,7 @@ class PredictionAnswers implements ChunkAnswers<RowResults> {
   method: PredictionMethod = 'gaussian_conditioning';
   private readonly question: { type: string; targetVars: string[]; confidenceLevel?: number };
 
-  constructor(private readonly model: CbnModel, scenario: BatchScenario, private readonly engine: string) {
+  constructor(model: CbnModel, private readonly answering: CbnModel | PanelModel, scenario: BatchScenario, private readonly engine: string) {
     const targets = targetsOf(model, scenario.targetVars);
     this.columns = isBatch(scenario)
       ? targets.flatMap((target, i) => SUFFIXES[target.kind].map((suffix) => ({
@@ -76,7 +86,7 @@ class PredictionAnswers implements ChunkAnswers<RowResults> {
   }
 
   async answer(pool: ComputePool, rows: Frame, seed: number, signal: AbortSignal): Promise<RowResults> {
-    const outcome = await pool.run({ kind: 'question', engine: this.engine, model: this.model, scenario: this.question, seed, rows }, { signal });
+    const outcome = await pool.run({ kind: 'question', engine: this.engine, model: this.answering, scenario: this.question, seed, rows }, { signal });
     this.method = (outcome.details.method as PredictionMethod | undefined) ?? this.method;
     if (outcome.rowResults === undefined) throw new Error('the family answered no row results for a batch');
     return outcome.rowResults;

@@ -11,6 +11,7 @@ import { compileCondition } from '../../datasets/compiler/filter.js';
 import { orderBy } from '../../datasets/compiler/operations.js';
 import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import type { DataBinding, DatasetService } from '../../datasets/service.js';
+import { environmentKey, ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
 import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
@@ -26,11 +27,37 @@ export interface StagedRows {
   table: TableRef;
   rows: number;
   keep: Array<{ name: string; type: string }>;
+  /** On a panel: its environment keys (the staged `env` column codes into them) and the rows naming none of them. */
+  environments?: { keys: string[]; unknownRows: number };
+}
+
+/** A panel's environment columns and keys, for rows that name their environment. */
+export interface BatchEnvironments {
+  columns: string[];
+  keys: string[];
 }
 
 /** The staged column of the i-th variable of the model, and of the i-th kept column. */
 export const variableColumn = (i: number) => `v${i}`;
 export const keptColumn = (i: number) => `k${i}`;
+/** The staged column of a panel row's environment (a code into its keys, -1 for none of them). */
+const ENVIRONMENT_COLUMN = 'env';
+
+/**
+ * SQL of a row's environment code: its key built as environmentKey builds it (`column=value` joined by `;`, with
+ * `%`, `;` and `=` percent-encoded; values as text), looked up among the panel's keys; -1 when it is none of them
+ * (a value missing, or an environment the twin never saw).
+ */
+function environmentCode(environments: BatchEnvironments, params: Record<string, unknown>): string {
+  const escape = (text: string) => `replaceAll(replaceAll(replaceAll(${text}, '%', '%25'), ';', '%3B'), '=', '%3D')`;
+  params.batch_env_keys = environments.keys;
+  const parts = environments.columns.map((column, i) => {
+    params[`batch_env_p${i}`] = environmentKey([column], { [column]: '' });
+    return `concat({batch_env_p${i}:String}, ${escape(`toString(s.${quoteColumn(column)})`)})`;
+  });
+  const key = parts.length === 1 ? parts[0]! : `concat(${parts.join(", ';', ")})`;
+  return `toFloat64(indexOf({batch_env_keys:Array(String)}, ${key}) - 1)`;
+}
 
 export class BatchRows {
   constructor(
@@ -42,10 +69,15 @@ export class BatchRows {
    * What a submit checks: the data exists in the workspace, the filter compiles, the kept columns are columns of
    * it, and at least one variable the prediction conditions on is a column (else every row would be the prior).
    */
-  async check(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, model: CbnModel, targets: readonly string[], at = SCENARIO_ROWS_FROM): Promise<void> {
+  async check(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, model: CbnModel, targets: readonly string[], at = SCENARIO_ROWS_FROM, environmentColumns: readonly string[] = []): Promise<void> {
     const { compiled } = await this.compile(principal, workspaceId, rowsFrom, at);
     const where = `body/${at}`;
     const columns = new Set(compiled.relation.columns.map((c) => c.name));
+    const unnamed = environmentColumns.filter((name) => !columns.has(name));
+    if (unnamed.length > 0) {
+      const message = `the rows name their environment in the twin's environment columns (${environmentColumns.join(', ')}); the data has no ${unnamed.join(', ')}`;
+      throw new AppError('validation_failed', message, { errors: [{ location: where, message }] });
+    }
     const missing = (rowsFrom.keepColumns ?? []).flatMap((name, i) => (columns.has(name) ? [] : [{ location: `${where}/keepColumns/${i}`, message: `'${name}' is not a column of the data` }]));
     if (missing.length > 0) throw new AppError('validation_failed', missing[0]!.message, { errors: missing });
     const inputs = model.nodes.filter((node) => !targets.includes(node.name) && columns.has(node.name));
@@ -56,7 +88,7 @@ export class BatchRows {
   }
 
   /** Stages the rows in one pass of the data engine (single-threaded, so row numbers follow the data's order). */
-  async stage(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: CbnModel, signal: AbortSignal): Promise<StagedRows> {
+  async stage(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: CbnModel, signal: AbortSignal, environments?: BatchEnvironments): Promise<StagedRows> {
     const { compiled, condition } = await this.compile(principal, workspaceId, rowsFrom);
     const present = new Set(compiled.relation.columns.map((c) => c.name));
     const store = this.data();
@@ -79,20 +111,30 @@ export class BatchRows {
     await store.createTable(table, [
       { name: 'row', type: 'UInt64' },
       ...model.nodes.map((_, i) => ({ name: variableColumn(i), type: 'Float64' })),
+      ...(environments === undefined ? [] : [{ name: ENVIRONMENT_COLUMN, type: 'Float64' }]),
       ...keep.map((column, i) => ({ name: keptColumn(i), type: column.type })),
     ], ['row']);
-    const select = [...variables.map((expression, i) => `${expression} AS ${variableColumn(i)}`), ...keepNames.map((name, i) => `s.${quoteColumn(name)} AS ${keptColumn(i)}`)];
+    const select = [
+      ...variables.map((expression, i) => `${expression} AS ${variableColumn(i)}`),
+      ...(environments === undefined ? [] : [`${environmentCode(environments, params)} AS ${ENVIRONMENT_COLUMN}`]),
+      ...keepNames.map((name, i) => `s.${quoteColumn(name)} AS ${keptColumn(i)}`),
+    ];
     await store.insertSelect(table, (sql) => `SELECT rowNumberInAllBlocks() AS row, ${select.join(', ')} FROM (${inner(sql)}) AS s`, params, { singleThreaded: true, signal });
-    const [counted] = await store.query<{ n: number | string }>(principal.organisationId, (sql) => `SELECT count() AS n FROM ${sql.table(table.tableId)}`, {}, { signal });
-    return { table, rows: Number(counted?.n ?? 0), keep };
+    const unknown = environments === undefined ? '0' : `countIf(${ENVIRONMENT_COLUMN} < 0)`;
+    const [counted] = await store.query<{ n: number | string; unknown: number | string }>(principal.organisationId, (sql) => `SELECT count() AS n, ${unknown} AS unknown FROM ${sql.table(table.tableId)}`, {}, { signal });
+    return {
+      table, rows: Number(counted?.n ?? 0), keep,
+      ...(environments === undefined ? {} : { environments: { keys: environments.keys, unknownRows: Number(counted?.unknown ?? 0) } }),
+    };
   }
 
   /** Rows [from, to) of the staged table as a frame in the model's order, on SharedArrayBuffers (RowBinary, no JSON). */
   async chunk(staged: StagedRows, model: CbnModel, from: number, to: number, signal: AbortSignal): Promise<Frame> {
-    const width = model.nodes.length;
+    const read = [...model.nodes.map((_, i) => variableColumn(i)), ...(staged.environments === undefined ? [] : [ENVIRONMENT_COLUMN])];
+    const width = read.length;
     const stream = await this.data().export(
       staged.table.organisationId,
-      (sql) => `SELECT ${model.nodes.map((_, i) => variableColumn(i)).join(', ')} FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64} ORDER BY row`,
+      (sql) => `SELECT ${read.join(', ')} FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64} ORDER BY row`,
       'RowBinary',
       { from, to },
       { signal },
@@ -114,6 +156,11 @@ export class BatchRows {
       for (let r = 0; r < n; r++) codes[r] = cells[r * width + j]!;
       return { name: node.name, kind: 'categorical', codes, categories: [...node.categories] };
     });
+    if (staged.environments !== undefined) {
+      const codes = new Int32Array(new SharedArrayBuffer(n * 4));
+      for (let r = 0; r < n; r++) codes[r] = cells[r * width + width - 1]!;
+      columns.push({ name: ROW_ENVIRONMENT, kind: 'categorical', codes, categories: [...staged.environments.keys] });
+    }
     return { nRows: n, columns };
   }
 

@@ -9,7 +9,7 @@ import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
 import type { Principal } from '../../auth/principal.js';
 import type { DataStore } from '../../store/data/port.js';
 import { BatchResults, type ResultColumn, type RowsTableRecord } from './results.js';
-import { BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
+import { type BatchEnvironments, BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
 import { runTable } from './tables.js';
 
 /**
@@ -36,7 +36,10 @@ export interface BatchTask {
   principal: Principal;
   workspaceId: string;
   runId: string;
+  /** The network whose variables the rows are read as (a panel's pooled network). */
   model: CbnModel;
+  /** A panel's environment columns and keys: each row read by reference carries its environment (ROW_ENVIRONMENT). */
+  environments?: BatchEnvironments;
   /** Where the rows come from: the data store (staged), or the request (a frame built on demand). */
   rows: { from: RowsFrom } | { inline: () => Frame };
   seed: number;
@@ -51,6 +54,8 @@ export interface BatchRun {
   chunks: number;
   /** Whether the rows were read from the data store. */
   staged: boolean;
+  /** On a panel: the rows that named no environment of the twin (answered by its pooled mechanisms). */
+  unknownEnvironmentRows?: number;
 }
 
 export class BatchExecution {
@@ -72,7 +77,7 @@ export class BatchExecution {
     let staged: StagedRows | null = null;
     try {
       task.progress(0.06, 'reading rows');
-      staged = 'from' in task.rows ? await this.rows.stage(principal, task.workspaceId, runId, task.rows.from, model, signal) : null;
+      staged = 'from' in task.rows ? await this.rows.stage(principal, task.workspaceId, runId, task.rows.from, model, signal, task.environments) : null;
       const inline = 'inline' in task.rows ? shared(task.rows.inline()) : null;
       const total = staged?.rows ?? inline!.nRows;
       const writer = answers.columns === null ? null : await this.results.create(organisationId, runId, answers.columns, staged?.keep ?? []);
@@ -101,9 +106,10 @@ export class BatchExecution {
       }
       while (inFlight.length > 0) await takeOldest();
       if (staged !== null) await this.data().dropTable(staged.table);
-      if (writer === null) return { rows: total, chunks, staged: staged !== null };
+      const counts = { rows: total, chunks, staged: staged !== null, ...(staged?.environments === undefined ? {} : { unknownEnvironmentRows: staged.environments.unknownRows }) };
+      if (writer === null) return counts;
       await writer.finish();
-      return { record: { tableId: writer.table.tableId, rows: total, columns: writer.columns }, rows: total, chunks, staged: staged !== null };
+      return { record: { tableId: writer.table.tableId, rows: total, columns: writer.columns }, ...counts };
     } catch (error) {
       await this.discard(organisationId, runId);
       throw error;
