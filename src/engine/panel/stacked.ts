@@ -14,8 +14,10 @@ export interface StackedDesign {
   steps: Int32Array;
 }
 
-export function stackedDesign(series: readonly Frame[], maxLag: number, periods: readonly number[], options: { complete?: boolean; only?: ReadonlySet<string> } = {}): StackedDesign {
-  const designs = series.map((s) => laggedDesign(s, maxLag, periods, options));
+/** `phases[e]`: where series e's step 0 falls in the seasonal cycle (seasonalPhases; default 0). */
+export function stackedDesign(series: readonly Frame[], maxLag: number, periods: readonly number[], options: { complete?: boolean; only?: ReadonlySet<string>; phases?: readonly number[] } = {}): StackedDesign {
+  const { phases, ...design } = options;
+  const designs = series.map((s, e) => laggedDesign(s, maxLag, periods, { ...design, stepOffset: phases?.[e] ?? 0 }));
   const nRows = designs.reduce((s, d) => s + d.frame.nRows, 0);
   const environment = new Int32Array(nRows);
   const steps = new Int32Array(nRows);

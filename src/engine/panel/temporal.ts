@@ -12,7 +12,7 @@ import { selectRows } from '../frame.js';
 import { type TemporalDiscoveryOptions, type TemporalDiscoveryResult, discoverOnDesign } from '../temporal/discover.js';
 import { lagName } from '../temporal/lagged.js';
 import { type TemporalEdge, type TemporalModel, type TemporalStructure, type TemporalVariable, designEdges, historyOf, variablesOf } from '../temporal/model.js';
-import type { Timeline } from '../temporal/timeline.js';
+import { stepOf, type Timeline } from '../temporal/timeline.js';
 import type { CbnModel, Evaluation, Frame, WorkHooks } from '../types.js';
 import { coarsened, heldSomewhere } from './discover.js';
 import { type PanelEvaluation, type ShardStatistics, assemblePanel, evaluatePanel, shardStatistics, statisticsPlan, tailSplit } from './fit.js';
@@ -23,7 +23,17 @@ import { stackedDesign } from './stacked.js';
 /** Steps of history kept per environment (a temporal twin keeps 2,000; a panel keeps less per place). */
 export const PANEL_TAIL_STEPS = 500;
 
-export type EnvironmentHistory = Pick<TemporalModel, 'timeline' | 'steps' | 'stepTimes' | 'tail'>;
+export type EnvironmentHistory = Pick<TemporalModel, 'timeline' | 'steps' | 'stepTimes' | 'tail' | 'phase'>;
+
+/**
+ * Where each environment's step 0 falls in the seasonal cycle: its first step's distance, in steps, from the
+ * earliest first step of the panel (fractional when the grids are offset). Seasonal terms count from there, so a
+ * season shared by environments that start on different dates is one pattern, pooled, not one per start date.
+ */
+export function seasonalPhases(timelines: readonly Timeline[]): number[] {
+  const anchor = Math.min(...timelines.map((t) => t.origin));
+  return timelines.map((t) => stepOf({ ...t, origin: anchor }, t.origin));
+}
 
 export interface TemporalPanelModel {
   kind: 'temporal-panel';
@@ -63,9 +73,9 @@ const INDICATOR = '\u27e8environment\u27e9';
  * J-PCMCI+ over the environments' series: their lagged designs stacked, with the environment as a context column
  * (grouped to at most 24 levels as CD-NOD's indicator is, discover.ts `coarsened`).
  */
-export function discoverTemporalPanel(series: readonly Frame[], options: TemporalDiscoveryOptions, kernels: Kernels, hooks: WorkHooks = {}): TemporalDiscoveryResult {
+export function discoverTemporalPanel(series: readonly Frame[], options: TemporalDiscoveryOptions, kernels: Kernels, hooks: WorkHooks = {}, phases?: readonly number[]): TemporalDiscoveryResult {
   const names = series[0]?.columns.map((c) => c.name) ?? [];
-  const stacked = stackedDesign(series, Math.max(1, options.maxLag), options.periods, { complete: true });
+  const stacked = stackedDesign(series, Math.max(1, options.maxLag), options.periods, { complete: true, ...(phases === undefined ? {} : { phases }) });
   const indicator = { name: INDICATOR, kind: 'categorical' as const, codes: stacked.environment, categories: series.map((_, e) => String(e)) };
   const design = coarsened({ nRows: stacked.frame.nRows, columns: [...stacked.frame.columns, indicator] }, INDICATOR);
   const found = discoverOnDesign(design, names, 1, options, kernels, hooks);
@@ -77,16 +87,16 @@ export function discoverTemporalPanel(series: readonly Frame[], options: Tempora
 }
 
 /** The pooled mechanisms on every environment's design rows. */
-export function fitPooledTemporal(series: readonly Frame[], structure: TemporalStructure, kernels: Kernels): CbnModel {
+export function fitPooledTemporal(series: readonly Frame[], structure: TemporalStructure, kernels: Kernels, phases?: readonly number[]): CbnModel {
   const { maxLag, periods, edges, used } = designEdges(series[0]!, structure);
-  const stacked = stackedDesign(series, maxLag, periods, { only: used });
+  const stacked = stackedDesign(series, maxLag, periods, { only: used, ...(phases === undefined ? {} : { phases }) });
   return fitCbn(stacked.frame, edges, {}, kernels);
 }
 
 /** Per-environment statistics of a shard of environments (`environments`: their indices in the panel). */
-export function temporalShardStatistics(series: readonly Frame[], environments: number[], structure: TemporalStructure, plan: ReturnType<typeof statisticsPlan>): ShardStatistics {
+export function temporalShardStatistics(series: readonly Frame[], environments: number[], structure: TemporalStructure, plan: ReturnType<typeof statisticsPlan>, phases?: readonly number[]): ShardStatistics {
   const { maxLag, periods, used } = designEdges(series[0]!, structure);
-  const stacked = stackedDesign(series, maxLag, periods, { only: used });
+  const stacked = stackedDesign(series, maxLag, periods, { only: used, ...(phases === undefined ? {} : { phases }) });
   return shardStatistics(stacked.frame, Int32Array.from(stacked.environment, (local) => environments[local]!), environments, plan);
 }
 
@@ -95,9 +105,9 @@ export function temporalShardStatistics(series: readonly Frame[], environments: 
  * mechanisms over every environment's held-out steps (`evaluation`), and per environment with the partially pooled
  * ones against the pooled and each environment fitted alone (`panelEvaluation`, fit.ts).
  */
-export function evaluateTemporalPanel(series: readonly Frame[], keys: readonly string[], structure: TemporalStructure, testFraction: number, kernels: Kernels): { evaluation: Evaluation; panelEvaluation: PanelEvaluation } {
+export function evaluateTemporalPanel(series: readonly Frame[], keys: readonly string[], structure: TemporalStructure, testFraction: number, kernels: Kernels, phases?: readonly number[]): { evaluation: Evaluation; panelEvaluation: PanelEvaluation } {
   const { maxLag, periods, edges, used } = designEdges(series[0]!, structure);
-  const stacked = stackedDesign(series, maxLag, periods, { only: used });
+  const stacked = stackedDesign(series, maxLag, periods, { only: used, ...(phases === undefined ? {} : { phases }) });
   const split = tailSplit(stacked.environment, keys.length, testFraction);
   const panelEvaluation = evaluatePanel(stacked.frame, stacked.environment, keys, edges, split, testFraction, kernels);
   const train = selectRows(stacked.frame, split.flatMap((s) => s.train).sort((a, b) => a - b));
@@ -125,6 +135,8 @@ export interface EnvironmentSeries {
   timeline: Timeline;
   /** Steps with data (an environment's weight in combined answers). */
   observedSteps: number;
+  /** Its step 0's place in the seasonal cycle (seasonalPhases; default 0). */
+  phase?: number;
 }
 
 /** The panel from its pooled mechanisms and per-environment statistics (gathered in shards by the learner). */
@@ -138,14 +150,18 @@ export function assembleTemporalPanel(pooled: CbnModel, shards: readonly ShardSt
     edges: structure.edges,
     seasonal: structure.seasonal,
     pooled,
-    environments: panel.environments.map((e, i) => ({ ...e, history: historyOf(series[i]!.frame, series[i]!.stepTimes, series[i]!.timeline, PANEL_TAIL_STEPS) })),
+    environments: panel.environments.map((e, i) => ({
+      ...e,
+      history: { ...historyOf(series[i]!.frame, series[i]!.stepTimes, series[i]!.timeline, PANEL_TAIL_STEPS), ...(series[i]!.phase === undefined ? {} : { phase: series[i]!.phase }) },
+    })),
   };
 }
 
 /** A temporal panel fitted in one task (tests and benches; the learner shards the statistics). */
 export function fitTemporalPanel(series: readonly EnvironmentSeries[], structure: TemporalStructure, environmentColumns: string[], kernels: Kernels, mode: PoolingMode = 'partial'): TemporalPanelModel {
   const frames = series.map((s) => s.frame);
-  const pooled = fitPooledTemporal(frames, structure, kernels);
-  const shard = temporalShardStatistics(frames, series.map((_, e) => e), structure, statisticsPlan(pooled));
+  const phases = series.map((s) => s.phase ?? 0);
+  const pooled = fitPooledTemporal(frames, structure, kernels, phases);
+  const shard = temporalShardStatistics(frames, series.map((_, e) => e), structure, statisticsPlan(pooled), phases);
   return assembleTemporalPanel(pooled, [shard], series, structure, environmentColumns, mode);
 }

@@ -42,7 +42,7 @@ function refit(model: TemporalModel, edges: TemporalEdge[], kernels: Kernels): T
   const cbnEdges: EdgeRef[] = edges.map((e) => ({ source: lagName(e.source, e.lag), target: e.target }));
   for (const { variable, period } of model.seasonal) for (const term of seasonNames(period)) cbnEdges.push({ source: term, target: variable });
   const used = new Set([...model.variables.map((v) => v.name), ...cbnEdges.map((e) => e.source)]);
-  const design = laggedDesign(series, model.maxLag, periods, { only: used, stepOffset: model.tail.from });
+  const design = laggedDesign(series, model.maxLag, periods, { only: used, stepOffset: model.tail.from + (model.phase ?? 0) });
   return { ...model, edges, cbn: fitCbn(design.frame, cbnEdges, {}, kernels) };
 }
 

@@ -8,10 +8,15 @@
 import type { Frame } from '../types.js';
 import type { TemporalDiscoveryResult } from './discover.js';
 
+/** The first step of window `index` of `count` over a series of `nRows` steps (subsampleWindow). */
+export function windowStart(nRows: number, index: number, count: number): number {
+  return count <= 1 ? 0 : Math.round(((nRows - Math.floor(nRows / 2)) * index) / (count - 1));
+}
+
 /** The windows' frames: `count` contiguous halves of the series, from the start to the end. */
 export function subsampleWindow(series: Frame, index: number, count: number): Frame {
   const length = Math.floor(series.nRows / 2);
-  const offset = count <= 1 ? 0 : Math.round(((series.nRows - length) * index) / (count - 1));
+  const offset = windowStart(series.nRows, index, count);
   return {
     nRows: length,
     columns: series.columns.map((c) => (c.kind === 'continuous' ? { ...c, values: c.values.slice(offset, offset + length) } : { ...c, codes: c.codes.slice(offset, offset + length) })),

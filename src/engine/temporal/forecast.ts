@@ -174,7 +174,7 @@ function changepointsOf(model: TemporalModel, paths: Paths, times: readonly numb
 
 function driverOf(model: TemporalModel, node: Extract<TemporalModel['cbn']['nodes'][number], { kind: 'continuous' }>, means: Record<string, number[]>, h: number, origin: number): { name: string; contribution: number } {
   const inputValue = (source: NodeSource, step: number): number | null => {
-    if (source.kind === 'season') return seasonValue(source.period, origin + step)[source.sin ? 0 : 1];
+    if (source.kind === 'season') return seasonValue(source.period, origin + step + (model.phase ?? 0))[source.sin ? 0 : 1];
     const at = step - source.lag;
     return at >= 0 ? (means[source.variable]?.[at] ?? null) : null;
   };

@@ -49,7 +49,7 @@ export function simulateFuture(model: TemporalModel, request: FutureRequest): Pa
     const treatments: Treatment[] = [];
     for (const { node, source: input } of inputs) {
       if (input.kind === 'season') {
-        const [sin, cos] = seasonValue(input.period, step);
+        const [sin, cos] = seasonValue(input.period, step + (model.phase ?? 0));
         treatments.push({ node, kind: 'values', values: new Float64Array(S).fill(input.sin ? sin : cos) });
         continue;
       }

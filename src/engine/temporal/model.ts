@@ -42,6 +42,10 @@ export interface TemporalModel {
   steps: number;
   stepTimes: { first: number; last: number };
   tail: { from: number; times: number[]; values: Record<string, Array<number | string | null>> };
+  /** Where step 0 falls in the seasonal terms' cycle, in steps: a panel environment's offset from the panel's first
+   * step (seasonalPhases), so environments that start on different dates share one seasonal phase; 0 (absent) on a
+   * temporal twin. */
+  phase?: number;
   /** The twin's time column: records given with a question may carry their time under it (absent on older models). */
   timeColumn?: string;
 }

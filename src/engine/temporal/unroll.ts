@@ -42,7 +42,7 @@ export function unroll(model: TemporalModel, depth: number, step: number): Unrol
       };
       const season = (input: string): number | null => {
         const source = sourceOf(model, input);
-        return source.kind === 'season' ? seasonValue(source.period, step - k)[source.sin ? 0 : 1] : null;
+        return source.kind === 'season' ? seasonValue(source.period, step - k + (model.phase ?? 0))[source.sin ? 0 : 1] : null;
       };
       const name = lagName(node.name, k);
       origin.set(name, { variable: node.name, stepsBefore: k });

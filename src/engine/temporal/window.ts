@@ -98,7 +98,7 @@ export function keptWindow(model: TemporalModel, from: number, to: number): Samp
 export function designOf(model: TemporalModel, window: SampleWindow): Frame {
   const periods = [...new Set(model.seasonal.map((s) => s.period))];
   const only = new Set(model.cbn.nodes.map((node) => node.name));
-  const { frame } = laggedDesign(window.frame, model.maxLag, periods, { partial: true, only, stepOffset: window.steps[0] ?? 0 });
+  const { frame } = laggedDesign(window.frame, model.maxLag, periods, { partial: true, only, stepOffset: (window.steps[0] ?? 0) + (model.phase ?? 0) });
   const byName = new Map(frame.columns.map((c) => [c.name, c]));
   return frameOf(model.cbn.nodes.map((node) => byName.get(node.name)!));
 }

@@ -11,7 +11,9 @@ import { continuousColumn, frameOf } from '../../../src/engine/frame.js';
 import { judgeEdges } from '../../../src/engine/panel/evidence.js';
 import { statisticsPlan } from '../../../src/engine/panel/fit.js';
 import { panelForecast } from '../../../src/engine/panel/forecast.js';
-import { type EnvironmentSeries, discoverTemporalPanel, environmentTemporalModel, fitTemporalPanel, temporalShardStatistics } from '../../../src/engine/panel/temporal.js';
+import { type EnvironmentSeries, discoverTemporalPanel, environmentTemporalModel, fitTemporalPanel, seasonalPhases, temporalShardStatistics } from '../../../src/engine/panel/temporal.js';
+import { Rng } from '../../../src/engine/random.js';
+import { seasonNames } from '../../../src/engine/temporal/lagged.js';
 import { futureFrom } from '../../../src/engine/temporal/forecast.js';
 import { designEdges } from '../../../src/engine/temporal/model.js';
 import type { TemporalStructure } from '../../../src/engine/temporal/model.js';
@@ -115,4 +117,55 @@ test('per-environment forecasts are within 10% of the oracle\'s error, and the c
     assert.equal(counts[i]!.timestamp, record.timestamp);
     assert.ok(Math.abs((record.prediction as number) - expected) < 1e-6 * Math.max(1, Math.abs(expected)), `sum of means at ${record.timestamp}: ${record.prediction} vs ${expected}`);
   });
+});
+
+test('a season shared by environments that start on different dates is one pattern: phases count from the panel\'s first step', () => {
+  // y_t = 0.5 y_{t-1} + 2 sin(2 pi d / 7) + e_t on calendar day d; twelve short environments, each starting on a
+  // different day (so on a different weekday), 40 to 150 days long.
+  const DAY = 86_400_000;
+  const rng = new Rng(17);
+  const season = (day: number) => 2 * Math.sin((2 * Math.PI * day) / 7);
+  const series: EnvironmentSeries[] = Array.from({ length: 12 }, (_, e) => {
+    const start = 19_000 + 3 * e;
+    const steps = 40 + rng.int(110);
+    const y: number[] = [];
+    let previous = 0;
+    for (let t = 0; t < steps + 50; t++) {
+      previous = 0.5 * previous + season(start - 50 + t) + rng.normal();
+      if (t >= 50) y.push(previous);
+    }
+    const stepTimes = y.map((_, t) => (start + t) * DAY);
+    return { key: `site=s${e}`, frame: frameOf([continuousColumn('y', y)]), stepTimes, timeline: inferTimeline(stepTimes, 'time'), observedSteps: steps };
+  });
+  const phases = seasonalPhases(series.map((s) => s.timeline));
+  assert.deepEqual(phases, series.map((_, e) => 3 * e));
+  const structure: TemporalStructure = { edges: [{ source: 'y', target: 'y', lag: 1 }], seasonal: [{ variable: 'y', period: 7 }] };
+  const amplitude = (model: ReturnType<typeof fitTemporalPanel>) => {
+    const node = model.pooled.nodes.find((n) => n.name === 'y') as Extract<NodeModel, { kind: 'continuous' }>;
+    const [sin, cos] = seasonNames(7).map((term) => node.coefficients[node.terms.findIndex((t) => t.parents[0] === term)]!);
+    return Math.hypot(sin!, cos!);
+  };
+  const aligned = fitTemporalPanel(series.map((s, e) => ({ ...s, phase: phases[e]! })), structure, ['site'], kernels);
+  const unaligned = fitTemporalPanel(series, structure, ['site'], kernels);
+  assert.ok(Math.abs(amplitude(aligned) - 2) < 0.3, `pooled seasonal amplitude ${amplitude(aligned)} (truth 2)`);
+  assert.ok(amplitude(unaligned) < 1.2, `without phases the environments' seasons cancel: ${amplitude(unaligned)}`);
+  // Each environment's forecast follows the calendar's season: the mean path against the oracle's.
+  let ours = 0;
+  let oracle = 0;
+  series.forEach((s, e) => {
+    const own = environmentTemporalModel(aligned, s.key);
+    assert.equal(own.phase, phases[e]);
+    const horizon = 7;
+    const paths = futureFrom(own, { report: own.steps, simulate: own.steps }, horizon, { samples: 300, seed: e });
+    const values = (s.frame.columns[0] as { values: Float64Array }).values;
+    let mean = values[values.length - 1]!;
+    const lastDay = s.stepTimes.at(-1)! / DAY;
+    for (let h = 0; h < horizon; h++) {
+      mean = 0.5 * mean + season(lastDay + h + 1);
+      const simulated = paths.y![h]!.reduce((a, b) => a + b, 0) / paths.y![h]!.length;
+      ours += (simulated - mean) ** 2;
+      oracle += mean ** 2;
+    }
+  });
+  assert.ok(ours / oracle < 0.05, `forecast error against the oracle's mean path: ${(ours / oracle).toFixed(3)} of its energy`);
 });

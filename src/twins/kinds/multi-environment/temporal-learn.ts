@@ -13,7 +13,7 @@ import type { Relationship, TwinVersion } from '../../../../schemas/twins.js';
 import { kindEngineRef } from '../../../compute/kind-engine.js';
 import { type EdgeJudgement, judgeEdges } from '../../../engine/panel/evidence.js';
 import { type ShardStatistics, statisticsPlan } from '../../../engine/panel/fit.js';
-import { type TemporalPanelModel, assembleTemporalPanel } from '../../../engine/panel/temporal.js';
+import { type TemporalPanelModel, assembleTemporalPanel, seasonalPhases } from '../../../engine/panel/temporal.js';
 import { linkConfidence } from '../../../engine/temporal/confidence.js';
 import type { LaggedEdgeRef } from '../../../engine/temporal/discover.js';
 import { linkStrengths } from '../../../engine/temporal/effects.js';
@@ -44,6 +44,8 @@ const MAX_WINDOWS = 8;
 export interface TemporalPanelData {
   keys: string[];
   series: TemporalSeries[];
+  /** Each series' place in the seasonal cycle at its step 0 (seasonalPhases). */
+  phases: number[];
   environmentColumns: string[];
   profile: EnvironmentProfile;
   seasonality: SeasonalFinding[];
@@ -83,7 +85,7 @@ export const temporalPanelLearner: KindLearner<TemporalPanelData> = {
     const first = series[0]!;
     const observedSteps = series.reduce((s, x) => s + x.profile.observedSteps, 0);
     return {
-      data: { keys, series, environmentColumns, profile, seasonality, timeColumn, shardCount: twin.shardCount },
+      data: { keys, series, phases: seasonalPhases(series.map((s) => s.timeline)), environmentColumns, profile, seasonality, timeColumn, shardCount: twin.shardCount },
       nRows: observedSteps,
       variables: frame.columns.length,
       dropped,
@@ -152,8 +154,8 @@ async function discover(io: LearnIo, data: TemporalPanelData, version: TwinVersi
   const series = framesOf(data);
   const [result, rediscovered] = await withResamples(
     io, share * 0.9, 'discovering lagged links across environments', windows,
-    (onProgress) => io.compute().step(ENGINE, 'discover', { series, options }, { signal, onProgress }),
-    (index) => io.compute().step(ENGINE, 'window', { series, options, index, count: windows }, { signal }),
+    (onProgress) => io.compute().step(ENGINE, 'discover', { series, options, phases: data.phases }, { signal, onProgress }),
+    (index) => io.compute().step(ENGINE, 'window', { series, options, phases: data.phases, index, count: windows }, { signal }),
     'window',
   );
   const dependencies: Dependencies = {
@@ -190,15 +192,15 @@ async function train(io: LearnIo, data: TemporalPanelData, version: TwinVersion)
   const structure = structureFor(dependencies, version);
   const series = framesOf(data);
   io.context.progress(0.7, 'fitting the pooled lagged model');
-  const evaluated = io.compute().step(ENGINE, 'evaluate', { series, keys: data.keys, structure, testFraction }, { signal });
-  const pooled = await io.compute().step(ENGINE, 'pooled', { series, structure }, { signal });
+  const evaluated = io.compute().step(ENGINE, 'evaluate', { series, keys: data.keys, structure, testFraction, phases: data.phases }, { signal });
+  const pooled = await io.compute().step(ENGINE, 'pooled', { series, structure, phases: data.phases }, { signal });
   io.context.progress(0.8, 'per-environment statistics');
   const plan = statisticsPlan(pooled);
   const shards = await statisticsShards(io, data, structure, plan);
   const nRows = data.series.map((s) => s.profile.observedSteps);
   const judgements = judgeEdges(designEdges(first.frame, structure).edges.filter((e) => !e.source.startsWith('\u27e8season')), plan.families, momentsByEnvironment(data.keys.length, shards), alpha, familyCounts(plan.cpts, data.keys.length, shards));
   const model: TemporalPanelModel = {
-    ...assembleTemporalPanel(pooled, shards, data.series.map((s, e) => ({ key: data.keys[e]!, frame: s.frame, stepTimes: s.stepTimes, timeline: s.timeline, observedSteps: s.profile.observedSteps })), structure, data.environmentColumns),
+    ...assembleTemporalPanel(pooled, shards, data.series.map((s, e) => ({ key: data.keys[e]!, frame: s.frame, stepTimes: s.stepTimes, timeline: s.timeline, observedSteps: s.profile.observedSteps, phase: data.phases[e]! })), structure, data.environmentColumns),
     timeColumn: data.timeColumn,
   };
   const fitted = linkStrengths({ ...model, kind: 'temporal', cbn: pooled, ...model.environments[0]!.history });
@@ -253,7 +255,7 @@ async function judge(io: LearnIo, data: TemporalPanelData, structure: TemporalSt
 /** Environments split into `shardCount` groups of about equal steps, each gathered by one pool task. */
 function statisticsShards(io: LearnIo, data: TemporalPanelData, structure: TemporalStructure, plan: ReturnType<typeof statisticsPlan>): Promise<ShardStatistics[]> {
   return Promise.all(shardGroups(data.series.map((s) => s.profile.steps), data.shardCount).map((environments) =>
-    io.compute().step(ENGINE, 'statistics', { series: environments.map((e) => data.series[e]!.frame), environments, structure, plan }, { signal: io.context.signal })));
+    io.compute().step(ENGINE, 'statistics', { series: environments.map((e) => data.series[e]!.frame), environments, structure, plan, phases: environments.map((e) => data.phases[e]!) }, { signal: io.context.signal })));
 }
 
 /** The judgements of a pair's links (any lag, its own past left out). */
