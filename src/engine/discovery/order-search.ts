@@ -61,9 +61,21 @@ interface Family {
 export function bestOrderSearch(input: OrderSearchInput): OrderSearchResult {
   const { p, knowledge, budget } = input;
   const grow = new GrowShrink(input);
-  let order = [...input.start];
-  const familyAt = (list: readonly number[], at: number) => grow.family(list[at]!, list.slice(0, at));
-  let total = order.reduce((s, _, at) => s + familyAt(order, at).score, 0);
+  const order = [...input.start];
+  const position = new Int32Array(p);
+  order.forEach((w, at) => (position[w] = at));
+  // Only a node's candidate parents matter to its family, so moving v changes the families of v and of the nodes v
+  // may be a parent of, nothing else: a move is judged from those alone.
+  const parentsOf = Array.from({ length: p }, (_, w) => grow.candidateParents(w));
+  const childrenOf = Array.from({ length: p }, (): number[] => []);
+  parentsOf.forEach((list, w) => list.forEach((u) => childrenOf[u]!.push(w)));
+  const familyOf = (w: number, before: (u: number) => boolean, extra?: number) => {
+    const pool = parentsOf[w]!.filter(before);
+    if (extra !== undefined) pool.push(extra);
+    return grow.familyOfPool(w, pool);
+  };
+  const current = Float64Array.from({ length: p }, (_, w) => familyOf(w, (u) => position[u]! < position[w]!).score);
+  let total = current.reduce((a, b) => a + b, 0);
   let timedOut = false;
   for (let sweep = 0; sweep < MAX_SWEEPS && !timedOut; sweep++) {
     let moved = false;
@@ -72,61 +84,79 @@ export function bestOrderSearch(input: OrderSearchInput): OrderSearchResult {
         timedOut = true;
         break;
       }
-      const rest = order.filter((w) => w !== v);
-      const m = rest.length;
-      // Total score with v inserted before rest[k]: v's family given rest[0..k), each rest[i] given its
-      // predecessors without v (i < k) or with v (i >= k).
-      const without = new Float64Array(m);
-      const withV = new Float64Array(m);
-      for (let i = 0; i < m; i++) {
-        const before = rest.slice(0, i);
-        without[i] = grow.family(rest[i]!, before).score;
-        withV[i] = grow.family(rest[i]!, [...before, v]).score;
+      // Positions in the order without v; inserting v before rest[k] puts it ahead of the nodes at k and after.
+      const at = position[v]!;
+      const rank = (u: number) => position[u]! - (position[u]! > at ? 1 : 0);
+      const [low, high] = allowedPositions(order, v, at, p, knowledge);
+      // Each candidate child w: its family without v among its predecessors, and with v (v inserted at k <= rank(w)).
+      const switchAt = new Map<number, number>();
+      let children = 0;
+      let base = total - current[v]!;
+      const answers: Array<{ w: number; rw: number; without: number; withV: number }> = [];
+      for (const w of childrenOf[v]!) {
+        const rw = rank(w);
+        const before = (u: number) => u !== v && rank(u) < rw;
+        const without = familyOf(w, before).score;
+        const withV = familyOf(w, before, v).score;
+        base -= current[w]!;
+        answers.push({ w, rw, without, withV });
+        // Until k passes rank(w), w keeps v as a predecessor.
+        if (low <= rw) children += withV;
+        else children += without;
+        if (rw >= low && rw < high) switchAt.set(rw, (switchAt.get(rw) ?? 0) + without - withV);
       }
-      const [low, high] = allowedPositions(rest, v, p, knowledge);
-      let suffixWith = 0;
-      for (let i = high; i < m; i++) suffixWith += withV[i]!;
-      let prefixWithout = 0;
-      for (let i = 0; i < low; i++) prefixWithout += without[i]!;
-      // Walk k from low to high, moving rest[k] from the "with v" side to the "without v" side.
+      // v's own family: its candidate parents ranked before k, looked up again only when that set grows.
+      const ranked = parentsOf[v]!.map((u) => ({ u, r: rank(u) })).sort((a, b) => a.r - b.r);
+      let next = 0;
+      const pool: number[] = [];
+      while (next < ranked.length && ranked[next]!.r < low) pool.push(ranked[next++]!.u);
+      let own = grow.familyOfPool(v, pool).score;
       let bestK = -1;
       let bestTotal = Number.NEGATIVE_INFINITY;
-      let middleWith = 0;
-      for (let i = low; i < high; i++) middleWith += withV[i]!;
-      let middleWithout = 0;
       for (let k = low; k <= high; k++) {
-        const candidate = grow.family(v, rest.slice(0, k)).score + prefixWithout + middleWithout + middleWith + suffixWith;
+        if (k > low) {
+          children += switchAt.get(k - 1) ?? 0;
+          let grew = false;
+          while (next < ranked.length && ranked[next]!.r < k) {
+            pool.push(ranked[next++]!.u);
+            grew = true;
+          }
+          if (grew) own = grow.familyOfPool(v, pool).score;
+        }
+        const candidate = base + children + own;
         if (candidate > bestTotal) {
           bestTotal = candidate;
           bestK = k;
         }
-        if (k < high) {
-          middleWithout += without[k]!;
-          middleWith -= withV[k]!;
-        }
       }
-      if (bestK >= 0 && bestTotal > total + RELATIVE_TOLERANCE * Math.abs(total)) {
-        order = [...rest.slice(0, bestK), v, ...rest.slice(bestK)];
-        total = bestTotal;
-        moved = true;
-      }
+      if (bestK < 0 || !(bestTotal > total + RELATIVE_TOLERANCE * Math.abs(total))) continue;
+      order.splice(at, 1);
+      order.splice(bestK, 0, v);
+      for (let i = Math.min(at, bestK); i <= Math.max(at, bestK) && i < order.length; i++) position[order[i]!] = i;
+      for (const { w, rw, without, withV } of answers) current[w] = bestK <= rw ? withV : without;
+      current[v] = familyOf(v, (u) => position[u]! < position[v]!).score;
+      total = current.reduce((a, b) => a + b, 0);
+      moved = true;
     }
     if (!moved) break;
   }
   const dag = emptyPdag(p);
-  order.forEach((w, at) => {
-    for (const parent of familyAt(order, at).parents) setDirected(dag, parent, w);
-  });
+  for (let w = 0; w < p; w++) {
+    for (const parent of familyOf(w, (u) => position[u]! < position[w]!).parents) setDirected(dag, parent, w);
+  }
   return { dag, score: total, order, timedOut };
 }
 
-/** Positions k (inserting before rest[k]) that keep every required edge into and out of v pointing forward. */
-function allowedPositions(rest: readonly number[], v: number, p: number, knowledge: Knowledge): [number, number] {
+/** Positions k (inserting v, now at `at` in `order`, before the k-th node of the order without v) that keep every
+ * required edge into and out of v pointing forward. */
+function allowedPositions(order: readonly number[], v: number, at: number, p: number, knowledge: Knowledge): [number, number] {
   let low = 0;
-  let high = rest.length;
-  rest.forEach((w, i) => {
-    if (knowledge.required[w * p + v] === 1) low = Math.max(low, i + 1);
-    if (knowledge.required[v * p + w] === 1) high = Math.min(high, i);
+  let high = order.length - 1;
+  order.forEach((w, i) => {
+    if (w === v) return;
+    const r = i > at ? i - 1 : i;
+    if (knowledge.required[w * p + v] === 1) low = Math.max(low, r + 1);
+    if (knowledge.required[v * p + w] === 1) high = Math.min(high, r);
   });
   return [low, Math.max(low, high)];
 }
@@ -153,14 +183,21 @@ class GrowShrink {
     }
   }
 
-  family(node: number, predecessors: readonly number[]): Family {
+  /** The nodes that may be parents of `node` (candidate, not forbidden, or required). */
+  candidateParents(node: number): number[] {
     const { p } = this.input;
-    // Only the predecessors that may be parents matter: families are memoised by those.
-    const pool = predecessors.filter((w) => this.parentMask[w * p + node] === 1);
+    const out: number[] = [];
+    for (let u = 0; u < p; u++) if (u !== node && this.parentMask[u * p + node] === 1) out.push(u);
+    return out;
+  }
+
+  /** The family of `node` among `pool`, which must hold only candidate parents of it (candidateParents). */
+  familyOfPool(node: number, pool: readonly number[]): Family {
     const key = this.keyOf(node, pool);
     let found = this.memo.get(key);
     if (!found) {
-      found = this.select(node, pool);
+      // Selected from the pool in index order, so a family does not depend on the order its pool was listed in.
+      found = this.select(node, [...pool].sort((a, b) => a - b));
       this.memo.set(key, found);
     }
     return found;

@@ -10,7 +10,8 @@
  * data) and at most ORDER_SEARCH_MAX_VARIABLES variables, the best order score search (order-search.ts) finally
  * starts from the result's order (and from random ones) and is kept when it scores higher: on dense graphs (ER4,
  * average degree 8) every edge search ends in optima that compensate wrong orientations with extra edges, far below
- * the true graph's score. With count scores (discrete data) the candidate pairs are the marginally dependent ones
+ * the true graph's score. Past that size (continuous data) GES and the restarts give way to the order search over
+ * neighbourhoods (neighbourhoodOrderSearch), from the hill-climbed PC pattern. With count scores (discrete data) the candidate pairs are the marginally dependent ones
  * (as in max-min hill climbing), which leaves out a parent whose effect averages out over its co-parents (X independent of
  * Y, but not given Y's other parents; bnlearn hepar2 has several): `reopenable` pairs whose addition to the result
  * raises the score given the child's parents there become candidates, and hill climbing continues
@@ -27,8 +28,8 @@ import type { Knowledge } from './knowledge.js';
 import type { LocalScorer } from './local-score.js';
 import { bestOrderSearch, type GaussianMoments } from './order-search.js';
 
-/** The order search runs up to this many variables: each sweep runs about 3 p^2 grow-shrink selections, each
- * O(p^2), which at 50 variables takes well under a second and at 200 would take most of a minute. */
+/** The order search over every pair runs up to this many variables (a sweep re-chooses O(p^2) families, each
+ * grown from up to p candidates); past it, the search over neighbourhoods (neighbourhoodOrderSearch) runs instead. */
 export const ORDER_SEARCH_MAX_VARIABLES = 100;
 
 export interface ScoreSearchInput {
@@ -63,6 +64,9 @@ export function searchBestDag(input: ScoreSearchInput): ScoreSearchResult {
   const middle = (from + to) / 2;
   const fromPattern = hillClimb(p, scorer, { candidates, knowledge, start: startingDag(input.pattern, knowledge), budget, progressSpan: [from, middle] });
   if (fromPattern.timedOut) return { dag: fromPattern.dag, score: dagScore(fromPattern.dag, scorer), timedOut: true, start: 'pc' };
+  if (input.moments && p > ORDER_SEARCH_MAX_VARIABLES) {
+    return neighbourhoodOrderSearch(input, input.moments, { dag: fromPattern.dag, score: dagScore(fromPattern.dag, scorer), timedOut: false, start: 'pc' });
+  }
   const ges = greedyEquivalenceSearch(p, scorer, {
     candidates, forbidden: knowledge.forbidden, pinned, start: emptyPdag(p), budget, progressSpan: [middle, middle + (to - middle) * 0.8],
   });
@@ -127,11 +131,11 @@ const ORDER_SEED = 0x0b055;
  * the best, and an edge-search optimum can be an order-search optimum as well (a 10-variable graph whose truth
  * scores 11.5 higher came back at SHD 11 from both).
  */
-function orderSearches(input: ScoreSearchInput, moments: GaussianMoments, edgeSearch: ScoreSearchResult): ScoreSearchResult {
+function orderSearches(input: ScoreSearchInput, moments: GaussianMoments, edgeSearch: ScoreSearchResult, starts = ORDER_STARTS): ScoreSearchResult {
   const { p, scorer, knowledge, candidates, budget } = input;
   const rng = new Rng(ORDER_SEED);
   let best = edgeSearch;
-  for (let start = 0; start < ORDER_STARTS; start++) {
+  for (let start = 0; start < starts; start++) {
     const order = start === 0 ? topologicalOrder(edgeSearch.dag)! : rng.shuffle(Array.from({ length: p }, (_, j) => j));
     const found = bestOrderSearch({ p, scorer, moments, knowledge, candidates, budget, start: consistentWithRequired(order, knowledge, p) });
     const score = dagScore(found.dag, scorer);
@@ -141,6 +145,53 @@ function orderSearches(input: ScoreSearchInput, moments: GaussianMoments, edgeSe
     if (start > 0 && !improved && p > ALL_STARTS_UP_TO) break;
   }
   return best;
+}
+
+/** Rounds of the neighbourhood order search at most (each from the last one's DAG, over its neighbourhoods). */
+const NEIGHBOURHOOD_ROUNDS = 5;
+
+/**
+ * The order search past ORDER_SEARCH_MAX_VARIABLES, where GES from nothing takes minutes (ER2 at 500 variables: not
+ * done after 2.5 min) and an order search over every pair grows as p^4. Each node's candidate parents are the nodes
+ * within two steps of it in the PC skeleton or in the DAG found so far (its neighbours, spouses and their
+ * neighbours: a true parent the skeleton missed is usually one step from a node it kept); a move then re-chooses
+ * the families of the moved node and its candidate children only. The search starts from hill climbing's DAG and
+ * runs again over the neighbourhoods of each result while the score improves (a better DAG brings candidates the
+ * last neighbourhoods lacked).
+ */
+function neighbourhoodOrderSearch(input: ScoreSearchInput, moments: GaussianMoments, start: ScoreSearchResult): ScoreSearchResult {
+  let best = start;
+  for (let round = 0; round < NEIGHBOURHOOD_ROUNDS; round++) {
+    const near = withinTwoSteps(input.p, input.candidates, [input.pattern, best.dag]);
+    const found = orderSearches({ ...input, candidates: near }, moments, best, 1);
+    const improved = found.score > best.score + 1e-9 * Math.abs(best.score);
+    if (improved) best = found;
+    if (found.timedOut) return { ...best, timedOut: true };
+    if (!improved) break;
+  }
+  return best;
+}
+
+/** Candidate pairs (j may be a parent of i) with j within two steps of i in any of `graphs`, edges taken either way. */
+function withinTwoSteps(p: number, candidates: Uint8Array, graphs: readonly Pdag[]): Uint8Array {
+  const adjacent = Array.from({ length: p }, () => new Set<number>());
+  for (const g of graphs) {
+    for (let i = 0; i < p; i++) {
+      for (let j = 0; j < p; j++) {
+        if (g.m[i * p + j] !== 1) continue;
+        adjacent[i]!.add(j);
+        adjacent[j]!.add(i);
+      }
+    }
+  }
+  const out = new Uint8Array(p * p);
+  for (let i = 0; i < p; i++) {
+    for (const j of adjacent[i]!) {
+      if (candidates[j * p + i] === 1) out[j * p + i] = 1;
+      for (const k of adjacent[j]!) if (k !== i && candidates[k * p + i] === 1) out[k * p + i] = 1;
+    }
+  }
+  return out;
 }
 
 /** The order with every required edge pointing forward (a stable topological sort of the required edges). */

@@ -65,3 +65,11 @@ test('the order search keeps required edges (in their direction) and never uses 
   assert.ok(position.get(index(first.target))! < position.get(index(first.source))!, 'the order puts the required edge forward');
   for (let j = 0; j < 12; j++) for (const parent of parentsOf(result.dag, j)) assert.ok(position.get(parent)! < position.get(j)!, 'parents come first in the order');
 });
+
+test('past 100 variables the order search runs over neighbourhoods and gives back the class of a random DAG', () => {
+  const model = randomModel(120, 4, 31);
+  const result = discoverStatic(sampleModel(model, 5000, 131), {}, kernels);
+  const shd = structuralHammingDistance(result.cpdag, truthCpdag(model));
+  assert.ok(shd <= 4, `SHD ${shd}`);
+  assert.equal(result.stats.timedOut, false);
+});
