@@ -5,7 +5,9 @@
  * predecessors by grow-shrink on the local score -- and each variable in turn moves to the position in the order
  * where the total score is highest, until a sweep moves none. One move rewires every node between the old and the
  * new position at once, which edge moves (GES, hill climbing) cannot do: on dense graphs those end in optima that
- * compensate wrong orientations with extra edges.
+ * compensate wrong orientations with extra edges. Moving v changes only the families of v and of the nodes v may be a
+ * parent of, so a move is judged from those alone: with sparse candidates (the neighbourhoods score-search.ts gives
+ * past 100 variables) a sweep costs little more than p family lookups.
  *
  * Gaussian scores only (continuous data, one column per variable): grow picks the candidate that leaves the smallest
  * residual variance from partial covariances updated one parent at a time, shrink reads every removal's residual
