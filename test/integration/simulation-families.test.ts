@@ -86,6 +86,7 @@ test('root cause analysis and anomaly scan: an injected shift in y is found and 
   const [standing] = withBaseline.outputs['1.0.0'].details.samples;
   // y's shift and the value of z it explains were both there before: no new incident.
   assert.deepEqual([standing.anomalous, standing.targetAnomalous, standing.standing, standing.rootCauses], [false, true, ['y', 'z'], []], JSON.stringify(standing));
+  assert.match(withBaseline.resultsSummary.summary, /not anomalous.*standing conditions: y, z/);
   const refused = await twin.app.call({
     method: 'POST', url: twin.simulations,
     body: { digitalTwinId: twin.twinId, digitalTwinVersionId: twin.versionId, scenario: { type: 'root_cause_analysis', targetVariable: 'z', samples: [shifted], baselineSamples: [{ churn: 1 }] } },

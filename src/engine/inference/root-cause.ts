@@ -195,8 +195,12 @@ function rootCauseSummary(target: string, targetFpr: number, samples: DiagnosedS
   const missing = samples.filter((s) => s.anomalous === null).length;
   const rate = `${formatPercent(targetFpr)} false-alarm rate`;
   const missingNote = missing > 0 ? ` ${missing} sample${missing === 1 ? '' : 's'} had no value for ${target}.` : '';
+  const standing = [...new Set(samples.flatMap((s) => s.standing ?? []))];
+  const standingNote = standing.length > 0
+    ? ` Already as anomalous in the baseline, so set aside as standing conditions: ${standing.slice(0, 5).join(', ')}${standing.length > 5 ? ` and ${standing.length - 5} more` : ''}.`
+    : '';
   if (anomalous.length === 0) {
-    return { summary: `${target} was not anomalous, nor reached by an anomaly upstream, in any of the ${samples.length} samples at a ${rate}, so nothing needed a root cause.${missingNote}`, keyPoints: [] };
+    return { summary: `${target} was not anomalous, nor reached by an anomaly upstream, in any of the ${samples.length} samples at a ${rate}, so nothing needed a root cause.${standingNote}${missingNote}`, keyPoints: [] };
   }
   const leaders = new Map<string, number>();
   for (const s of anomalous) {
@@ -207,10 +211,6 @@ function rootCauseSummary(target: string, targetFpr: number, samples: DiagnosedS
   const lead = ranked[0] ? ` The most frequent leading root cause is ${ranked[0][0]} (${ranked[0][1]} of ${anomalous.length}).` : '';
   const upstreamNote = upstream > 0
     ? ` In ${upstream} of them ${target}'s own value stayed within its normal range, but an anomaly upstream reached it.`
-    : '';
-  const standing = [...new Set(anomalous.flatMap((s) => s.standing ?? []))];
-  const standingNote = standing.length > 0
-    ? ` Already as anomalous in the baseline, so set aside as standing conditions: ${standing.slice(0, 5).join(', ')}${standing.length > 5 ? ` and ${standing.length - 5} more` : ''}.`
     : '';
   const keyPoints = anomalous.slice(0, 5).map((s) => {
     const causes = s.rootCauses.slice(0, 3).map((c) => `${c.variable} (contribution ${c.contribution.toFixed(2)}${c.noiseScore === null ? '' : `, own noise tail probability ${formatProbability(c.noiseScore)}`})`);

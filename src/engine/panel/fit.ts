@@ -21,8 +21,8 @@ export interface ShardStatistics {
   moments: FamilyMoments[][];
   /** By CPT node: [environment][configuration][class]. */
   counts: Record<string, number[][][]>;
-  /** By CPT node: its parents' category counts (the radix of its configurations). */
-  parentLevels: Record<string, number[]>;
+  /** By CPT node: its parents' category counts (the radix of its configurations) and its own. */
+  cptLevels: Record<string, { parents: number[]; classes: number }>;
 }
 
 /** The continuous families and CPT nodes of a fitted network: what per-environment statistics are gathered for. */
@@ -34,11 +34,12 @@ export function statisticsPlan(model: CbnModel): { families: Family[]; cpts: { n
 }
 
 export function shardStatistics(frame: Frame, environment: Int32Array, environments: number[], plan: ReturnType<typeof statisticsPlan>): ShardStatistics {
+  const levelsOf = (name: string) => (columnByName(frame, name) as CategoricalColumn).categories.length;
   return {
     environments,
     moments: familyMoments(frame, environment, environments, plan.families),
     counts: Object.fromEntries(plan.cpts.map((c) => [c.node, cptCounts(frame, environment, environments, c.node, c.parents)])),
-    parentLevels: Object.fromEntries(plan.cpts.map((c) => [c.node, c.parents.map((p) => (columnByName(frame, p) as CategoricalColumn).categories.length)])),
+    cptLevels: Object.fromEntries(plan.cpts.map((c) => [c.node, { parents: c.parents.map(levelsOf), classes: levelsOf(c.node) }])),
   };
 }
 

@@ -100,7 +100,7 @@ test('edges into a categorical node are judged per environment from its counts: 
   const frame = frameOf(['W', 'X', 'Y'].map((name) => categoricalColumn(name, rows.map((r) => r[name]!))));
   const cpts = [{ node: 'Y', parents: ['W', 'X'] }];
   const stats = shardStatistics(frame, Int32Array.from(environment), Array.from({ length: environments }, (_, e) => e), { families: [], cpts });
-  const counts = { families: [{ node: 'Y', parents: ['W', 'X'], parentLevels: stats.parentLevels.Y!, classes: 2 }], counts: stats.counts.Y!.map((table) => [table]) };
+  const counts = { families: [{ node: 'Y', parents: ['W', 'X'], parentLevels: stats.cptLevels.Y!.parents, classes: stats.cptLevels.Y!.classes }], counts: stats.counts.Y!.map((table) => [table]) };
   const edges = [{ source: 'W', target: 'Y' }, { source: 'X', target: 'Y' }];
   const [w, x] = judgeEdges(edges, [], stats.moments, 0.05, counts);
   assert.ok(w!.agreementRate! >= 0.9 && !w!.gated, `W -> Y: ${JSON.stringify(w)}`);

@@ -75,13 +75,8 @@ export function momentsByEnvironment(count: number, shards: readonly ShardStatis
 export function familyCounts(cpts: ReadonlyArray<{ node: string; parents: string[] }>, count: number, shards: readonly ShardStatistics[]): FamilyCounts {
   const counts: number[][][][] = new Array(count);
   for (const shard of shards) shard.environments.forEach((e, at) => (counts[e] = cpts.map((c) => shard.counts[c.node]![at]!)));
-  const first = shards[0];
-  const families = cpts.map((c) => ({
-    node: c.node,
-    parents: c.parents,
-    parentLevels: first?.parentLevels[c.node] ?? [],
-    classes: counts.find((perEnv) => perEnv !== undefined)?.[cpts.indexOf(c)]?.[0]?.length ?? 0,
-  }));
+  const levels = shards[0]?.cptLevels ?? {};
+  const families = cpts.map((c) => ({ node: c.node, parents: c.parents, parentLevels: levels[c.node]?.parents ?? [], classes: levels[c.node]?.classes ?? 0 }));
   return { families, counts };
 }
 
