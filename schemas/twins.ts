@@ -32,6 +32,8 @@ export const SuggestedSimulationSchema = Type.Object({
   createdAt: Timestamp,
 });
 
+const StepAggregation = literals(['mean', 'sum'] as const, 'Multi-environment temporal twins whose environments are sampled at different step lengths: each finer environment is put on the coarsest step by the `mean` or the `sum` of its steps in each coarser one (sum for flows such as sales, mean for levels such as prices); null (default): such environments are refused');
+
 export const DigitalTwinSchema = Type.Object(
   {
     id: Type.String(),
@@ -54,6 +56,7 @@ export const DigitalTwinSchema = Type.Object(
     selectedTimeColumnName: Nullable(Type.String()),
     environmentColumns: Type.Array(Type.String()),
     shardCount: Type.Integer({ minimum: 1 }),
+    stepAggregation: Type.Optional(Nullable(StepAggregation)),
     latestVersionId: Type.String({ description: 'The newest version' }),
     versionId: Type.Optional(Type.String({ description: 'Create responses only: the initial version 1.0.0' })),
   },
@@ -219,6 +222,7 @@ export const CreateTwinBody = Body({
   selectedTimeColumnName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 300 }))),
   environmentColumns: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 20 })),
   shardCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+  stepAggregation: Type.Optional(Nullable(StepAggregation)),
 });
 export type CreateTwin = Static<typeof CreateTwinBody>;
 

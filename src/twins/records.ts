@@ -17,6 +17,8 @@ export interface TwinRecord {
   selectedTimeColumnName: string | null;
   environmentColumns: string[];
   shardCount: number;
+  /** How a multi-environment temporal twin puts finer environments on the coarsest step (absent on older twins). */
+  stepAggregation?: 'mean' | 'sum' | null;
   latestVersionId: string;
 }
 

@@ -50,7 +50,8 @@ export class TwinService {
     const binding = bindingOf(input.datasetId ?? null, input.sourceId ?? null);
     const environmentColumns = input.environmentColumns ?? [];
     const timeColumn = input.selectedTimeColumnName ?? null;
-    const [missing] = twinKind(type).requirements({ selectedTimeColumnName: timeColumn, environmentColumns });
+    const stepAggregation = input.stepAggregation ?? null;
+    const [missing] = twinKind(type).requirements({ selectedTimeColumnName: timeColumn, environmentColumns, stepAggregation });
     if (missing !== undefined) throw new AppError('validation_failed', `${missing.location.replace('body/', '')}: ${missing.message}`, { errors: [missing] });
     let canonical: TwinRecord['canonicalInputSchema'] = [];
     if (binding !== null) {
@@ -76,6 +77,7 @@ export class TwinService {
       selectedTimeColumnName: timeColumn,
       environmentColumns,
       shardCount: input.shardCount ?? 1,
+      stepAggregation,
       latestVersionId: newId('dtv'),
     };
     const twin: TwinRow = {

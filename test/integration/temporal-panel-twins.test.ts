@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Rng } from '../../src/engine/random.js';
 import { buildTestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { type TrainedTwin, completedRun, scenarioChecks } from '../helpers/simulations.js';
@@ -105,4 +106,52 @@ test('a multi-environment temporal twin learns shared and gated links and answer
   await refusal({ type: 'panel_forecast', forecastH: 3, aggregateMode: 'median' }, 'body/scenario/aggregateMode', /./);
   await refusal({ type: 'forecast', forecastH: 3 }, 'body/scenario/type', /does not match this multi-environment-temporal twin/);
   await refusal({ type: 'static_panel_anomaly_detection', samples: windowOf(a, 3) }, 'body/scenario/type', /does not match/);
+});
+
+test('environments sampled at different step lengths: refused by default, put on the coarsest step by stepAggregation', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  // Two sites report daily totals, a third the same kind of process hour by hour (each day's total spread evenly).
+  const rng = new Rng(4);
+  const rows: Array<Record<string, string | number>> = [];
+  const day = 86_400_000;
+  const start = Date.UTC(2024, 0, 1);
+  for (const site of ['s0', 's1', 'h2']) {
+    let x = 0;
+    let previous = 0;
+    for (let d = 0; d < 150; d++) {
+      x = 0.5 * x + rng.normal();
+      const y = 0.8 * previous + 0.3 * rng.normal();
+      previous = x;
+      if (site !== 'h2') rows.push({ site, time: new Date(start + d * day).toISOString(), x, y });
+      else for (let h = 0; h < 24; h++) rows.push({ site, time: new Date(start + d * day + h * 3_600_000).toISOString(), x: x / 24, y: y / 24 });
+    }
+  }
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'mixed steps', rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const learn = async (extra: Record<string, unknown>) => {
+    const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: `Mixed ${JSON.stringify(extra)}`, type: 'multi-environment-temporal', sourceId: source.body.data.id, environmentColumns: ['site'], selectedTimeColumnName: 'time', ...extra } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const base = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
+    const accepted = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0, maxLag: 1 } });
+    return { created: created.body.data, base, job: await waitForJob(app, ws, accepted.body.data.jobId, 120_000) };
+  };
+  const refused = await learn({});
+  assert.equal(refused.job.status, 'failed');
+  assert.match(JSON.stringify(refused.job.error), /different step lengths.*stepAggregation/);
+  const summed = await learn({ stepAggregation: 'sum' });
+  assert.equal(summed.created.stepAggregation, 'sum');
+  assert.equal(summed.job.status, 'completed', JSON.stringify(summed.job));
+  const version = (await app.call({ method: 'GET', url: `${summed.base}/versions/${summed.created.versionId}` })).body.data;
+  assert.equal(version.granularity, 'day');
+  const listing = (await app.call({ method: 'GET', url: `${summed.base}/environments` })).body.data;
+  const hourly = listing.find((e: Record<string, any>) => e.key === 'site=h2');
+  assert.equal(hourly.timeSpan.steps, 150, JSON.stringify(hourly));
+  // The summed days are the daily process: the lagged link x -> y is found.
+  const link = version.causalGraph.find((e: Record<string, any>) => e.source === 'x' && e.target === 'y');
+  assert.ok(link && link.timeLagEffects.some((l: { lag: number }) => l.lag === 1), JSON.stringify(version.causalGraph));
+  // Other kinds have no environments to align.
+  const staticTwin = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'Static', sourceId: source.body.data.id, stepAggregation: 'mean' } });
+  assert.equal(staticTwin.status, 422, JSON.stringify(staticTwin.body));
+  assert.equal(staticTwin.body.errors[0].location, 'body/stepAggregation');
 });

@@ -41,19 +41,29 @@ const IRREGULAR_RATIO = 3;
 
 export const formatTime = (timeline: Timeline, time: number): string | number => (timeline.axis === 'time' ? new Date(time).toISOString() : time);
 
-export function buildSeries(times: readonly unknown[], columns: readonly FrameColumn[], axis: Timeline['axis']): TemporalSeries {
+/**
+ * Rows on a grid of steps. By default the grid is the data's own (inferTimeline), each row on its nearest step. With
+ * `grid`, a coarser step given (another series' timeline): each row falls in the step of that grid it lies in (a
+ * day's hours in its day), the series starting at the grid step of its first row, and a step's rows are combined by
+ * `grid.combine` (`mean` or `sum` of the numbers; the most frequent class either way).
+ */
+export function buildSeries(times: readonly unknown[], columns: readonly FrameColumn[], axis: Timeline['axis'], grid?: { timeline: Timeline; combine: 'mean' | 'sum' }): TemporalSeries {
   const read = times.map(readTime);
   const rows = read.map((t, i) => [t, i] as const).filter(([t]) => t !== null) as Array<readonly [number, number]>;
   rows.sort((a, b) => a[0] - b[0]);
   const distinct: number[] = [];
   for (const [t] of rows) if (distinct.at(-1) !== t) distinct.push(t);
-  const timeline = inferTimeline(distinct, axis);
+  const timeline = grid === undefined ? inferTimeline(distinct, axis) : startingAt(grid.timeline, distinct[0]);
   const gridSteps = distinct.length === 0 ? 0 : Math.round(stepOf(timeline, distinct.at(-1)!)) + 1;
-  const irregular = gridSteps > IRREGULAR_RATIO * distinct.length + 100;
+  const irregular = grid === undefined && gridSteps > IRREGULAR_RATIO * distinct.length + 100;
   const stepOfRow = new Int32Array(rows.length);
   let steps: number;
   let stepTimes: number[];
-  if (irregular) {
+  if (grid !== undefined) {
+    rows.forEach(([t], r) => (stepOfRow[r] = Math.max(0, Math.floor(stepOf(timeline, t) + 1e-9))));
+    steps = rows.length === 0 ? 0 : stepOfRow[rows.length - 1]! + 1;
+    stepTimes = Array.from({ length: steps }, (_, k) => timestampAt(timeline, k));
+  } else if (irregular) {
     let k = -1;
     let last = Number.NaN;
     rows.forEach(([t], r) => {
@@ -70,12 +80,18 @@ export function buildSeries(times: readonly unknown[], columns: readonly FrameCo
   }
   const observed = new Uint8Array(steps);
   for (const k of stepOfRow) observed[k] = 1;
-  const gridded = columns.map((column) => aggregate(column, rows, stepOfRow, steps));
+  const gridded = columns.map((column) => aggregate(column, rows, stepOfRow, steps, grid?.combine ?? 'mean'));
   const frame = frameOf(gridded);
-  return { timeline, frame, stepTimes, profile: profileOf(timeline, frame, observed, stepTimes, { rows: rows.length, distinct: distinct.length, withoutTime: times.length - rows.length, irregular }) };
+  return { timeline, frame, stepTimes, profile: profileOf(timeline, frame, observed, stepTimes, { rows: rows.length, distinct: distinct.length, withoutTime: times.length - rows.length, irregular, combine: grid?.combine ?? 'mean' }) };
 }
 
-function aggregate(column: FrameColumn, rows: ReadonlyArray<readonly [number, number]>, stepOfRow: Int32Array, steps: number): FrameColumn {
+/** The grid `timeline` moved to start at the step holding `first` (its origin stays on the grid). */
+function startingAt(timeline: Timeline, first: number | undefined): Timeline {
+  if (first === undefined) return timeline;
+  return { ...timeline, origin: timestampAt(timeline, Math.floor(stepOf(timeline, first) + 1e-9)) };
+}
+
+function aggregate(column: FrameColumn, rows: ReadonlyArray<readonly [number, number]>, stepOfRow: Int32Array, steps: number, combine: 'mean' | 'sum'): FrameColumn {
   if (column.kind === 'continuous') {
     const sum = new Float64Array(steps);
     const count = new Float64Array(steps);
@@ -85,7 +101,7 @@ function aggregate(column: FrameColumn, rows: ReadonlyArray<readonly [number, nu
       sum[stepOfRow[r]!]! += v;
       count[stepOfRow[r]!]! += 1;
     });
-    return continuousColumn(column.name, Array.from(sum, (s, k) => (count[k]! > 0 ? s / count[k]! : null)));
+    return continuousColumn(column.name, Array.from(sum, (s, k) => (count[k]! > 0 ? (combine === 'sum' ? s : s / count[k]!) : null)));
   }
   const levels = column.categories.length;
   const counts = new Float64Array(steps * levels);
@@ -106,7 +122,7 @@ function profileOf(
   frame: Frame,
   observed: Uint8Array,
   stepTimes: number[],
-  counts: { rows: number; distinct: number; withoutTime: number; irregular: boolean },
+  counts: { rows: number; distinct: number; withoutTime: number; irregular: boolean; combine: 'mean' | 'sum' },
 ): SeriesProfile {
   let gaps = 0;
   let missingSteps = 0;
@@ -142,7 +158,7 @@ function profileOf(
     observedSteps,
     rowsWithoutTime: counts.withoutTime,
     duplicateTimestampRows: counts.rows - counts.distinct,
-    aggregation: 'rows on one step are combined: the mean of a numeric variable, the most frequent category of a categorical one',
+    aggregation: `rows on one step are combined: the ${counts.combine} of a numeric variable, the most frequent category of a categorical one`,
     irregular: counts.irregular,
     gaps: { count: gaps, missingSteps, longestSteps: longest, missingShare: observed.length === 0 ? 0 : Number((missingSteps / observed.length).toFixed(4)) },
     missingShare,

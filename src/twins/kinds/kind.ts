@@ -59,7 +59,7 @@ export interface TwinKind<D = unknown, M = unknown> {
   /** Whether its mechanisms act across time steps (fixed-graph pins may name a lag). */
   lagged: boolean;
   /** What a twin of this kind needs at create (located under body). */
-  requirements(twin: Pick<TwinRecord, 'selectedTimeColumnName' | 'environmentColumns'>): FieldError[];
+  requirements(twin: Pick<TwinRecord, 'selectedTimeColumnName' | 'environmentColumns' | 'stepAggregation'>): FieldError[];
   /** Absent: the kind is recorded but not learned yet (discover, train and run-pipeline answer 422). */
   learner?: KindLearner<D>;
   /** What questions may name and ask about, from a trained model. */
@@ -67,3 +67,8 @@ export interface TwinKind<D = unknown, M = unknown> {
 }
 
 export const defineKind = <D, M>(kind: TwinKind<D, M>): TwinKind => kind as unknown as TwinKind;
+
+/** stepAggregation aligns the environments of a multi-environment temporal twin; any other kind refuses it. */
+export function noStepAggregation(type: TwinType, twin: Pick<TwinRecord, 'stepAggregation'>): FieldError[] {
+  return twin.stepAggregation == null ? [] : [{ location: 'body/stepAggregation', message: `stepAggregation aligns the environments of a multi-environment-temporal twin; a ${type} twin has none to align` }];
+}

@@ -62,6 +62,28 @@ test('a series is sorted, placed on its grid, duplicates combined, gaps and rows
   assert.equal(sparse.frame.nRows, 8);
 });
 
+test('a finer series put on a coarser grid: each row in the step it lies in, combined by mean or sum', () => {
+  const hour = 3_600_000;
+  const day = 24 * hour;
+  const daily = buildSeries(['2024-01-01', '2024-01-02', '2024-01-03'], [continuousColumn('sales', [1, 2, 3])], 'time');
+  // Hourly rows from Jan 2, 06:00 to Jan 4, 05:00: 18 hours on Jan 2, 24 on Jan 3, 6 on Jan 4.
+  const start = utc(2024, 1, 2) + 6 * hour;
+  const times = Array.from({ length: 48 }, (_, k) => new Date(start + k * hour).toISOString());
+  const sales = continuousColumn('sales', times.map(() => 2));
+  const plan = categoricalColumn('plan', times.map((_, k) => (k < 24 ? 'a' : 'b')));
+  for (const combine of ['mean', 'sum'] as const) {
+    const series = buildSeries(times, [sales, plan], 'time', { timeline: daily.timeline, combine });
+    assert.equal(series.timeline.granularity, 'day');
+    assert.equal(series.timeline.origin, utc(2024, 1, 2), 'the grid step holding the first row');
+    assert.deepEqual(series.stepTimes, [utc(2024, 1, 2), utc(2024, 1, 2) + day, utc(2024, 1, 2) + 2 * day]);
+    const values = Array.from((series.frame.columns[0] as { values: Float64Array }).values);
+    assert.deepEqual(values, combine === 'sum' ? [36, 48, 12] : [2, 2, 2]);
+    const codes = (series.frame.columns[1] as { codes: Int32Array; categories: string[] });
+    assert.deepEqual(Array.from(codes.codes, (c) => codes.categories[c]), ['a', 'b', 'b']); // Jan 3: 6 a, 18 b
+    assert.match(series.profile.aggregation, new RegExp(`the ${combine} of a numeric variable`));
+  }
+});
+
 test('seasonality: a known period is found, white noise has none', () => {
   const rng = new Rng(3);
   const n = 240;

@@ -9,14 +9,15 @@ import { type TemporalPanelModel, environmentTemporalModel } from '../../../engi
 import { earliestOrigin } from '../../../engine/temporal/model.js';
 import type { FieldError } from '../../../errors.js';
 import type { TwinRecord } from '../../records.js';
-import { defineKind } from '../kind.js';
+import { defineKind, noStepAggregation } from '../kind.js';
 import temporal from '../temporal/index.js';
 import { panelLearner } from './learn.js';
 import { temporalPanelLearner } from './temporal-learn.js';
 
-const requirements = (type: TwinType, timed: boolean) => (twin: Pick<TwinRecord, 'selectedTimeColumnName' | 'environmentColumns'>): FieldError[] => [
+const requirements = (type: TwinType, timed: boolean) => (twin: Pick<TwinRecord, 'selectedTimeColumnName' | 'environmentColumns' | 'stepAggregation'>): FieldError[] => [
   ...(twin.environmentColumns.length === 0 ? [{ location: 'body/environmentColumns', message: `a ${type} twin needs environmentColumns` }] : []),
   ...(timed && twin.selectedTimeColumnName === null ? [{ location: 'body/selectedTimeColumnName', message: `a ${type} twin needs selectedTimeColumnName` }] : []),
+  ...(timed ? [] : noStepAggregation(type, twin)),
 ];
 
 export const multiEnvironmentStatic = defineKind({

@@ -21,7 +21,7 @@ import { laggedDesign, lagName } from '../../../engine/temporal/lagged.js';
 import { type TemporalStructure, designEdges } from '../../../engine/temporal/model.js';
 import { findSeasonality, type SeasonalFinding } from '../../../engine/temporal/seasonality.js';
 import { type TemporalSeries, buildSeries, formatTime } from '../../../engine/temporal/series.js';
-import { calendarPeriods } from '../../../engine/temporal/timeline.js';
+import { type Timeline, calendarPeriods, stepLength } from '../../../engine/temporal/timeline.js';
 import type { Frame } from '../../../engine/types.js';
 import { selectRows } from '../../../engine/frame.js';
 import { JobError } from '../../../jobs/runner.js';
@@ -66,11 +66,8 @@ export const temporalPanelLearner: KindLearner<TemporalPanelData> = {
     const { frame, dropped, signature } = await buildFrame(labelled, columns);
     const rowsOf = keys.map((): number[] => []);
     environment.forEach((e, r) => rowsOf[e]!.push(r));
-    const series = rowsOf.map((own) => buildSeries(own.map((r) => labelled[r]![timeColumn]), selectRows(frame, own).columns, axis));
-    const granularities = new Set(series.map((s) => `${s.timeline.every} ${s.timeline.granularity}`));
-    if (granularities.size > 1) {
-      throw new JobError(`The environments are sampled at different granularities (${[...granularities].join(', ')}); a temporal panel needs one step length: aggregate the data to a common granularity first`);
-    }
+    const series = onOneStep(rowsOf.map((own) => buildSeries(own.map((r) => labelled[r]![timeColumn]), selectRows(frame, own).columns, axis)), twin.stepAggregation ?? null, (e, grid) =>
+      buildSeries(rowsOf[e]!.map((r) => labelled[r]![timeColumn]), selectRows(frame, rowsOf[e]!).columns, axis, grid));
     const seasonality = sharedSeasonality(series);
     const profile: EnvironmentProfile = {
       columns: environmentColumns,
@@ -116,6 +113,23 @@ export const temporalPanelLearner: KindLearner<TemporalPanelData> = {
 };
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/**
+ * The environments' series on one step length. Environments sampled at different step lengths are refused unless the
+ * twin says how to combine a finer environment's steps (`stepAggregation`): each is then rebuilt on the coarsest
+ * environment's grid, its steps in each coarse step combined by mean or sum.
+ */
+function onOneStep(series: TemporalSeries[], combine: 'mean' | 'sum' | null, rebuild: (e: number, grid: { timeline: Timeline; combine: 'mean' | 'sum' }) => TemporalSeries): TemporalSeries[] {
+  const step = (t: Timeline) => `${t.every} ${t.granularity}`;
+  const granularities = new Set(series.map((s) => step(s.timeline)));
+  if (granularities.size <= 1) return series;
+  if (combine === null) {
+    throw new JobError(`The environments are sampled at different step lengths (${[...granularities].join(', ')}); a temporal panel needs one: set the twin's stepAggregation (mean or sum) to combine the finer ones onto the coarsest, or aggregate the data first`);
+  }
+  const length = (t: Timeline) => stepLength(t) ?? t.every;
+  const coarsest = series.reduce((a, b) => (length(b.timeline) > length(a.timeline) ? b : a)).timeline;
+  return series.map((s, e) => (step(s.timeline) === step(coarsest) ? s : rebuild(e, { timeline: coarsest, combine })));
+}
 
 /** Seasonal periods found in at least half of the environments, with their median strength. */
 function sharedSeasonality(series: readonly TemporalSeries[]): SeasonalFinding[] {

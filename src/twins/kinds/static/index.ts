@@ -1,12 +1,12 @@
 /** Static twins: one causal Bayesian network over the columns, learned from rows in any order. */
 import type { CbnModel } from '../../../engine/types.js';
-import { defineKind } from '../kind.js';
+import { defineKind, noStepAggregation } from '../kind.js';
 import { staticLearner } from './learn.js';
 
 export default defineKind({
   type: 'static',
   lagged: false,
-  requirements: () => [],
+  requirements: (twin) => noStepAggregation('static', twin),
   learner: staticLearner,
   questionContext: (model: CbnModel) => ({ variables: new Map(model.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }])) }),
 });

@@ -1,13 +1,16 @@
 /** Temporal twins: lagged and same-step mechanisms over a time-ordered series (learn.ts). */
 import { type TemporalModel, earliestOrigin } from '../../../engine/temporal/model.js';
 import { stepLength } from '../../../engine/temporal/timeline.js';
-import { defineKind } from '../kind.js';
+import { defineKind, noStepAggregation } from '../kind.js';
 import { temporalLearner } from './learn.js';
 
 export default defineKind({
   type: 'temporal',
   lagged: true,
-  requirements: (twin) => (twin.selectedTimeColumnName === null ? [{ location: 'body/selectedTimeColumnName', message: 'a temporal twin needs selectedTimeColumnName' }] : []),
+  requirements: (twin) => [
+    ...(twin.selectedTimeColumnName === null ? [{ location: 'body/selectedTimeColumnName', message: 'a temporal twin needs selectedTimeColumnName' }] : []),
+    ...noStepAggregation('temporal', twin),
+  ],
   learner: temporalLearner,
   questionContext: (model: TemporalModel) => ({
     variables: new Map(model.variables.map((v) => [v.name, { kind: v.kind, categories: v.categories }])),
