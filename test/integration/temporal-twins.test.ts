@@ -166,6 +166,21 @@ test('temporal questions are checked at submit: the family, the variables and th
   assert.equal(whatIf.status, 200, JSON.stringify(whatIf.body));
   assert.deepEqual(whatIf.body.data.scenario, { type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'relative_change', mode: 'percentage', value: 10 } }], forecastH: 21 });
   assert.equal((await fromQuery('what if ads rise 10% for customers with sales above 5')).status, 422);
+  // A start date: a month named alone is its first day after the data end; a full date is taken as said.
+  const learnedProfile = (await app.call({ method: 'GET', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}` })).body.data.timeSeriesMetadata;
+  const end = Date.parse(learnedProfile.end);
+  const endYear = new Date(end).getUTCFullYear();
+  const nextJune = Date.UTC(endYear, 5, 1) > end ? Date.UTC(endYear, 5, 1) : Date.UTC(endYear + 1, 5, 1);
+  const fromJune = await fromQuery('what if ads rise 10% from June over the next 3 weeks');
+  assert.equal(fromJune.status, 200, JSON.stringify(fromJune.body));
+  assert.deepEqual(fromJune.body.data.scenario, { type: 'temporal_intervention', interventions: [{ variable: 'ads', valueSpec: { type: 'relative_change', mode: 'percentage', value: 10 }, timestamp: nextJune }], forecastH: 21 });
+  assert.match(fromJune.body.data.interpretation, new RegExp(`held from ${new Date(nextJune).toISOString().slice(0, 10)} \\("June"\\)`));
+  const dated = await fromQuery(`what if ads were set to 40 starting 15 March ${endYear + 1}`);
+  assert.equal(dated.status, 200, JSON.stringify(dated.body));
+  assert.equal(dated.body.data.scenario.interventions[0].timestamp, Date.UTC(endYear + 1, 2, 15));
+  assert.equal(dated.body.data.scenario.interventions[0].valueSpec.value, 40);
+  const iso = await fromQuery(`what if ads rise 5% as of ${endYear + 1}-02-01`);
+  assert.equal(iso.body.data.scenario.interventions[0].timestamp, Date.UTC(endYear + 1, 1, 1), JSON.stringify(iso.body));
 });
 
 test('temporal twins on an integer time axis and on hourly datetimes, with a categorical series; a text time column fails the job saying why', async (t) => {

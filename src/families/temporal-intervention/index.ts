@@ -4,6 +4,7 @@ import type { TemporalInterventionScenario } from '../../engine/temporal/scenari
 import { parseIntervention } from '../../simulations/from-query/families/intervention.js';
 import { unmappable } from '../../simulations/from-query/problems.js';
 import type { QueryReader } from '../../simulations/from-query/reader.js';
+import { readStart } from '../../simulations/from-query/dates.js';
 import { readSpan } from '../../simulations/from-query/steps.js';
 import { type ScenarioError, defineFamily } from '../family.js';
 import { distinctNames, listReferences } from '../shared/rows.js';
@@ -40,9 +41,13 @@ export default defineFamily<TemporalInterventionScenario>({
   engine: new URL('./engine.js', import.meta.url).href,
 });
 
-/** The static what-if wording ("what if ads rise 10%"), applied from the first forecast step over a horizon read from the query. */
+/**
+ * The static what-if wording ("what if ads rise 10%"), applied from a start date read from the query ("from June")
+ * or else from the first forecast step, over a horizon read from the query.
+ */
 function parseWhatIfOverTime(r: QueryReader) {
-  // The horizon first: its number is not a value of the change.
+  // The start and the horizon first: their numbers are not values of the change.
+  const start = readStart(r);
   const span = readSpan(r);
   const parsed = parseIntervention(r);
   if (parsed === null) return null;
@@ -50,10 +55,12 @@ function parseWhatIfOverTime(r: QueryReader) {
   if (interventions.some((i) => i.conditions !== undefined && i.conditions.length > 0)) {
     throw unmappable('a change over time applies to the whole series: conditions on other variables apply to static twins');
   }
-  const scenario: TemporalInterventionScenario = { type: 'temporal_intervention', interventions: interventions.map(({ variable, valueSpec }) => ({ variable, valueSpec })) };
+  const at = start === null ? {} : { timestamp: start.time };
+  const scenario: TemporalInterventionScenario = { type: 'temporal_intervention', interventions: interventions.map(({ variable, valueSpec }) => ({ variable, valueSpec, ...at })) };
   if (span !== null) scenario.forecastH = span.steps;
   if (targetVars !== undefined) scenario.targetVars = targetVars;
   if (confidenceLevel !== undefined) scenario.confidenceLevel = confidenceLevel;
   const horizon = span === null ? ' over 10 steps past its start (the default)' : ` over the next ${span.steps} steps (${span.said})`;
-  return { scenario, interpretation: `${parsed.interpretation.replace(/\.$/, '')}; held from the first forecast step${horizon}.` };
+  const from = start === null ? 'the first forecast step' : `${new Date(start.time).toISOString().slice(0, 10)} ("${start.said}")`;
+  return { scenario, interpretation: `${parsed.interpretation.replace(/\.$/, '')}; held from ${from}${horizon}.` };
 }
