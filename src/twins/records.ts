@@ -18,7 +18,7 @@ export interface TwinRecord {
   environmentColumns: string[];
   shardCount: number;
   /** How a multi-environment temporal twin puts finer environments on the coarsest step (absent on older twins). */
-  stepAggregation?: 'mean' | 'sum' | null;
+  stepAggregation?: DigitalTwin['stepAggregation'];
   latestVersionId: string;
 }
 

@@ -3,8 +3,8 @@
  * data type, v-structures and Meek rules; then the better (extended BIC, local-score.ts) of two score searches
  * (tabu hill climbing from the PC pattern, and GES from the empty graph refined by the same hill climbing;
  * score-search.ts) picks the DAG, on continuous data refined further by seeded perturbation restarts and by the best
- * order score search (order-search.ts, up to 100 variables). The answer is that DAG with edge strengths, and its
- * CPDAG.
+ * order score search (order-search.ts; past 100 variables it replaces GES and the restarts, over neighbourhoods). The
+ * answer is that DAG with edge strengths, and its CPDAG.
  *
  * Missing values (nothing is imputed into the data): the Gaussian statistics use the EM maximum-likelihood
  * covariance (tests take the smallest pairwise count as n), G-square drops the rows missing in a test's variables

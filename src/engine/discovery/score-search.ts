@@ -11,11 +11,11 @@
  * starts from the result's order (and from random ones) and is kept when it scores higher: on dense graphs (ER4,
  * average degree 8) every edge search ends in optima that compensate wrong orientations with extra edges, far below
  * the true graph's score. Past that size (continuous data) GES and the restarts give way to the order search over
- * neighbourhoods (neighbourhoodOrderSearch), from the hill-climbed PC pattern. With count scores (discrete data) the candidate pairs are the marginally dependent ones
- * (as in max-min hill climbing), which leaves out a parent whose effect averages out over its co-parents (X independent of
- * Y, but not given Y's other parents; bnlearn hepar2 has several): `reopenable` pairs whose addition to the result
- * raises the score given the child's parents there become candidates, and hill climbing continues
- * (widenCandidates).
+ * neighbourhoods (neighbourhoodOrderSearch), from the hill-climbed PC pattern. With count scores (discrete data) the
+ * candidate pairs are the marginally dependent ones (as in max-min hill climbing), which leaves out a parent whose
+ * effect averages out over its co-parents (X independent of Y, but not given Y's other parents; bnlearn hepar2 has
+ * several): `reopenable` pairs whose addition to the result raises the score given the child's parents there become
+ * candidates (widenCandidates adds them to `candidates` in place), and hill climbing continues.
  */
 import { consistentExtension, reaches, topologicalOrder } from '../graph/dag.js';
 import { clonePdag, emptyPdag, isDirected, parentsOf, type Pdag, removeEdge, setDirected } from '../graph/pdag.js';

@@ -40,8 +40,9 @@ export class StandingConditions {
 
   private noiseMeasure(frame: Frame): Float64Array[] {
     const residuals = noiseResiduals(this.calibration.scm, frame);
-    const tails = noiseTailProbabilities(this.calibration.scm, frame);
-    return residuals.map((r, j) => (Number.isNaN(this.medians[j]!) ? tails[j]! : r));
+    // Tail probabilities only for categorical nodes (their medians are NaN); they recompute the residuals.
+    const tails = this.medians.some((m) => Number.isNaN(m)) ? noiseTailProbabilities(this.calibration.scm, frame) : null;
+    return residuals.map((r, j) => (Number.isNaN(this.medians[j]!) ? tails![j]! : r));
   }
 
   private valueMeasure(frame: Frame): Float64Array[] {

@@ -162,40 +162,35 @@ function conditionalG(table: number[][], family: CountFamily, at: number): { g: 
     if (stratum === undefined) strata.set(z, (stratum = Array.from({ length: sourceLevels }, () => new Array<number>(family.classes).fill(0))));
     row.forEach((count, c) => (stratum![level]![c]! += count));
   });
-  let g = 0;
-  let df = 0;
-  let n = 0;
-  for (const stratum of strata.values()) {
-    const bySource = stratum.map((row) => row.reduce((a, b) => a + b, 0));
-    const byClass = Array.from({ length: family.classes }, (_, c) => stratum.reduce((s, row) => s + row[c]!, 0));
-    const total = bySource.reduce((a, b) => a + b, 0);
-    if (total === 0) continue;
-    n += total;
-    stratum.forEach((row, s) => row.forEach((count, c) => {
-      if (count > 0) g += 2 * count * Math.log((count * total) / (bySource[s]! * byClass[c]!));
-    }));
-    df += (bySource.filter((x) => x > 0).length - 1) * (byClass.filter((x) => x > 0).length - 1);
-  }
-  return { g, df, n };
+  return sumOfTables([...strata.values()]);
 }
 
 /** p-value of the G test that every environment has the same class distribution in each parent configuration. */
 function homogeneityP(tables: number[][][]): number | null {
+  const { g, df } = sumOfTables(tables[0]!.map((_, config) => tables.map((t) => t[config]!)));
+  return df === 0 ? null : chiSquareSurvival(g, df);
+}
+
+/**
+ * G = 2 sum n log(n N / (n_row n_col)) of independence of rows and columns, summed over two-way tables (strata),
+ * with df = sum of (non-empty rows - 1)(non-empty columns - 1); n counts every cell.
+ */
+function sumOfTables(tables: readonly number[][][]): { g: number; df: number; n: number } {
   let g = 0;
   let df = 0;
-  const configurations = tables[0]!.length;
-  for (let config = 0; config < configurations; config++) {
-    const rows = tables.map((t) => t[config]!);
-    const byEnvironment = rows.map((row) => row.reduce((a, b) => a + b, 0));
-    const byClass = rows[0]!.map((_, c) => rows.reduce((s, row) => s + row[c]!, 0));
-    const total = byEnvironment.reduce((a, b) => a + b, 0);
+  let n = 0;
+  for (const table of tables) {
+    const byRow = table.map((row) => row.reduce((a, b) => a + b, 0));
+    const byColumn = table[0]!.map((_, c) => table.reduce((sum, row) => sum + row[c]!, 0));
+    const total = byRow.reduce((a, b) => a + b, 0);
     if (total === 0) continue;
-    rows.forEach((row, e) => row.forEach((count, c) => {
-      if (count > 0) g += 2 * count * Math.log((count * total) / (byEnvironment[e]! * byClass[c]!));
+    n += total;
+    table.forEach((row, r) => row.forEach((count, c) => {
+      if (count > 0) g += 2 * count * Math.log((count * total) / (byRow[r]! * byColumn[c]!));
     }));
-    df += (byEnvironment.filter((x) => x > 0).length - 1) * (byClass.filter((x) => x > 0).length - 1);
+    df += (byRow.filter((x) => x > 0).length - 1) * (byColumn.filter((x) => x > 0).length - 1);
   }
-  return df === 0 ? null : chiSquareSurvival(g, df);
+  return { g, df, n };
 }
 
 /** Indices whose p-value Benjamini-Hochberg rejects at level q (null: not tested). */

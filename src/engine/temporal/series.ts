@@ -39,6 +39,9 @@ export interface SeriesProfile {
 
 const IRREGULAR_RATIO = 3;
 
+/** How the rows that fall in one step are combined (numbers; a categorical variable takes its most frequent class). */
+export type StepCombine = 'mean' | 'sum';
+
 export const formatTime = (timeline: Timeline, time: number): string | number => (timeline.axis === 'time' ? new Date(time).toISOString() : time);
 
 /**
@@ -47,7 +50,7 @@ export const formatTime = (timeline: Timeline, time: number): string | number =>
  * day's hours in its day), the series starting at the grid step of its first row, and a step's rows are combined by
  * `grid.combine` (`mean` or `sum` of the numbers; the most frequent class either way).
  */
-export function buildSeries(times: readonly unknown[], columns: readonly FrameColumn[], axis: Timeline['axis'], grid?: { timeline: Timeline; combine: 'mean' | 'sum' }): TemporalSeries {
+export function buildSeries(times: readonly unknown[], columns: readonly FrameColumn[], axis: Timeline['axis'], grid?: { timeline: Timeline; combine: StepCombine }): TemporalSeries {
   const read = times.map(readTime);
   const rows = read.map((t, i) => [t, i] as const).filter(([t]) => t !== null) as Array<readonly [number, number]>;
   rows.sort((a, b) => a[0] - b[0]);
@@ -91,7 +94,7 @@ function startingAt(timeline: Timeline, first: number | undefined): Timeline {
   return { ...timeline, origin: timestampAt(timeline, Math.floor(stepOf(timeline, first) + 1e-9)) };
 }
 
-function aggregate(column: FrameColumn, rows: ReadonlyArray<readonly [number, number]>, stepOfRow: Int32Array, steps: number, combine: 'mean' | 'sum'): FrameColumn {
+function aggregate(column: FrameColumn, rows: ReadonlyArray<readonly [number, number]>, stepOfRow: Int32Array, steps: number, combine: StepCombine): FrameColumn {
   if (column.kind === 'continuous') {
     const sum = new Float64Array(steps);
     const count = new Float64Array(steps);
@@ -122,7 +125,7 @@ function profileOf(
   frame: Frame,
   observed: Uint8Array,
   stepTimes: number[],
-  counts: { rows: number; distinct: number; withoutTime: number; irregular: boolean; combine: 'mean' | 'sum' },
+  counts: { rows: number; distinct: number; withoutTime: number; irregular: boolean; combine: StepCombine },
 ): SeriesProfile {
   let gaps = 0;
   let missingSteps = 0;

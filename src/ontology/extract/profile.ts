@@ -1,5 +1,6 @@
 import type { ConceptClassification, SUGGESTED_ROLES } from '../../../schemas/ontology.js';
 import { type ReadName, readName } from './names.js';
+import { monthOf } from '../../lib/words.js';
 
 /** What the data engine measured of one column (see ../extraction.ts for the queries). */
 export interface ColumnFacts {
@@ -46,7 +47,6 @@ const LOCATION_WORDS: Record<string, string> = {
   region: 'region', county: 'county', city: 'city', postal: 'postal_code', address: 'address', street: 'address', continent: 'continent',
   airport: 'airport_code', iata: 'airport_code', unlocode: 'unlocode', port: 'unlocode',
 };
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const POSTAL = /^(?:\d{5}(?:-\d{4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|\d{4})$/;
 const COORDINATE = /^-?\d{1,3}\.\d+\s*,\s*-?\d{1,3}\.\d+$/;
@@ -119,7 +119,7 @@ function cycleOf(facts: ColumnFacts, name: ReadName): string | null {
   const words = new Set(name.words);
   const lower = (v: string) => v.toLowerCase();
   if (isTextual(facts.type) && facts.top.length > 0) {
-    if (share(facts.top, (v) => MONTHS.some((m) => m === lower(v) || m.slice(0, 3) === lower(v))) > 0.95) return 'month';
+    if (share(facts.top, (v) => monthOf(lower(v)) >= 0) > 0.95) return 'month';
     if (share(facts.top, (v) => WEEKDAYS.some((d) => d === lower(v) || d.slice(0, 3) === lower(v))) > 0.95) return 'weekday';
   }
   if (facts.type !== 'integer' || typeof facts.min !== 'number' || typeof facts.max !== 'number') return null;

@@ -3,10 +3,10 @@
  * 1 June 2025", "as of 2025-06-01", "beginning March 15". A date without a year is its next occurrence after the
  * twin's data ends (the first day of a month named alone). Integer time axes have no calendar: nothing is read.
  */
+import { monthOf } from '../../lib/words.js';
 import type { QueryReader } from './reader.js';
 
 const LEADS = [['from'], ['starting'], ['starting', 'from'], ['beginning'], ['as', 'of']];
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const ISO = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/;
 
 /** The first start date of the query, consumed: its epoch milliseconds (UTC) and the words said; null when none. */
@@ -71,7 +71,7 @@ function dayAt(r: QueryReader, at: number): number | null {
 function monthAt(r: QueryReader, at: number): number | null {
   if (r.isConsumed(at)) return null;
   const word = r.lower(at);
-  const index = MONTHS.findIndex((m) => m === word || (word.length >= 3 && m.startsWith(word) && (word.length === 3 || word === 'sept')));
+  const index = monthOf(word === 'sept' ? 'sep' : word);
   return index < 0 ? null : index;
 }
 

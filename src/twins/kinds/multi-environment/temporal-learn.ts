@@ -20,7 +20,7 @@ import { linkStrengths } from '../../../engine/temporal/effects.js';
 import { laggedDesign, lagName } from '../../../engine/temporal/lagged.js';
 import { type TemporalStructure, designEdges } from '../../../engine/temporal/model.js';
 import { findSeasonality, type SeasonalFinding } from '../../../engine/temporal/seasonality.js';
-import { type TemporalSeries, buildSeries, formatTime } from '../../../engine/temporal/series.js';
+import { type StepCombine, type TemporalSeries, buildSeries, formatTime } from '../../../engine/temporal/series.js';
 import { type Timeline, calendarPeriods, stepLength } from '../../../engine/temporal/timeline.js';
 import type { Frame } from '../../../engine/types.js';
 import { selectRows } from '../../../engine/frame.js';
@@ -66,8 +66,8 @@ export const temporalPanelLearner: KindLearner<TemporalPanelData> = {
     const { frame, dropped, signature } = await buildFrame(labelled, columns);
     const rowsOf = keys.map((): number[] => []);
     environment.forEach((e, r) => rowsOf[e]!.push(r));
-    const series = onOneStep(rowsOf.map((own) => buildSeries(own.map((r) => labelled[r]![timeColumn]), selectRows(frame, own).columns, axis)), twin.stepAggregation ?? null, (e, grid) =>
-      buildSeries(rowsOf[e]!.map((r) => labelled[r]![timeColumn]), selectRows(frame, rowsOf[e]!).columns, axis, grid));
+    const seriesOf = (e: number, grid?: Parameters<typeof buildSeries>[3]) => buildSeries(rowsOf[e]!.map((r) => labelled[r]![timeColumn]), selectRows(frame, rowsOf[e]!).columns, axis, grid);
+    const series = onOneStep(keys.map((_, e) => seriesOf(e)), twin.stepAggregation ?? null, seriesOf);
     const seasonality = sharedSeasonality(series);
     const profile: EnvironmentProfile = {
       columns: environmentColumns,
@@ -119,7 +119,7 @@ const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.flo
  * twin says how to combine a finer environment's steps (`stepAggregation`): each is then rebuilt on the coarsest
  * environment's grid, its steps in each coarse step combined by mean or sum.
  */
-function onOneStep(series: TemporalSeries[], combine: 'mean' | 'sum' | null, rebuild: (e: number, grid: { timeline: Timeline; combine: 'mean' | 'sum' }) => TemporalSeries): TemporalSeries[] {
+function onOneStep(series: TemporalSeries[], combine: StepCombine | null, rebuild: (e: number, grid: { timeline: Timeline; combine: StepCombine }) => TemporalSeries): TemporalSeries[] {
   const step = (t: Timeline) => `${t.every} ${t.granularity}`;
   const granularities = new Set(series.map((s) => step(s.timeline)));
   if (granularities.size <= 1) return series;
