@@ -5,6 +5,7 @@ import { Value } from 'typebox/value';
 
 interface TypeBoxError {
   keyword: string;
+  schemaPath: string;
   instancePath: string;
   message: string;
   params: Record<string, unknown>;
@@ -129,13 +130,19 @@ function needsConversion(schema: TSchema): boolean {
 function toFieldErrors(errors: TypeBoxError[]): Array<{ instancePath: string; message: string }> {
   const seen = new Set<string>();
   const out: Array<{ instancePath: string; message: string }> = [];
+  // Unknown members, by the object holding them: TypeBox reports them as one additionalProperties error, or (several
+  // at once) as one `false` schema error each, at the member.
+  const unknown = new Map<string, Set<string>>();
   for (const error of errors) {
-    if (error.keyword === 'boolean') continue;
-    let message = error.message;
-    if (error.keyword === 'additionalProperties') {
-      const names = (error.params.additionalProperties as string[] | undefined) ?? [];
-      message = `unknown member${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')}`;
+    if (error.keyword === 'additionalProperties') for (const name of (error.params.additionalProperties as string[] | undefined) ?? []) addTo(unknown, error.instancePath, name);
+    if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
+      const at = error.instancePath.lastIndexOf('/');
+      addTo(unknown, error.instancePath.slice(0, at), error.instancePath.slice(at + 1).replace(/~1/g, '/').replace(/~0/g, '~'));
     }
+  }
+  for (const error of errors) {
+    if (error.keyword === 'boolean' || error.keyword === 'additionalProperties') continue;
+    let message = error.message;
     if (error.keyword === 'required') {
       const names = (error.params.requiredProperties as string[] | undefined) ?? [];
       if (names.length > 0) message = `missing required member${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')}`;
@@ -145,5 +152,8 @@ function toFieldErrors(errors: TypeBoxError[]): Array<{ instancePath: string; me
     seen.add(key);
     out.push({ instancePath: error.instancePath, message });
   }
+  for (const [instancePath, names] of unknown) out.push({ instancePath, message: `unknown member${names.size === 1 ? '' : 's'} ${[...names].map((n) => `'${n}'`).join(', ')}` });
   return out;
 }
+
+const addTo = (map: Map<string, Set<string>>, key: string, value: string) => map.set(key, (map.get(key) ?? new Set<string>()).add(value));
