@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, literals } from './common.js';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
-export const JOB_TYPES = ['twin_discover', 'twin_train', 'twin_pipeline', 'connector_import', 'ontology_extraction'] as const;
+export const JOB_TYPES = ['twin_discover', 'twin_train', 'twin_pipeline', 'connector_import', 'ontology_extraction', 'concept_enrichment'] as const;
 
 export const ProgressSchema = Type.Object(
   {

@@ -90,7 +90,7 @@ export const TemporalPrerequisiteSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const ValueMappingSchema = Type.Object({ canonicalValue: Type.String({ maxLength: 1000 }), aliases: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 200 }) }, { additionalProperties: false });
+export const ValueMappingSchema = Type.Object({ canonicalValue: Type.String({ maxLength: 1000 }), aliases: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 200 }) }, { additionalProperties: false });
 const AnchorLinkSchema = Type.Object(
   {
     anchorConceptId: Id('The anchor concept (an identifier, time or place) this concept describes'),
@@ -100,7 +100,7 @@ const AnchorLinkSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-const OntologyRefSchema = Type.Object(
+export const OntologyRefSchema = Type.Object(
   { ontologyId: Type.String({ maxLength: 256 }), ontologyVersion: Type.String({ maxLength: 64 }), canonicalId: Type.String({ maxLength: 256 }), installScope: Type.String({ maxLength: 64 }) },
   { additionalProperties: false },
 );
@@ -123,7 +123,7 @@ const writableMembers = <M extends TSchema>(mapping: M) => ({
   schemaFieldName: Type.String({ maxLength: 256, description: 'The canonical column name' }),
   schemaType: Type.String({ maxLength: 64, description: 'The schema entry type: text, integer, decimal, boolean, date, datetime, array' }),
   schemaSubtype: Nullable(Type.String({ maxLength: 64 })),
-  metadata: OpenObject('Statistics and settings (categories, minValue, maxValue, isUnique, isCyclic, locationType, unit, valueClass, ts* time profile ...)'),
+  metadata: OpenObject('Statistics and settings (categories, minValue, maxValue, isUnique, isCyclic, locationType, unit, valueClass, ts* time profile ...); `enrichments.canonicalValues` is the forward enrichment\'s status and progress (ConceptEnrichment), written by the service only'),
   lockedMetadataFields: Type.Array(Type.String({ maxLength: 256 }), { maxItems: 200, description: 'metadata members re-extraction leaves as they are' }),
   lockedConceptFields: Type.Array(Type.String({ maxLength: 256 }), { maxItems: 50, description: 'Concept members re-extraction leaves as they are' }),
   fieldMappings: Type.Array(mapping, { maxItems: 1000 }),
@@ -237,3 +237,46 @@ export const CatalogGraphSchema = Type.Object(
   },
   { $id: 'CatalogGraph', title: 'CatalogGraph' },
 );
+
+/** The enrichments a concept can run (spec: metadata `enrichments`, "kind such as forward"). */
+export const ENRICHMENT_KINDS = ['forward'] as const;
+export const ENRICHMENT_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+/** Where a concept's enrichment status is kept: `metadata.enrichments[ENRICHMENT_NAME]`. */
+export const ENRICHMENT_NAME = 'canonicalValues';
+
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+export const EnrichmentFieldSchema = Type.Object(
+  {
+    sourceId: Type.String(),
+    field: Type.String(),
+    distinctTotal: Count('Distinct values of the field'),
+    matchedCount: Count('Of them, those resolved to a canonical value'),
+    unmatchedCount: Count('Those that are none of the concept\'s values (kept as written)'),
+    unmatched: Type.Array(Type.String(), { description: 'Some unmatched values (at most 20): add them to `valueMappings` and enrich again' }),
+    skipped: Nullable(Type.String({ description: 'Why the field was not resolved (no longer linked, not text, too many values); null when it was' })),
+  },
+  { additionalProperties: false },
+);
+export const EnrichmentStatusSchema = Type.Object(
+  {
+    kind: literals(ENRICHMENT_KINDS, '`forward`: every value written in the concept\'s fields resolved to its canonical value'),
+    status: literals(ENRICHMENT_STATUSES),
+    jobId: Nullable(Type.String({ description: 'The `concept_enrichment` job' })),
+    requestedAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+    distinctTotal: Count('Distinct values over the fields resolved so far'),
+    matchedCount: Count('Of them, resolved to a canonical value'),
+    unmatchedCount: Count('Of them, none of the concept\'s values'),
+    fields: Type.Array(EnrichmentFieldSchema),
+    error: Nullable(Type.String()),
+  },
+  { $id: 'ConceptEnrichment', title: 'ConceptEnrichment', additionalProperties: false, description: `A concept's enrichment, kept at \`metadata.enrichments.${ENRICHMENT_NAME}\`` },
+);
+export type EnrichmentStatus = Static<typeof EnrichmentStatusSchema>;
+export type EnrichmentField = Static<typeof EnrichmentFieldSchema>;
+
+export const EnrichConceptBody = Body({
+  kind: Type.Optional(literals(ENRICHMENT_KINDS, 'Default `forward`')),
+  webhookUrl: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+});
+export type EnrichConcept = Static<typeof EnrichConceptBody>;

@@ -1,10 +1,11 @@
 import { type Static, Type } from 'typebox';
+import { SaveAsSchema } from './data-views.js';
 import { Body, Nullable, literals } from './common.js';
 
 /** The stable `code` values of the query error variant (spec: Errors 4; README "Asking by meaning"). */
 export const QUERY_ERROR_CODES = [
   'empty_query', 'syntax_error', 'mixed_boolean', 'invalid_limit', 'unknown_function', 'unknown_name', 'ambiguous_name',
-  'no_dataset', 'no_join_path', 'type_mismatch', 'invalid_aggregate', 'invalid_metric', 'query_failed',
+  'no_dataset', 'no_join_path', 'type_mismatch', 'invalid_aggregate', 'invalid_metric', 'query_failed', 'enrichment_running',
 ] as const;
 
 export const QueryBody = Body({
@@ -12,6 +13,7 @@ export const QueryBody = Body({
   mode: Type.Optional(literals(['execute', 'validate'] as const, '`execute` (default) runs it; `validate` compiles it and answers the SQL and plan')),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Rows per page, 1 to 1000' })),
   startKey: Type.Optional(Type.Integer({ minimum: 0, description: 'The `nextStartKey` of the previous page' })),
+  saveAs: Type.Optional(SaveAsSchema),
 });
 export type QueryRequest = Static<typeof QueryBody>;
 
@@ -61,7 +63,7 @@ export const QueryResultSchema = Type.Union(
       units: Type.Record(Type.String(), Type.String()),
       plan: Plan,
       warnings: Type.Array(Type.String()),
-      dataViewId: Nullable(Type.String({ description: 'Always null: results are not saved as views' })),
+      dataViewId: Nullable(Type.String({ description: 'The data view the query was saved as (`saveAs`), or that was read (`GET .../data-views/{id}/rows`); else null' })),
       relatedColumns: Type.Array(Type.String({ description: 'Other columns of the datasets read, about the same anchor' })),
       involvedConcepts: Type.Array(InvolvedConcept),
     }),
@@ -79,6 +81,7 @@ export const QueryResultSchema = Type.Union(
     Type.Object({
       ok: Type.Literal(true),
       kind: Type.Literal('validated'),
+      dataViewId: Nullable(Type.String({ description: 'The data view the query was saved as (`saveAs`); else null' })),
       sql: Type.String(),
       plan: Plan,
       warnings: Type.Array(Type.String()),
@@ -102,7 +105,7 @@ export const QueryResultSchema = Type.Union(
         enrichmentProgress: Type.Array(Type.Object({
           datasetId: Type.String(), datasetName: Type.String(), conceptId: Type.String(), conceptName: Type.String(), status: Type.String(),
           distinctTotal: Type.Integer(), matchedCount: Type.Integer(), unmatchedCount: Type.Integer(),
-        }), { description: 'Always empty: no enrichment runs behind queries' }),
+        }), { description: 'With `enrichment_running`: per dataset read and concept being enriched, the progress over that dataset\'s fields (else empty)' }),
       }),
     }),
   ],

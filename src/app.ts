@@ -29,9 +29,13 @@ import { installIdempotency } from './http/idempotency.js';
 import { API_PREFIX, describeRoutes, installOpenApi } from './http/openapi.js';
 import { installOperations } from './http/operations.js';
 import { lazySerializers } from './http/serialization.js';
-import { CatalogConceptSchema, CatalogGraphSchema, ConceptSchema, ConceptSplitSchema, DownstreamSchema } from '../schemas/ontology.js';
+import { CatalogConceptSchema, CatalogGraphSchema, ConceptSchema, ConceptSplitSchema, DownstreamSchema, EnrichmentStatusSchema } from '../schemas/ontology.js';
 import { ontologyRoutes } from './ontology/routes.js';
+import { ontologyLibraryRoutes } from './ontology/libraries/routes.js';
+import { LibraryConceptSchema, OntologyInstallDetailSchema, OntologyInstallResultSchema, OntologyInstallSchema, OntologyLibrarySchema, OntologyLibrarySummarySchema } from '../schemas/ontology-libraries.js';
 import { queryRoutes } from './query/routes.js';
+import { dataViewRoutes } from './query/views/routes.js';
+import { DataViewSchema } from '../schemas/data-views.js';
 import { QueryResultSchema } from '../schemas/query.js';
 import { installProblemHandling } from './http/problems.js';
 import { OneLinePerRequest } from './http/request-log.js';
@@ -95,7 +99,8 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     // Environment groups before the twin, which references them.
     StatFilterSchema, EnvironmentGroupDefinitionSchema, EnvironmentGroupSchema, EnvironmentSchema, EnvironmentResolutionSchema, GraphSliceSchema, DigitalTwinSchema, TwinVersionSchema,
     ConnectorSchema, BrowseEntrySchema, RowsSchema, DirectQueryRowsSchema, SqlFieldCredentialsSchema, ConnectionStringCredentialsSchema, ClickHouseCredentialsSchema, StorageCredentialsSchema,
-    ConceptSchema, ConceptSplitSchema, DownstreamSchema, CatalogConceptSchema, CatalogGraphSchema, QueryResultSchema,
+    ConceptSchema, ConceptSplitSchema, DownstreamSchema, EnrichmentStatusSchema, CatalogConceptSchema, CatalogGraphSchema, QueryResultSchema, DataViewSchema,
+    LibraryConceptSchema, OntologyLibrarySummarySchema, OntologyLibrarySchema, OntologyInstallSchema, OntologyInstallResultSchema, OntologyInstallDetailSchema,
     SimulationAcceptedSchema, SimulationRunSchema, SimulationRunStatusSchema, SimulationRunSummarySchema, SweepSchema, EffectIdentificationSchema, ScoreSchema, ScenarioFromQuerySchema,
     // The scenario families: documented as components (the submit body's `scenario` names them; the service validates per family).
     ...registeredFamilies().map((family) => family.schema)]);
@@ -125,7 +130,9 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
       datasetRoutes(api, context.datasets);
       catalogRoutes(api, context.catalog);
       ontologyRoutes(api, context.ontology);
+      ontologyLibraryRoutes(api, context.ontologyLibraries);
       queryRoutes(api, context.queries);
+      dataViewRoutes(api, context.dataViews);
       jobRoutes(api, context.jobs);
       twinRoutes(api, context.twins);
       environmentRoutes(api, context.environments);

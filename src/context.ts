@@ -54,10 +54,18 @@ import { hostGate } from './connectors/drivers/network.js';
 import { ConnectorImport } from './connectors/import-job.js';
 import { ConnectorRepo } from './connectors/repo.js';
 import { ConnectorService } from './connectors/service.js';
+import { ConceptEnrichment } from './ontology/enrichment.js';
 import { OntologyExtraction } from './ontology/extraction.js';
+import { BUNDLED_LIBRARIES } from './ontology/libraries/index.js';
+import { LibraryRegistry } from './ontology/libraries/registry.js';
+import { OntologyInstallRepo } from './ontology/libraries/repo.js';
+import { OntologyLibraryService } from './ontology/libraries/service.js';
+import type { OntologyLibrary } from '../schemas/ontology-libraries.js';
 import { ConceptRepo } from './ontology/repo.js';
 import { OntologyService } from './ontology/service.js';
 import { QueryService } from './query/service.js';
+import { DataViewRepo } from './query/views/repo.js';
+import { DataViewService } from './query/views/service.js';
 
 /** The stores and services of one process, wired once; the HTTP app and the CLI both use it. */
 export interface Context {
@@ -77,7 +85,9 @@ export interface Context {
   datasets: DatasetService;
   catalog: CatalogService;
   ontology: OntologyService;
+  ontologyLibraries: OntologyLibraryService;
   queries: QueryService;
+  dataViews: DataViewService;
   idempotency: IdempotencyRepo;
   jobs: JobService;
   jobRunner: JobRunner;
@@ -95,6 +105,8 @@ export interface ContextOverrides {
   data?: DataStore;
   limiter?: RateLimiter;
   bus?: InvalidationBus;
+  /** The ontology libraries offered (default: the bundled ones). */
+  libraries?: readonly OntologyLibrary[];
 }
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<Context> {
@@ -124,11 +136,21 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       return toSource(row).schemaEntries.map((entry) => entry.field);
     },
     queueExtraction: (organisationId, workspaceId, sourceId, createdBy, webhookUrl) => extraction.queue(organisationId, workspaceId, sourceId, createdBy, webhookUrl),
+    queueEnrichment: (organisationId, workspaceId, conceptId, createdBy, webhookUrl) => enrichment.queue(organisationId, workspaceId, conceptId, createdBy, webhookUrl),
+    enrichmentsInFlight: (organisationId, conceptIds) => enrichment.inFlight(organisationId, conceptIds),
     consumers: async (organisationId, workspaceId) => ({
       datasets: (await datasetRepo.allIn(organisationId, workspaceId)).map(datasetConcepts),
       twins: (await twinRepo.allIn(organisationId, workspaceId)).map((twin) => ({ id: twin.id, name: twin.name, datasetId: (JSON.parse(twin.record) as { datasetId?: string | null }).datasetId ?? null })),
     }),
   }, unique);
+  const ontologyLibraries = new OntologyLibraryService(
+    new LibraryRegistry(overrides.libraries ?? BUNDLED_LIBRARIES),
+    new OntologyInstallRepo(meta.db),
+    conceptRepo,
+    workspaceAccess,
+    { datasets: async (organisationId, workspaceId) => (await datasetRepo.allIn(organisationId, workspaceId)).map(datasetConcepts) },
+    unique,
+  );
   const datasets = new DatasetService(datasetRepo, sourceRepo, workspaceAccess, cursors, data, ontology);
   let pool: ComputePool | undefined;
   const compute = () => (pool ??= new ComputePool(config.workers));
@@ -163,6 +185,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   new ConnectorImport(connectors, sources, uploads).register(jobRunner);
   const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data, unique);
   extraction.register(jobRunner);
+  const enrichment = new ConceptEnrichment(conceptRepo, jobs, data, async (organisationId, sourceId, workspaceId) => {
+    const row = await sourceRepo.find(organisationId, sourceId);
+    if (row === undefined || !(await sourceRepo.linkedWorkspaceIds(sourceId)).includes(workspaceId)) return undefined;
+    const source = toSource(row);
+    return { rows: source.documentCount, types: new Map(source.schemaEntries.map((entry) => [entry.field, entry.type])) };
+  });
+  enrichment.register(jobRunner);
   sources.onRemoved(async (organisationId, sourceId, workspaceId) => {
     // A deleted source's pending extractions go with it.
     if (workspaceId === undefined) await jobs.cancelFor(organisationId, [sourceId]);
@@ -171,6 +200,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const simulations = new SimulationService(simulationRepo, jobs, twins, metricSql, workspaceAccess, cursors, artifacts, ontology, batch, handoff);
   // A deleted twin's runs stay as history; their panel result artifacts go with the twin.
   twins.onDeleted((organisationId, twinId) => simulations.dropArtifactsOf(organisationId, twinId));
+  const dataViewRepo = new DataViewRepo(meta.db);
+  const queries = new QueryService(datasets, ontology, data, dataViewRepo, workspaceAccess, unique);
   return {
     config,
     meta,
@@ -187,7 +218,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     datasets,
     catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors, ontology),
     ontology,
-    queries: new QueryService(datasets, ontology, data),
+    ontologyLibraries,
+    queries,
+    dataViews: new DataViewService(dataViewRepo, queries, workspaceAccess, cursors, unique),
     idempotency: new IdempotencyRepo(meta.db, unique),
     jobs,
     jobRunner,

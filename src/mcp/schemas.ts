@@ -11,6 +11,7 @@ import * as environments from '../../schemas/environments.js';
 import * as identity from '../../schemas/identity.js';
 import * as jobs from '../../schemas/jobs.js';
 import * as ontology from '../../schemas/ontology.js';
+import * as ontologyLibraries from '../../schemas/ontology-libraries.js';
 import * as query from '../../schemas/query.js';
 import * as simulations from '../../schemas/simulations.js';
 import * as sources from '../../schemas/sources.js';
@@ -18,7 +19,7 @@ import * as twins from '../../schemas/twins.js';
 import * as workspaces from '../../schemas/workspaces.js';
 
 const components = new Map<string, unknown>();
-for (const module of [catalog, common, connectors, datasets, environments, identity, jobs, ontology, query, simulations, sources, twins, workspaces]) {
+for (const module of [catalog, common, connectors, datasets, environments, identity, jobs, ontology, ontologyLibraries, query, simulations, sources, twins, workspaces]) {
   for (const value of Object.values(module)) {
     const id = (value as { $id?: unknown } | null)?.$id;
     if (typeof id === 'string' && !components.has(id)) components.set(id, value);

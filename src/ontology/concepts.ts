@@ -112,5 +112,10 @@ export function writableOf(input: Partial<CreateConcept>): Partial<ConceptBody> 
   const { name: _name, ...rest } = input as CreateConcept;
   const members = Object.fromEntries(Object.entries(rest).filter(([key, value]) => value !== undefined && !['_id', 'ownerId', 'editVersion'].includes(key))) as Partial<ConceptBody>;
   if (members.fieldMappings !== undefined) members.fieldMappings = members.fieldMappings.map((mapping) => fullMapping(mapping));
+  // Enrichment status is the service's (a body read, changed and sent back carries it as it was read).
+  if (members.metadata !== undefined && 'enrichments' in members.metadata) {
+    const { enrichments: _e, ...metadata } = members.metadata;
+    members.metadata = metadata;
+  }
   return members;
 }

@@ -149,7 +149,8 @@ export function definitionOf(body: ConceptBody): string {
   // Metadata extraction writes is measurement; what a person set (locked, or never detected) is meaning.
   return JSON.stringify({
     ...rest,
-    metadata: Object.fromEntries(Object.entries(metadata).filter(([key]) => !(key in detectedMetadata) || body.lockedMetadataFields.includes(key))),
+    // Enrichment status and progress are measurement too (what an enrichment resolved is in the mappings' valueMap).
+    metadata: Object.fromEntries(Object.entries(metadata).filter(([key]) => key !== 'enrichments' && (!(key in detectedMetadata) || body.lockedMetadataFields.includes(key)))),
     fieldMappings: fieldMappings.map((m) => [m.sourceId, m.field, m.status, m.keyRole, m.valueMap]).sort((a, b) => `${a[0]}.${a[1]}`.localeCompare(`${b[0]}.${b[1]}`)),
     relationshipRules: relationshipRules.map((r) => [r.ruleType, r.sourceVariable, r.condition, r.allowedValues]),
     temporalPrerequisites: temporalPrerequisites.map((t) => [t.conceptId, t.sourceId, t.field, t.otherField, t.relation]),
@@ -171,12 +172,12 @@ function annotate(source: Source, plan: ExtractionPlan): Pick<Source, 'schemaEnt
 }
 
 /** A source's table and how many of its rows are recorded (the rows extraction may read: `ROW_COLUMN < rows`). */
-interface Recorded extends TableRef {
+export interface Recorded extends TableRef {
   rows: number;
 }
 
 /** The recorded rows of the table, as `t`. */
-const recorded = (sql: { table(id: string): string; column(name: string): string }, table: Recorded) =>
+export const recorded = (sql: { table(id: string): string; column(name: string): string }, table: Recorded) =>
   `(SELECT * FROM ${sql.table(table.tableId)} WHERE ${sql.column(ROW_COLUMN)} < ${Math.trunc(table.rows)}) AS t`;
 
 /** One field measured in the data engine (rows never come into JS). */

@@ -87,9 +87,12 @@ export class ConceptRepo {
     });
   }
 
-  async delete(organisationId: string, workspaceId: string, id: string): Promise<boolean> {
+  /** Deletes a concept (only while still at `expectedVersion`, when given); false when there was none to delete. */
+  async delete(organisationId: string, workspaceId: string, id: string, expectedVersion?: number): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
-      const result = await tx.deleteFrom('concepts').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      let query = tx.deleteFrom('concepts').where('organisation_id', '=', organisationId).where('workspace_id', '=', workspaceId).where('id', '=', id);
+      if (expectedVersion !== undefined) query = query.where('edit_version', '=', expectedVersion);
+      const result = await query.executeTakeFirst();
       if (Number(result.numDeletedRows) !== 1) return false;
       await tx.deleteFrom('concept_sources').where('concept_id', '=', id).execute();
       return true;

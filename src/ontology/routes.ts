@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { Body, IdParam, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { JobAcceptedSchema } from '../../schemas/jobs.js';
-import { ConceptListQuery, ConceptSchema, ConceptSplitSchema, CreateConceptBody, DownstreamSchema, PutConceptBody, SplitConceptBody } from '../../schemas/ontology.js';
+import { ConceptListQuery, ConceptSchema, ConceptSplitSchema, CreateConceptBody, DownstreamSchema, ENRICHMENT_NAME, EnrichConceptBody, PutConceptBody, SplitConceptBody } from '../../schemas/ontology.js';
+import { MAX_DISTINCT } from './enrichment.js';
 import type { OntologyService } from './service.js';
 
 const WsParams = IdParam('wsId', 'Workspace id');
@@ -105,6 +106,29 @@ export function ontologyRoutes(app: FastifyInstance, ontology: OntologyService):
       response: { 200: dataEnvelope(ref(ConceptSplitSchema)) },
     },
   }, async (request) => ({ data: await ontology.split(request.principal, request.params.wsId, request.params.id, request.body) }));
+
+  api.post(`${BASE}/:id/enrichments`, {
+    config: { scope: 'ontology:write' },
+    schema: {
+      operationId: 'enrichConcept',
+      summary: 'Resolve every value of a concept\'s fields to its canonical values (a `concept_enrichment` job)',
+      description:
+        'Kind `forward` (the default): each distinct text value of each field mapped to the concept is resolved to one of its `valueMappings` canonical values: as written, an alias, '
+        + 'or a spelling of exactly one of them (case, spacing, punctuation and accents ignored; initials such as NY for New York; an abbreviation of exactly one value). '
+        + 'The whole resolution becomes each field mapping\'s `valueMap` (the editVersion moves when it changes); unmatched values stay as written. '
+        + `Status and progress are the concept's \`metadata.enrichments.${ENRICHMENT_NAME}\` (status queued, running, completed, failed or cancelled; counts of distinct, matched and unmatched values per field, with some unmatched ones). `
+        + 'The anchor query facility reads the fields through their value maps, so spellings of one value group, filter and join as one; while an enrichment runs, a query through the concept answers the error `enrichment_running` with its progress. '
+        + `Fields of more than ${MAX_DISTINCT.toLocaleString('en')} distinct values, non-text fields and fields of sources no longer linked are skipped (said per field). `
+        + 'A concept without canonical values, or mapping no field, is refused (422). One enrichment waits per concept: asking again while one is queued answers that job.',
+      tags,
+      params: ConceptParams,
+      body: EnrichConceptBody,
+      response: { 202: dataEnvelope(ref(JobAcceptedSchema)) },
+    },
+  }, async (request, reply) => {
+    reply.code(202);
+    return { data: await ontology.enrich(request.principal, request.params.wsId, request.params.id, request.body) };
+  });
 
   api.post('/workspaces/:wsId/ontology/extractions', {
     config: { scope: 'ontology:write' },

@@ -1,5 +1,5 @@
 import type { JobAccepted } from '../../schemas/jobs.js';
-import type { Concept, CreateConcept, Downstream, FieldMapping, PutConcept, SplitConcept } from '../../schemas/ontology.js';
+import type { Concept, CreateConcept, Downstream, EnrichConcept, FieldMapping, PutConcept, SplitConcept } from '../../schemas/ontology.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, notFound } from '../errors.js';
 import type { CursorCodec } from '../lib/cursor.js';
@@ -16,6 +16,10 @@ export interface OntologyNeighbours {
   sourceFields(organisationId: string, workspaceId: string, sourceId: string): Promise<string[] | undefined>;
   /** Queues an extraction of a source into the workspace's ontology. */
   queueExtraction(organisationId: string, workspaceId: string, sourceId: string, createdBy: string, webhookUrl: string | null): Promise<JobAccepted>;
+  /** The job ids of the in-flight enrichments of the given concepts. */
+  enrichmentsInFlight(organisationId: string, conceptIds: string[]): Promise<Set<string>>;
+  /** Queues the forward enrichment of a concept. */
+  queueEnrichment(organisationId: string, workspaceId: string, conceptId: string, createdBy: string, webhookUrl: string | null): Promise<JobAccepted>;
   /** The workspace's datasets (their concept references) and the twins learning from each. */
   consumers(organisationId: string, workspaceId: string): Promise<{
     datasets: Array<{ id: string; name: string; sourceIds: string[]; conceptVersions: Record<string, number>; anchorConceptId: string | null }>;
@@ -126,6 +130,18 @@ export class OntologyService {
     if (fields === undefined) throw locatedError('body/sourceId', `${sourceId} is not a source of this workspace`);
     if (fields.length === 0) throw locatedError('body/sourceId', `Source ${sourceId} has no rows yet: extraction describes the fields of a tabular source with rows`);
     return this.neighbours.queueExtraction(principal.organisationId, workspaceId, sourceId, principal.userId, webhookUrl);
+  }
+
+  /**
+   * Asks for the forward enrichment of a concept: every value of its fields resolved to its canonical values (a
+   * `concept_enrichment` job). The concept must list canonical values and map at least one field (422).
+   */
+  async enrich(principal: Principal, workspaceId: string, id: string, input: EnrichConcept): Promise<JobAccepted> {
+    await this.access.require(principal, workspaceId, 'write');
+    const body = bodyOf(await this.find(principal, workspaceId, id));
+    if (body.valueMappings.length === 0) throw locatedError('body/kind', `Concept ${id} lists no canonical values (valueMappings) to resolve its fields to: add them (PUT), or install a library concept that has them`);
+    if (!body.fieldMappings.some((m) => m.status !== 'rejected')) throw locatedError('body/kind', `Concept ${id} maps no field: there is nothing to enrich`);
+    return this.neighbours.queueEnrichment(principal.organisationId, workspaceId, id, principal.userId, input.webhookUrl ?? null);
   }
 
   /** Deletes a concept no dataset uses (full permission). */
@@ -245,6 +261,11 @@ export class OntologyService {
         if (!(error instanceof StaleConceptError) || attempt >= 3) throw error;
       }
     }
+  }
+
+  /** The job ids of the enrichments in flight of the given concepts (the anchor query waits for them). */
+  enrichmentsInFlight(organisationId: string, conceptIds: string[]): Promise<Set<string>> {
+    return this.neighbours.enrichmentsInFlight(organisationId, conceptIds);
   }
 
   /** The given concepts of a workspace (those that exist), for a dataset's enriched read. */

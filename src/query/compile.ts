@@ -7,6 +7,7 @@ import type { ColumnType } from '../tables/inference/infer-schema.js';
 import { type TenantSql, quoteColumn } from '../store/data/port.js';
 import type { Bound, BoundMetric, PlannedItem, QueryPlan } from './plan.js';
 import { QueryError } from './plan.js';
+import { canonicalRelation } from './values.js';
 
 /** Internal name of the total-rows column the paged query adds (never shown). */
 export const TOTAL_COLUMN = '_causa_total';
@@ -93,10 +94,13 @@ export function compileQuery(plan: QueryPlan, base: CompiledDataset, joined: Map
       throw new QueryError('type_mismatch', `${condition.name.text}: ${error.extras.errors?.[0]?.message ?? error.detail}`, condition.span);
     }
   }
+  // Each dataset read with its columns' canonical values (values.ts).
+  const baseRelation = canonicalRelation(plan.base, base.relation.sql, params);
+  const joinedRelations = new Map(plan.joins.map((j) => [j.alias, canonicalRelation(j.dataset, joined.get(j.alias)!.relation.sql, params)]));
   const innerSql = (tenant: TenantSql) => {
     const columns = [...inner.values()].map(({ name, bound }) => `${bound.side}.${quoteColumn(bound.column.name)} AS ${quoteColumn(name)}`);
-    const from = `(${base.relation.sql(tenant)}) AS b`;
-    const joins = plan.joins.map((j) => ` LEFT JOIN (${joined.get(j.alias)!.relation.sql(tenant)}) AS ${j.alias} ON ${j.from}.${quoteColumn(j.baseColumn)} = ${j.alias}.${quoteColumn(j.joinedColumn)}`);
+    const from = `(${baseRelation(tenant)}) AS b`;
+    const joins = plan.joins.map((j) => ` LEFT JOIN (${joinedRelations.get(j.alias)!(tenant)}) AS ${j.alias} ON ${j.from}.${quoteColumn(j.baseColumn)} = ${j.alias}.${quoteColumn(j.joinedColumn)}`);
     return `SELECT ${columns.length === 0 ? '1 AS c' : columns.join(', ')} FROM ${from}${joins.join('')}`;
   };
   // Default order: the groups shown, then the other columns, so pages are stable.

@@ -1,3 +1,4 @@
+import type { EnrichmentStatus } from '../../schemas/ontology.js';
 import { type Candidate, quoteName, rank } from './suggest.js';
 import { type Aggregate, type Condition, GRAINS, type MetricExpression, type Name, QuerySyntaxError, type SelectItem, type Span, type Statement, aggregatesOf, parseMetric } from './language.js';
 
@@ -6,7 +7,18 @@ export interface CatalogDataset {
   id: string;
   name: string;
   tags: string[];
-  columns: Array<{ name: string; type: string; subtype: string | null; unit: string | null; conceptId: string | null; keyRole: 'primary' | 'foreign' | null }>;
+  /** The sources it reads (its fields' concept mappings are theirs). */
+  sourceIds: string[];
+  columns: Array<{
+    name: string;
+    type: string;
+    subtype: string | null;
+    unit: string | null;
+    conceptId: string | null;
+    keyRole: 'primary' | 'foreign' | null;
+    /** Values as written to the concept's canonical values (the field mapping's `valueMap`): the query reads the column through it. */
+    valueMap: Record<string, string> | null;
+  }>;
 }
 
 export interface CatalogConcept {
@@ -20,6 +32,8 @@ export interface CatalogConcept {
   fields: string[];
   /** A metric concept's formula (named in a query like a column). */
   metricSql: string | null;
+  /** Its enrichment while one is in flight (a query through the concept waits for it). */
+  enrichmentInFlight: EnrichmentStatus | null;
 }
 
 export interface QueryCatalog {
@@ -386,6 +400,9 @@ function joinChains(reached: Array<{ alias: string; dataset: CatalogDataset }>, 
   return [];
 }
 
+/** Column types whose values compare as one kind in a join (a key inferred as categorical in one source, as text in another). */
+const typeClass = (type: string) => (type === 'categorical' ? 'text' : type);
+
 /** The join of `other` onto a side the query reads, through an identifier concept both expose (its key in `other` preferred). */
 function anchorPath(from: { alias: string; dataset: CatalogDataset }, other: CatalogDataset, catalog: QueryCatalog, alias: string): Join | null {
   const base = from.dataset;
@@ -393,7 +410,7 @@ function anchorPath(from: { alias: string; dataset: CatalogDataset }, other: Cat
   const paths: Join[] = [];
   for (const concept of identifiers) {
     const left = base.columns.find((c) => c.conceptId === concept.id);
-    const rights = other.columns.filter((c) => c.conceptId === concept.id && c.type === left?.type);
+    const rights = other.columns.filter((c) => c.conceptId === concept.id && left !== undefined && typeClass(c.type) === typeClass(left.type));
     if (left === undefined || rights.length === 0) continue;
     const right = rights.find((c) => c.keyRole === 'primary') ?? rights[0]!;
     paths.push({ alias, dataset: other, from: from.alias, fromDataset: base, baseColumn: left.name, joinedColumn: right.name, concept, strategy: right.keyRole === 'primary' ? 'lookup' : 'fanout' });

@@ -15,7 +15,7 @@ export const QUERY_LANGUAGE =
 export function queryRoutes(app: FastifyInstance, queries: QueryService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   api.post('/workspaces/:wsId/query', {
-    config: { scope: 'datasets:read', problems: [503] },
+    config: { scope: 'datasets:read', problems: [409, 503] },
     schema: {
       operationId: 'queryWorkspace',
       summary: 'Ask for data by meaning: the anchor query facility',
@@ -27,7 +27,9 @@ export function queryRoutes(app: FastifyInstance, queries: QueryService): void {
         'Everything compiles to one ClickHouse query over the datasets\' own queries: nothing is materialised. ' +
         'The answer is one of four variants: `rows` (execute), `metadata` (SHOW, DESCRIBE), `validated` (mode validate) and, for a query that does not compile, the error variant (`ok` false, still 200) with ' +
         `a stable \`code\` (${QUERY_ERROR_CODES.join(', ')}), the \`span\` of the problem in the query text, ranked \`candidates\` for unknown names and a \`suggestedQuery\` that validates. ` +
-        'Pages: `limit` rows from `startKey`; `nextStartKey` continues. A malformed request (no query, a bad limit) is a 422 problem document as everywhere.',
+        'Pages: `limit` rows from `startKey`; `nextStartKey` continues. A malformed request (no query, a bad limit) is a 422 problem document as everywhere. ' +
+        'With `saveAs` {name, description}, a SELECT that compiles is also saved as a data view (`GET .../data-views/{id}/rows` runs it again) and the answer carries its `dataViewId`; '
+        + 'saving needs the scope datasets:write (403), a name the workspace does not have (409), and a SELECT (422 at `body/saveAs`); a query that does not compile is answered with its error and not saved.',
       tags: ['Catalog'],
       params: IdParam('wsId', 'Workspace id'),
       body: QueryBody,

@@ -1,4 +1,9 @@
+import type { SaveAs } from '../../schemas/data-views.js';
 import type { Concept } from '../../schemas/ontology.js';
+import { AppError } from '../errors.js';
+import type { WorkspaceAccess } from '../workspaces/access.js';
+import { newViewRow, viewNameTaken } from './views/model.js';
+import type { DataViewRepo } from './views/repo.js';
 import type { QueryRequest, QueryResult } from '../../schemas/query.js';
 import type { Principal } from '../auth/principal.js';
 import type { CompiledDataset } from '../datasets/compiler/compile.js';
@@ -9,6 +14,9 @@ import type { OntologyService } from '../ontology/service.js';
 import { type DataStore, DataStoreError, quoteColumn, tenantSql } from '../store/data/port.js';
 import { TOTAL_COLUMN, compileQuery } from './compile.js';
 import { QuerySyntaxError, parse } from './language.js';
+import { canonicalRelation } from './values.js';
+import { Params } from '../datasets/compiler/params.js';
+import { enrichmentOf } from '../ontology/enrichment.js';
 import { type QueryCatalog, QueryError, type QueryPlan, candidatePool, planSelect } from './plan.js';
 import { quoteName, rank, similarity } from './suggest.js';
 
@@ -34,14 +42,28 @@ export class QueryService {
     private readonly datasets: DatasetService,
     private readonly ontology: OntologyService,
     private readonly data: () => DataStore,
+    private readonly views: DataViewRepo,
+    private readonly access: WorkspaceAccess,
+    private readonly isUniqueViolation: (error: unknown) => boolean,
   ) {}
 
-  async run(principal: Principal, workspaceId: string, request: QueryRequest): Promise<QueryResult> {
+  /**
+   * Answers a query; with `saveAs`, a SELECT that compiles is also saved as a data view (needs datasets:write and
+   * write access; 409 on a name the workspace has). `viewId`: the data view being read (its answer names it).
+   */
+  async run(principal: Principal, workspaceId: string, request: QueryRequest, viewId: string | null = null): Promise<QueryResult> {
+    if (request.saveAs !== undefined) {
+      if (!principal.scopes.has('datasets:write')) throw new AppError('missing_scope', 'Saving a query as a data view needs the scope datasets:write');
+      await this.access.require(principal, workspaceId, 'write');
+    }
     const workspace = await this.workspace(principal, workspaceId);
     const limit = request.limit ?? DEFAULT_LIMIT;
     const start = request.startKey ?? 0;
     try {
       const statement = parse(request.query);
+      if (statement.kind !== 'select' && request.saveAs !== undefined) {
+        throw new AppError('validation_failed', 'Only a SELECT can be saved as a data view', { errors: [{ location: 'body/saveAs', message: `${statement.kind.toUpperCase()} answers the workspace's metadata: save a SELECT` }] });
+      }
       if (statement.kind === 'show') return page(show(statement.what, workspace.catalog), limit, start);
       if (statement.kind === 'describe') return page(describe(statement.name, workspace.catalog), limit, start);
       const plan = planSelect(statement, workspace.catalog, request.query);
@@ -50,11 +72,17 @@ export class QueryService {
       const compiled = compileQuery(plan, base, joined);
       const tenant = tenantSql(principal.organisationId);
       if (request.mode === 'validate') {
-        return { ok: true, kind: 'validated', sql: compiled.sql(tenant), plan: planOf(plan, new Map(), null), warnings: plan.warnings, involvedConcepts: plan.involved };
+        const dataViewId = request.saveAs === undefined ? viewId : await this.save(principal, workspaceId, request.saveAs, request.query);
+        return { ok: true, kind: 'validated', sql: compiled.sql(tenant), plan: planOf(plan, new Map(), null), warnings: plan.warnings, involvedConcepts: plan.involved, dataViewId };
+      }
+      const waiting = pendingEnrichments(plan, workspace.catalog);
+      if (waiting.length > 0) {
+        const names = [...new Set(waiting.map((w) => w.conceptName))].join(', ');
+        return failure('enrichment_running', `The values of ${names} are being resolved to canonical values; ask again when the enrichment completes (progress below)`, null, [], [], request.query, waiting);
       }
       const store = this.data();
       const fanout = new Map<string, number>();
-      for (const join of plan.joins) fanout.set(join.alias, await this.fanout(principal.organisationId, joined.get(join.alias)!, join.joinedColumn));
+      for (const join of plan.joins) fanout.set(join.alias, await this.fanout(principal.organisationId, join.dataset, joined.get(join.alias)!, join.joinedColumn));
       const paging = { ...compiled.params.values, page_limit: limit, page_offset: start };
       const rows = await store.query<Record<string, unknown>>(principal.organisationId, (sql) => compiled.page(sql, '{page_limit:UInt32}', '{page_offset:UInt64}'), paging, { timeoutMs: READ_TIMEOUT_MS });
       const total = rows.length === 0 ? (start === 0 ? 0 : await this.count(principal.organisationId, compiled)) : Number(rows[0]![TOTAL_COLUMN]);
@@ -76,7 +104,7 @@ export class QueryService {
         units,
         plan: planOf(plan, fanout, total),
         warnings: plan.warnings,
-        dataViewId: null,
+        dataViewId: request.saveAs === undefined ? viewId : await this.save(principal, workspaceId, request.saveAs, request.query),
         relatedColumns: related(plan, workspace.catalog),
         involvedConcepts: plan.involved,
       };
@@ -111,15 +139,17 @@ export class QueryService {
 
   private async workspace(principal: Principal, workspaceId: string): Promise<Workspace> {
     const [datasets, concepts] = await Promise.all([this.datasets.compiledAll(principal, workspaceId), this.ontology.all(principal, workspaceId)]);
+    const inFlight = await this.ontology.enrichmentsInFlight(principal.organisationId, concepts.filter((c) => ['queued', 'running'].includes(enrichmentOf(c)?.status ?? '')).map((c) => c.id));
     return {
       catalog: {
         datasets: datasets.map((dataset) => ({
           id: dataset.id,
           name: dataset.name,
           tags: dataset.tags,
+          sourceIds: dataset.sourceIds,
           columns: schemaOf(dataset.compiled.relation).map((entry) => {
             const mapped = conceptOf(concepts, dataset.sourceIds, entry.field);
-            return { name: entry.field, type: entry.type, subtype: entry.subtype, unit: entry.unit, conceptId: mapped?.concept.id ?? null, keyRole: mapped?.keyRole ?? null };
+            return { name: entry.field, type: entry.type, subtype: entry.subtype, unit: entry.unit, conceptId: mapped?.concept.id ?? null, keyRole: mapped?.keyRole ?? null, valueMap: mapped?.valueMap ?? null };
           }),
         })),
         concepts: concepts.map((concept) => ({
@@ -131,15 +161,27 @@ export class QueryService {
           unit: (concept.metadata.unit as string | undefined) ?? null,
           fields: [...new Set(concept.fieldMappings.filter((m) => m.status !== 'rejected').map((m) => m.field))],
           metricSql: concept.conceptKind === 'metric' ? concept.metricSql : null,
+          enrichmentInFlight: inFlight.has(enrichmentOf(concept)?.jobId ?? '') ? enrichmentOf(concept)! : null,
         })),
       },
       compiled: new Map(datasets.map((dataset) => [dataset.id, dataset.compiled])),
     };
   }
 
+  /** Saves a query as a data view of the workspace; answers its id. */
+  private async save(principal: Principal, workspaceId: string, saveAs: SaveAs, query: string): Promise<string> {
+    const row = newViewRow(principal, workspaceId, saveAs.name, saveAs.description ?? null, query);
+    await this.views.insert(row).catch((error: unknown) => {
+      throw this.isUniqueViolation(error) ? viewNameTaken(row.name) : error;
+    });
+    return row.id;
+  }
+
   /** Rows of the joined dataset per key: how much a join through it repeats rows. */
-  private async fanout(organisationId: string, joined: CompiledDataset, column: string): Promise<number> {
-    const [row] = await this.data().query<{ f: number | string | null }>(organisationId, (sql) => `SELECT count() / greatest(uniqExact(${quoteColumn(column)}), 1) AS f FROM (${joined.relation.sql(sql)})`, joined.params.values, { timeoutMs: READ_TIMEOUT_MS });
+  private async fanout(organisationId: string, dataset: QueryCatalog['datasets'][number], joined: CompiledDataset, column: string): Promise<number> {
+    const params = new Params('v');
+    const relation = canonicalRelation(dataset, joined.relation.sql, params);
+    const [row] = await this.data().query<{ f: number | string | null }>(organisationId, (sql) => `SELECT count() / greatest(uniqExact(${quoteColumn(column)}), 1) AS f FROM (${relation(sql)})`, { ...joined.params.values, ...params.values }, { timeoutMs: READ_TIMEOUT_MS });
     return Math.round(Number(row?.f ?? 1) * 1000) / 1000;
   }
 
@@ -153,7 +195,7 @@ export class QueryService {
 function conceptOf(concepts: Concept[], sourceIds: string[], field: string) {
   for (const concept of concepts) {
     const mapping = concept.fieldMappings.find((m) => m.status !== 'rejected' && m.field === field && sourceIds.includes(m.sourceId));
-    if (mapping !== undefined) return { concept, keyRole: mapping.keyRole };
+    if (mapping !== undefined) return { concept, keyRole: mapping.keyRole, valueMap: mapping.valueMap };
   }
   return undefined;
 }
@@ -184,8 +226,34 @@ function validates(text: string, workspace: Workspace): boolean {
 /** A query that always validates, showing where to start. */
 const fallback = (catalog: QueryCatalog) => (catalog.concepts.length > 0 ? 'SHOW CONCEPTS' : 'SHOW DATASETS');
 
-function failure(code: string, message: string, span: [number, number] | null, candidates: Failure['error']['candidates'] = [], perSource: Failure['error']['perSource'] = [], suggestedQuery: string | null = null): Failure {
-  return { ok: false, error: { code, message, span, perSource, candidates, suggestedQuery, enrichmentProgress: [] } };
+function failure(
+  code: string, message: string, span: [number, number] | null, candidates: Failure['error']['candidates'] = [], perSource: Failure['error']['perSource'] = [], suggestedQuery: string | null = null,
+  enrichmentProgress: Failure['error']['enrichmentProgress'] = [],
+): Failure {
+  return { ok: false, error: { code, message, span, perSource, candidates, suggestedQuery, enrichmentProgress } };
+}
+
+/**
+ * The enrichments in flight that the query reads through: per dataset read (the base and each joined one) and
+ * concept the query names or joins through, the progress over that dataset's fields.
+ */
+function pendingEnrichments(plan: QueryPlan, catalog: QueryCatalog): Failure['error']['enrichmentProgress'] {
+  const concepts = new Map(catalog.concepts.map((c) => [c.id, c]));
+  const involved = new Set(plan.involved.map((c) => c.conceptId));
+  const waiting: Failure['error']['enrichmentProgress'] = [];
+  for (const dataset of [plan.base, ...plan.joins.map((j) => j.dataset)]) {
+    for (const conceptId of new Set(dataset.columns.map((c) => c.conceptId))) {
+      const enrichment = conceptId === null || !involved.has(conceptId) ? null : concepts.get(conceptId)?.enrichmentInFlight ?? null;
+      if (enrichment === null) continue;
+      const fields = enrichment.fields.filter((f) => dataset.sourceIds.includes(f.sourceId));
+      const sum = (key: 'distinctTotal' | 'matchedCount' | 'unmatchedCount') => fields.reduce((n, f) => n + f[key], 0);
+      waiting.push({
+        datasetId: dataset.id, datasetName: dataset.name, conceptId: conceptId!, conceptName: concepts.get(conceptId!)!.name, status: enrichment.status,
+        distinctTotal: sum('distinctTotal'), matchedCount: sum('matchedCount'), unmatchedCount: sum('unmatchedCount'),
+      });
+    }
+  }
+  return waiting;
 }
 
 function show(what: 'CONCEPTS' | 'DATASETS' | 'METRICS', catalog: QueryCatalog): Omit<Metadata, 'rowCount' | 'totalRowCount' | 'truncated' | 'nextStartKey'> {

@@ -25,6 +25,8 @@ import { newKeyRow } from '../../src/api-keys/service.js';
 import { IdempotencyRepo, type IdempotencyRow } from '../../src/http/idempotency-repo.js';
 import { JobRepo, type JobRow } from '../../src/jobs/repo.js';
 import { newId, nowIso } from '../../src/lib/ids.js';
+import { OntologyInstallRepo, type OntologyInstallRow } from '../../src/ontology/libraries/repo.js';
+import { DataViewRepo, type DataViewRow } from '../../src/query/views/repo.js';
 import { OrganisationRepo, type NewOrganisation } from '../../src/organisations/repo.js';
 import { OrganisationService } from '../../src/organisations/service.js';
 import { openEmbeddedMetaStore } from '../../src/store/meta/embedded.js';
@@ -517,6 +519,58 @@ export function describeMetaStoreConformance(name: string, target: MetaStoreTarg
       assert.equal(await new UserRepo(store.db).find(other.organisationId, tenant.userId), undefined);
       const key = await store.db.selectFrom('api_keys').select('id').where('organisation_id', '=', tenant.organisationId).executeTakeFirstOrThrow();
       assert.equal(await new ApiKeyRepo(store.db).find(other.organisationId, key.id), undefined);
+    });
+
+    it('keeps data views per workspace: names unique case-insensitively, pages newest first, and another organisation neither reads, changes nor deletes them', { skip }, async () => {
+      const views = new DataViewRepo(store.db);
+      const workspace = workspaceRow(tenant.organisationId, tenant.userId, unique('views'));
+      await new WorkspaceRepo(store.db).insert(workspace, ownerMembership(workspace));
+      const row = (name: string, at: string): DataViewRow => ({
+        id: newId('dv'), organisation_id: tenant.organisationId, workspace_id: workspace.id, name, name_key: name.toLowerCase(), description: null,
+        query: 'SELECT count(*) AS n FROM orders', created_by: tenant.userId, created_at: at, updated_at: at,
+      });
+      const first = row('Revenue', '2026-01-01T00:00:00.000Z');
+      const second = row('Orders', '2026-01-02T00:00:00.000Z');
+      await views.insert(first);
+      await views.insert(second);
+      const clash = await views.insert(row('REVENUE', '2026-01-03T00:00:00.000Z')).then(() => null, (error: unknown) => error);
+      assert.ok(store.isUniqueViolation(clash), `a name taken in another case is a unique violation: ${String(clash)}`);
+      const page = await views.list(tenant.organisationId, workspace.id, { limit: 1, after: null });
+      assert.deepEqual([page.total, page.rows[0]?.id], [2, second.id], 'newest first (the page reads one row past its limit, to know there is more)');
+      const next = await views.list(tenant.organisationId, workspace.id, { limit: 1, after: [second.created_at, second.id] });
+      assert.deepEqual(next.rows.map((r) => r.id), [first.id]);
+
+      assert.equal(await views.find(other.organisationId, workspace.id, first.id), undefined);
+      assert.equal((await views.list(other.organisationId, workspace.id, { limit: 10, after: null })).total, 0);
+      assert.equal(await views.update(other.organisationId, workspace.id, first.id, { description: 'theirs' }), false);
+      assert.equal(await views.delete(other.organisationId, workspace.id, first.id), false);
+      assert.equal(await views.update(tenant.organisationId, workspace.id, first.id, { description: 'ours' }), true);
+      assert.equal((await views.find(tenant.organisationId, workspace.id, first.id))?.description, 'ours');
+      assert.equal(await views.delete(tenant.organisationId, workspace.id, first.id), true);
+      assert.equal(await views.find(tenant.organisationId, workspace.id, first.id), undefined);
+    });
+
+    it('keeps one ontology install per workspace and library: saving again moves its version, keeps who installed it, and other organisations neither read nor overwrite it', { skip }, async () => {
+      const installs = new OntologyInstallRepo(store.db);
+      const workspace = workspaceRow(tenant.organisationId, tenant.userId, unique('installs'));
+      await new WorkspaceRepo(store.db).insert(workspace, ownerMembership(workspace));
+      const first: OntologyInstallRow = {
+        organisation_id: tenant.organisationId, workspace_id: workspace.id, ontology_id: 'causa.commerce', ontology_version: '1.0.0',
+        concepts: '[]', installed_by: tenant.userId, installed_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+      };
+      assert.deepEqual(await installs.save(first), first);
+      const later = { ...first, ontology_version: '1.1.0', concepts: '[{"canonicalId":"country","conceptId":"cpt_1","origin":"created"}]', installed_by: 'usr_later', installed_at: '2026-02-01T00:00:00.000Z', updated_at: '2026-02-01T00:00:00.000Z' };
+      assert.deepEqual(await installs.save(later), { ...later, installed_by: first.installed_by, installed_at: first.installed_at });
+      await Promise.all(Array.from({ length: 10 }, (_, i) => installs.save({ ...later, updated_at: `2026-03-0${i % 9 + 1}T00:00:00.000Z` })));
+      assert.equal((await installs.list(tenant.organisationId, workspace.id)).length, 1, 'concurrent saves land one row');
+
+      assert.equal(await installs.find(other.organisationId, workspace.id, first.ontology_id), undefined);
+      assert.deepEqual(await installs.list(other.organisationId, workspace.id), []);
+      await assert.rejects(installs.save({ ...first, organisation_id: other.organisationId, ontology_version: '9.0.0' }), /another organisation/);
+      assert.equal(await installs.delete(other.organisationId, workspace.id, first.ontology_id), false);
+      assert.equal((await installs.find(tenant.organisationId, workspace.id, first.ontology_id))?.ontology_version, '1.1.0', 'untouched by the other organisation');
+      assert.equal(await installs.delete(tenant.organisationId, workspace.id, first.ontology_id), true);
+      assert.deepEqual(await installs.list(tenant.organisationId, workspace.id), []);
     });
 
     it('keeps the job queue exact: a queued job is claimed once, and a cancel and a finish never both win', { skip }, async () => {

@@ -37,6 +37,9 @@ interface Sample {
 const STORAGE_ROOT = mkdtempSync(join(tmpdir(), 'causa-matrix-storage-'));
 process.once('exit', () => rmSync(STORAGE_ROOT, { recursive: true, force: true }));
 
+/** The bundled ontology library the samples read and install (a library is the service's, not a tenant's). */
+const ONTOLOGY_ID = 'causa.commerce';
+
 const SAMPLES: Record<string, Sample> = {
   getMe: {},
   createApiKey: { body: { name: 'matrix sample key', scopes: [UNRELATED_SCOPE] } },
@@ -89,7 +92,20 @@ const SAMPLES: Record<string, Sample> = {
   deleteConcept: {},
   splitConcept: { body: (ids: Ids) => ({ fieldMapping: { sourceId: ids.source, field: 'a' } }) },
   extractOntology: { body: (ids: Ids) => ({ sourceId: ids.source }) },
+  enrichConcept: { body: {} },
+  listOntologies: {},
+  getOntology: {},
+  installOntology: { body: { ontologyId: ONTOLOGY_ID } },
+  listOntologyInstalls: {},
+  getOntologyInstall: {},
+  uninstallOntology: {},
   queryWorkspace: { body: { query: 'SHOW DATASETS' } },
+  listDataViews: {},
+  createDataView: { body: () => ({ name: `Matrix sample view ${Math.random()}`, query: VIEW_QUERY }) },
+  getDataView: {},
+  updateDataView: { body: { description: 'edited by the matrix' } },
+  deleteDataView: {},
+  readDataView: {},
   listJobs: {},
   getJob: {},
   cancelJob: {},
@@ -202,10 +218,13 @@ function requiredScope(label: string, description = ''): Scope | null {
 
 type IdKind =
   | 'workspace' | 'user' | 'key' | 'source' | 'folder' | 'dataset' | 'twin' | 'version' | 'trainedVersion' | 'job' | 'run' | 'scoreRun' | 'batchRun' | 'connector'
-  | 'panelTwin' | 'panelVersion' | 'group' | 'concept';
+  | 'panelTwin' | 'panelVersion' | 'group' | 'concept' | 'dataView';
 
-/** Path parameters that name no resource: always sent with this value (a simulation exports json: csv is for panels). */
-const FIXED_PARAMS: Record<string, string> = { format: 'csv' };
+/**
+ * Path parameters that name no resource of a tenant: always sent with this value (a simulation exports json: csv is
+ * for panels; an ontology library is the same for every organisation, its installs are reached through {wsId}).
+ */
+const FIXED_PARAMS: Record<string, string> = { format: 'csv', ontologyId: ONTOLOGY_ID };
 const fixedParam = (template: string, name: string): string | undefined => (name === 'format' && template.includes('/simulations/') ? (template.includes('/rows/') ? 'csv' : 'json') : FIXED_PARAMS[name]);
 type Ids = Record<IdKind, string>;
 
@@ -218,6 +237,7 @@ function idKind(template: string, name: string): IdKind {
   if (name === 'id' && template.includes('/datasets/{id}')) return 'dataset';
   if (name === 'groupId') return 'group';
   if (name === 'id' && template.includes('/ontology/concepts/{id}')) return 'concept';
+  if (name === 'id' && template.includes('/data-views/{id}')) return 'dataView';
   if (name === 'id' && isPanelOperation(template)) return 'panelTwin';
   if (name === 'vId' && isPanelOperation(template)) return 'panelVersion';
   if (name === 'id' && template.includes('/digital-twins/{id}')) return 'twin';
@@ -253,6 +273,7 @@ const NONEXISTENT: Ids = {
   panelVersion: 'dtv_00000000000000000000000002',
   group: 'eg_00000000000000000000000000',
   concept: 'cpt_00000000000000000000000000',
+  dataView: 'dv_00000000000000000000000000',
 };
 
 const urlOf = (operation: Operation, ids: Ids) =>
@@ -365,12 +386,28 @@ async function createConnector(world: TestApp, key: string, organisationId: stri
   return response.body.data.id;
 }
 
-/** A concept mapping two fields of the matrix source (so that one can be split off). */
+/** A concept mapping two fields of the matrix source (so that one can be split off), with values to enrich them to. */
 async function createConcept(world: TestApp, key: string, workspaceId: string, sourceId: string): Promise<string> {
-  const body = { name: 'Matrix concept', fieldMappings: [{ sourceId, field: 'a' }, { sourceId, field: 'c' }] };
+  const body = { name: 'Matrix concept', fieldMappings: [{ sourceId, field: 'a' }, { sourceId, field: 'c' }], valueMappings: [{ canonicalValue: 'One', aliases: ['1'] }] };
   const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/ontology/concepts`, key, body });
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return response.body.data.id;
+}
+
+/** A saved query over a dataset of its own matrix source (numeric column a: the samples' source stays free to delete), for the data view samples. */
+const VIEW_QUERY = 'SELECT sum(a) AS total FROM "Matrix view data"';
+async function createDataView(world: TestApp, key: string, workspaceId: string): Promise<string> {
+  const sourceId = await createSource(world, key, workspaceId);
+  const dataset = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/datasets`, key, body: { name: 'Matrix view data', sources: [{ id: sourceId }] } });
+  assert.equal(dataset.status, 201, JSON.stringify(dataset.body));
+  const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/data-views`, key, body: { name: 'Matrix view', query: VIEW_QUERY } });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body.data.id;
+}
+
+async function installOntology(world: TestApp, key: string, workspaceId: string): Promise<void> {
+  const response = await world.call({ method: 'POST', url: `${API}/workspaces/${workspaceId}/ontology/installs`, key, body: { ontologyId: ONTOLOGY_ID } });
+  assert.equal(response.status, 201, JSON.stringify(response.body));
 }
 
 async function createDataset(world: TestApp, key: string, workspaceId: string): Promise<string> {
@@ -468,11 +505,14 @@ async function freshTargets(world: TestApp, admin: string, operation: Operation)
   const { id: key } = await createKey(world, { name: 'spare', scopes: [UNRELATED_SCOPE] });
   const source = await createSource(world, admin, workspace);
   const connector = await createConnector(world, admin, world.tenant.organisationId);
+  // Reading or removing an install needs one.
+  if (operation.template.includes('/ontology/installs/{ontologyId}')) await installOntology(world, admin, workspace);
   return {
     workspace, user, key, source, connector,
     folder: await createFolder(world, admin, workspace),
     dataset: await createDataset(world, admin, workspace),
     concept: await createConcept(world, admin, workspace, source),
+    dataView: await createDataView(world, admin, workspace),
     ...(await createTwinTargets(world, admin, workspace, source, needsRuns(operation))),
   };
 }
@@ -532,14 +572,14 @@ async function buildMatrix(t: TestContext): Promise<Matrix> {
     admin,
     ids: await (async () => {
       const source = await createSource(world, admin, workspaceA);
-      const rest = { folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA), connector: await createConnector(world, admin, world.tenant.organisationId), concept: await createConcept(world, admin, workspaceA, source) };
+      const rest = { folder: await createFolder(world, admin, workspaceA), dataset: await createDataset(world, admin, workspaceA), connector: await createConnector(world, admin, world.tenant.organisationId), concept: await createConcept(world, admin, workspaceA, source), dataView: await createDataView(world, admin, workspaceA) };
       return { workspace: workspaceA, user: member, key: spare.id, source, ...rest, ...(await createTwinTargets(world, admin, workspaceA, source)) };
     })(),
     workspaceB,
     otherIds: await (async () => {
       const [key, workspace] = [world.other.key, world.other.libraryWorkspaceId];
       const source = await createSource(world, key, workspace);
-      const rest = { folder: await createFolder(world, key, workspace), dataset: await createDataset(world, key, workspace), connector: await createConnector(world, key, world.other.organisationId), concept: await createConcept(world, key, workspace, source) };
+      const rest = { folder: await createFolder(world, key, workspace), dataset: await createDataset(world, key, workspace), connector: await createConnector(world, key, world.other.organisationId), concept: await createConcept(world, key, workspace, source), dataView: await createDataView(world, key, workspace) };
       return { workspace, user: world.other.userId, key: otherKeyId, source, ...rest, ...(await createTwinTargets(world, key, workspace, source)) };
     })(),
     keys: {

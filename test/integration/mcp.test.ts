@@ -100,6 +100,19 @@ test('MCP with the SDK client: every revision, a whole journey through tools, co
   assert.equal(asked.rows.reduce((sum: number, row: { n: number }) => sum + row.n, 0), 600);
   const misspelled = (await call('query_workspace', { workspaceId: ws, query: 'SELECT count(*) AS n FROM chian' })).result;
   assert.equal(misspelled.error.suggestedQuery, 'SELECT count(*) AS n FROM chain');
+  const view = await call('save_data_view', { workspaceId: ws, name: 'Plans', query: 'SELECT plan, count(*) AS n FROM chain GROUP BY plan ORDER BY plan' });
+  assert.deepEqual((await call('list_data_views', { workspaceId: ws })).items.map((v: { id: string }) => v.id), [view.id]);
+  assert.deepEqual((await call('read_data_view', { workspaceId: ws, dataViewId: view.id })).result.rows, asked.rows, 'a saved query read again answers the same rows');
+  const plan = (await call('list_concepts', { workspaceId: ws, sourceId: source.id })).items.find((c: { fieldMappings: Array<{ field: string }> }) => c.fieldMappings.some((m) => m.field === 'plan'));
+  await call('update_concept', { workspaceId: ws, conceptId: plan.id, valueMappings: [{ canonicalValue: 'Premium plan', aliases: ['premium'] }, { canonicalValue: 'Basic plan', aliases: ['basic'] }] });
+  const enriched = await call('enrich_concept', { workspaceId: ws, conceptId: plan.id, confirm: true });
+  assert.match(enriched.jobId, /^job_/);
+  for (let i = 0; (await call('get_concept', { workspaceId: ws, conceptId: plan.id })).metadata.enrichments?.canonicalValues?.status !== 'completed'; i++) {
+    assert.ok(i < 500, 'the enrichment completes');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const canonical = (await call('query_workspace', { workspaceId: ws, query: 'SELECT plan, count(*) AS n FROM chain GROUP BY plan ORDER BY plan' })).result;
+  assert.deepEqual(canonical.rows.map((r: { plan: string }) => r.plan), ['Basic plan', 'Premium plan'], 'queries read the plans as their canonical values');
   const twin = await call('create_twin', { workspaceId: ws, name: 'Chain twin', sourceId: source.id });
   await call('update_fixed_graph', { workspaceId: ws, twinId: twin.id, versionId: twin.versionId, addEdges: [{ source: 'x', target: 'y' }, { source: 'plan', target: 'y' }, { source: 'y', target: 'z' }] });
   const unconfirmed = await client.callTool({ name: 'run_pipeline', arguments: { workspaceId: ws, twinId: twin.id, bootstrapSamples: 0 } });
@@ -306,4 +319,37 @@ test('MCP sessions: the streams of a revoked key end within a round of checks, w
     ]);
     assert.equal(ended, true, 'the revoked key\'s stream ended');
   }
+});
+
+test('MCP ontology libraries: list_ontologies names the bundled libraries, install_ontology installs one once, and a read-only key sees no install tool', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const post = (body: unknown, key = app.tenant.key) =>
+    app.app.inject({ method: 'POST', url: '/api/v1/mcp', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'mcp-protocol-version': '2025-11-25' }, payload: JSON.stringify(body) });
+  const call = async (name: string, args: Record<string, unknown>, key?: string) => {
+    const response = (await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, key)).json();
+    assert.equal(response.result?.isError, false, JSON.stringify(response));
+    return response.result.structuredContent as Record<string, any>;
+  };
+
+  const listed = await call('list_ontologies', {});
+  assert.deepEqual(listed.items.map((l: { id: string; version: string }) => `${l.id}@${l.version}`), ['causa.commerce@1.0.0']);
+  const first = await call('install_ontology', { workspaceId: ws, ontologyId: 'causa.commerce' });
+  assert.equal(first.install.version, '1.0.0');
+  assert.ok(first.created.some((c: { canonicalId: string }) => c.canonicalId === 'country'));
+  const again = await call('install_ontology', { workspaceId: ws, ontologyId: 'causa.commerce' });
+  assert.deepEqual([again.created, again.updated], [[], []], 'installing again changes nothing');
+  assert.equal(again.unchanged.length, first.created.length);
+  const concepts = await call('list_concepts', { workspaceId: ws, limit: 200 });
+  assert.ok(concepts.items.some((c: { name: string; ontologyRef: { canonicalId: string } | null }) => c.name === 'Country' && c.ontologyRef?.canonicalId === 'country'));
+
+  const tools = (await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).json().result.tools as Array<{ name: string; annotations: Record<string, boolean> }>;
+  assert.equal(tools.find((tool) => tool.name === 'install_ontology')?.annotations.idempotentHint, true);
+  assert.equal(tools.find((tool) => tool.name === 'list_ontologies')?.annotations.readOnlyHint, true);
+  const reader = await app.call({ method: 'POST', url: '/api/v1/api-keys', body: { name: 'ontology reader', scopes: ['ontology:read'] } });
+  const readable = (await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, reader.body.data.key)).json().result.tools.map((tool: { name: string }) => tool.name);
+  assert.ok(readable.includes('list_ontologies') && !readable.includes('install_ontology'), readable.join(', '));
+  const refused = (await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'install_ontology', arguments: { workspaceId: ws, ontologyId: 'causa.commerce' } } }, reader.body.data.key)).json();
+  assert.equal(refused.result.isError, true);
+  assert.match(refused.result.content[0].text, /needs the scope ontology:write/);
 });

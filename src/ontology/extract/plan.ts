@@ -3,6 +3,7 @@ import { type ConceptBody, type FieldSketch, type Sketches, fullMapping, mapping
 import { conceptNameOf, nameSimilarity, readName } from './names.js';
 import { type ColumnFacts, type Profile, isAnchorClassification, isTextual, suggestedRoleOf } from './profile.js';
 import type { MinedRule } from './rules.js';
+import { curatedShare, extendCurated } from './curated.js';
 import { containment } from './sketch.js';
 import { resolver, valueMappings } from './values.js';
 
@@ -76,6 +77,8 @@ export function score(profile: Profile, known: KnownConcept): { confidence: numb
   let values = 0;
   if (valueBearing(profile.classification) && valueBearing(body.conceptClassification)) {
     for (const sketch of Object.values(known.sketches)) values = Math.max(values, containment({ sketch: profile.facts.sketch, distinct: profile.facts.distinct }, { sketch: sketch.hashes, distinct: sketch.distinct }));
+    // A library's concept lists its values (it has no sketches until a field is mapped to it).
+    if (body.ontologyRef !== null) values = Math.max(values, curatedShare(profile.facts.top, body.valueMappings));
   }
   // Distinctive values (codes, sparse numbers) shared are strong evidence whatever the names; values any column may
   // hold (small dense integers, tiny domains) are weak, and weaker still under a name that names something else.
@@ -167,7 +170,8 @@ export function planExtraction(sourceId: string, profiles: Profile[], known: Kno
     if (before === -1) target.body.fieldMappings.push(mapping);
     else {
       const kept = target.body.fieldMappings[before]!;
-      target.body.fieldMappings[before] = kept.source === 'ingest' ? mapping : { ...kept, conformance: mapping.conformance, valueMap: mapping.valueMap };
+      const valueMap = keptValueMap(kept.valueMap, mapping.valueMap, canonical);
+      target.body.fieldMappings[before] = kept.source === 'ingest' ? { ...mapping, valueMap } : { ...kept, conformance: mapping.conformance, valueMap };
     }
     // Rules and time order seen in this source replace what was seen in it before; those of other sources stay.
     const prefix = `${sourceId}.`;
@@ -266,7 +270,10 @@ function mergeDetected(body: ConceptBody, profile: Profile): void {
   // Categories and value mappings over every field of the concept (their most frequent values).
   if (profile.classification === 'dimension' || profile.classification === 'location' || profile.classification === 'boolean') {
     const mappings = valueMappings(facts.top);
-    const merged = valueMappings([...facts.top, ...body.valueMappings.flatMap((m) => [m.canonicalValue, ...m.aliases].map((value) => ({ value, count: 1 }))), ...((before.categories as string[] | undefined) ?? []).map((value) => ({ value, count: 1 }))]);
+    // A library's value mappings are kept whole; the data's other spellings join them (see curated.ts).
+    const merged = body.ontologyRef !== null
+      ? extendCurated(body.valueMappings, [...facts.top, ...((before.categories as string[] | undefined) ?? []).map((value) => ({ value, count: 1 }))])
+      : valueMappings([...facts.top, ...body.valueMappings.flatMap((m) => [m.canonicalValue, ...m.aliases].map((value) => ({ value, count: 1 }))), ...((before.categories as string[] | undefined) ?? []).map((value) => ({ value, count: 1 }))]);
     const canonical = resolver(merged.length > 0 ? merged : mappings);
     const categories = new Set<string>((before.categories as string[] | undefined) ?? []);
     for (const { value } of facts.top) categories.add(canonical.get(value) ?? value);
@@ -311,11 +318,23 @@ function timeProfile(facts: ColumnFacts): Record<string, unknown> {
   };
 }
 
+/**
+ * A field's value map after a new batch: what this extraction resolved (its most frequent values), over what was
+ * resolved before (an enrichment resolves every value) where that still names one of the concept's canonical values.
+ */
+function keptValueMap(before: Record<string, string> | null, now: Record<string, string> | null, canonical: Map<string, string>): Record<string, string> | null {
+  const merged = { ...Object.fromEntries(Object.entries(before ?? {}).filter(([, to]) => canonical.get(to) === to)), ...now };
+  return Object.keys(merged).length === 0 ? null : merged;
+}
+
 function mappingOf(sourceId: string, match: Match, body: ConceptBody, canonical: Map<string, string>, at: string): FieldMapping {
   const facts = match.profile.facts;
   const present = facts.rows - facts.nulls;
   const nullRate = facts.rows === 0 ? 0 : facts.nulls / facts.rows;
-  const allowed = (body.metadata.categories as string[] | undefined) ?? (body.valueMappings.length > 0 ? body.valueMappings.map((m) => m.canonicalValue) : null);
+  // A library's concept allows its canonical values; another, the categories seen (else its value mappings' values).
+  const allowed = body.ontologyRef !== null && body.valueMappings.length > 0
+    ? body.valueMappings.map((m) => m.canonicalValue)
+    : ((body.metadata.categories as string[] | undefined) ?? (body.valueMappings.length > 0 ? body.valueMappings.map((m) => m.canonicalValue) : null));
   let coverage: number | null = null;
   const unresolved: Array<{ value: string; count: number }> = [];
   if (allowed !== null && facts.top.length > 0) {

@@ -15,7 +15,8 @@ export interface ValueMapping {
   aliases: string[];
 }
 
-const keyOf = (value: string) => value.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]/g, '');
+/** A spelling with case, accents, spaces and punctuation taken out ("São Paulo", "sao-paulo": "saopaulo"). */
+export const keyOf = (value: string) => value.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]/g, '');
 const wordsOf = (value: string) => value.split(/[\s\-_/]+/).filter(Boolean);
 const initialsOf = (value: string) => wordsOf(value).map((w) => w[0]!.toLowerCase()).join('');
 /** `short` starts `long` and its other letters follow in `long` in order. */
@@ -89,4 +90,28 @@ export function resolver(mappings: ValueMapping[]): Map<string, string> {
     for (const alias of mapping.aliases) map.set(alias, mapping.canonicalValue);
   }
   return map;
+}
+
+/**
+ * Each spelling of a field resolved to one of a concept's canonical values, or null when it is none of them: an
+ * alias or canonical value as written, else the value grouped (by the rules of `valueMappings`) with exactly one
+ * canonical value's spellings. The forward enrichment of a concept resolves every distinct value of its fields so.
+ */
+export function resolveValues(values: string[], mappings: ValueMapping[]): Map<string, string | null> {
+  const known = resolver(mappings);
+  const resolved = new Map<string, string | null>();
+  const open = values.filter((value) => {
+    const to = known.get(value);
+    if (to !== undefined) resolved.set(value, to);
+    return to === undefined;
+  });
+  // Grouped with the known spellings, one count each: a group holding one canonical value resolves to it.
+  const groups = valueMappings([...new Set([...known.keys(), ...open])].map((value) => ({ value, count: 1 })));
+  const groupOf = new Map(groups.flatMap((group) => [group.canonicalValue, ...group.aliases].map((value) => [value, group] as const)));
+  for (const value of open) {
+    const group = groupOf.get(value);
+    const canonical = group === undefined ? [] : [...new Set([group.canonicalValue, ...group.aliases].flatMap((member) => (member === value ? [] : [known.get(member)].filter((to): to is string => to !== undefined))))];
+    resolved.set(value, canonical.length === 1 ? canonical[0]! : null);
+  }
+  return resolved;
 }

@@ -301,6 +301,43 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('jobs').dropColumn('input').execute();
     },
   },
+  '0012_ontology_installs': {
+    async up(db: Kysely<any>) {
+      // One row per library installed in a workspace: its version, and which concept stands for which library concept.
+      await db.schema
+        .createTable('ontology_installs')
+        .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+        .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+        .addColumn('ontology_id', 'text', (c) => c.notNull())
+        .addColumn('ontology_version', 'text', (c) => c.notNull())
+        .addColumn('concepts', 'text', (c) => c.notNull())
+        .addColumn('installed_by', 'text', (c) => c.notNull())
+        .addColumn('installed_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('ontology_installs_pk', ['workspace_id', 'ontology_id'])
+        .execute();
+    },
+  },
+  '0013_data_views': {
+    async up(db: Kysely<any>) {
+      // Saved anchor queries of a workspace (the query answer's `dataViewId`): read again, they run again.
+      await db.schema
+        .createTable('data_views')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+        .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('name_key', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('query', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('data_views_name_unique', ['workspace_id', 'name_key'])
+        .execute();
+      await db.schema.createIndex('data_views_workspace_created').on('data_views').columns(['workspace_id', 'created_at', 'id']).execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */

@@ -230,6 +230,20 @@ export interface ConnectorsTable {
   updated_at: string;
 }
 
+/** Saved anchor queries of a workspace (src/query/views). */
+export interface DataViewsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  name_key: string;
+  description: string | null;
+  query: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Ontology concepts of a workspace: `body` holds the concept's members as JSON (see schemas/ontology.ts). */
 export interface ConceptsTable {
   id: string;
@@ -252,6 +266,19 @@ export interface ConceptSourcesTable {
   source_id: string;
 }
 
+/** The ontology libraries installed in a workspace (see src/ontology/libraries/). */
+export interface OntologyInstallsTable {
+  organisation_id: string;
+  workspace_id: string;
+  ontology_id: string;
+  ontology_version: string;
+  /** JSON: which concept stands for which library concept, and whether the install created or linked it. */
+  concepts: string;
+  installed_by: string;
+  installed_at: string;
+  updated_at: string;
+}
+
 export interface MetaDatabase {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -272,4 +299,6 @@ export interface MetaDatabase {
   connectors: ConnectorsTable;
   concepts: ConceptsTable;
   concept_sources: ConceptSourcesTable;
+  ontology_installs: OntologyInstallsTable;
+  data_views: DataViewsTable;
 }

@@ -4,7 +4,7 @@ import { nameSimilarity, readName, splitWords } from '../../../src/ontology/extr
 import { type ColumnFacts, profileColumn } from '../../../src/ontology/extract/profile.js';
 import { conditionalRules, temporalOrder } from '../../../src/ontology/extract/rules.js';
 import { SKETCH_SIZE, containment } from '../../../src/ontology/extract/sketch.js';
-import { valueMappings } from '../../../src/ontology/extract/values.js';
+import { resolveValues, valueMappings } from '../../../src/ontology/extract/values.js';
 import { planExtraction } from '../../../src/ontology/extract/plan.js';
 import { createHash } from 'node:crypto';
 
@@ -103,4 +103,19 @@ test('the planner maps a source key onto the concept whose values it shares, and
   assert.deepEqual(customer.body.fieldMappings.map((m) => [m.field, m.keyRole]), [['cust_id', 'primary'], ['party', 'foreign']]);
   const amountConcept = plan.concepts.find((c) => c.isNew)!;
   assert.deepEqual(amountConcept.body.anchorConceptLinks, [], 'no key in the orders source: nothing to describe');
+});
+
+test('a forward enrichment resolves each spelling to one canonical value, and leaves ambiguous or unknown ones unmatched', () => {
+  const mappings = [
+    { canonicalValue: 'New York', aliases: ['NY'] },
+    { canonicalValue: 'New Jersey', aliases: [] },
+    { canonicalValue: 'California', aliases: ['CA'] },
+    { canonicalValue: 'Colorado', aliases: [] },
+  ];
+  const resolved = resolveValues(['NY', 'new york', 'NEW-JERSEY', 'NJ', 'California', 'Calif.', 'CA', 'CO', 'Nowhere', 'N'], mappings);
+  assert.deepEqual(Object.fromEntries(resolved), {
+    NY: 'New York', 'new york': 'New York', 'NEW-JERSEY': 'New Jersey', NJ: 'New Jersey', California: 'California', 'Calif.': 'California', CA: 'California',
+    CO: null, Nowhere: null, N: null,
+  }, 'CO abbreviates Colorado and California alike');
+  assert.deepEqual(Object.fromEntries(resolveValues(['Co'], [{ canonicalValue: 'Colorado', aliases: [] }, { canonicalValue: 'Connecticut', aliases: [] }])), { Co: null }, 'an abbreviation of two values is neither');
 });
