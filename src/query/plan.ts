@@ -18,6 +18,8 @@ export interface CatalogDataset {
     keyRole: 'primary' | 'foreign' | null;
     /** Values as written to the concept's canonical values (the field mapping's `valueMap`): the query reads the column through it. */
     valueMap: Record<string, string> | null;
+    /** Computed by one of the dataset's `derive` operations. */
+    derived: boolean;
   }>;
 }
 
@@ -127,7 +129,7 @@ export function candidatePool(catalog: QueryCatalog): Array<Omit<Candidate, 'sco
     pool.push({ kind: 'dataset', id: dataset.id, name: dataset.name, syntax: quoteName(dataset.name) });
     // A tag finds the datasets it is on: written as the dataset's name.
     for (const tag of dataset.tags) pool.push({ kind: 'tag', id: dataset.id, name: tag, syntax: quoteName(dataset.name) });
-    for (const column of dataset.columns) pool.push({ kind: 'source', id: dataset.id, name: column.name, syntax: quoteName(column.name) });
+    for (const column of dataset.columns) pool.push({ kind: column.derived ? 'derived' : 'source', id: dataset.id, name: column.name, syntax: quoteName(column.name) });
   }
   for (const grain of GRAINS) pool.push({ kind: 'grain', id: grain, name: grain, syntax: `${grain}(...)` });
   return pool;

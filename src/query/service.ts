@@ -149,7 +149,8 @@ export class QueryService {
           sourceIds: dataset.sourceIds,
           columns: schemaOf(dataset.compiled.relation).map((entry) => {
             const mapped = conceptOf(concepts, dataset.sourceIds, entry.field);
-            return { name: entry.field, type: entry.type, subtype: entry.subtype, unit: entry.unit, conceptId: mapped?.concept.id ?? null, keyRole: mapped?.keyRole ?? null, valueMap: mapped?.valueMap ?? null };
+            const derived = dataset.compiled.steps.some(({ operation }) => operation.config.type === 'derive' && operation.config.column === entry.field);
+            return { name: entry.field, type: entry.type, subtype: entry.subtype, unit: entry.unit, conceptId: mapped?.concept.id ?? null, keyRole: mapped?.keyRole ?? null, valueMap: mapped?.valueMap ?? null, derived };
           }),
         })),
         concepts: concepts.map((concept) => ({

@@ -261,6 +261,15 @@ CHECKS.push(['misspelled names are corrected to the name meant, ranked first amo
   const tagged = await w.ask('SELECT count(*) AS n FROM "sales ledger"');
   assert.deepEqual(tagged.error.candidates[0], { kind: 'tag', id: orders.id, name: 'sales ledger', score: 1, syntax: 'orders' });
   assert.equal(tagged.error.suggestedQuery, 'SELECT count(*) AS n FROM orders');
+  // A column a dataset computes is a derived candidate.
+  const margins = await w.app.call({
+    method: 'POST', url: `${API}/workspaces/${w.ws}/datasets`,
+    body: { name: 'margins', sources: [{ id: w.ids.orders }], operations: [{ sourceId: w.ids.orders, config: { type: 'derive', column: 'margin', expression: 'amount * 0.2' } }] },
+  });
+  assert.equal(margins.status, 201, JSON.stringify(margins.body));
+  const derived = await w.ask('SELECT sum(margn) AS m FROM margins');
+  assert.deepEqual(derived.error.candidates[0], { kind: 'derived', id: margins.body.data.id, name: 'margin', score: derived.error.candidates[0].score, syntax: 'margin' });
+  assert.equal(derived.error.suggestedQuery, 'SELECT sum(margin) AS m FROM margins');
 }]);
 
 CHECKS.push(['a metric concept\'s formula is named like a column, aggregated per group, shown by SHOW METRICS and DESCRIBE, and checked when written', async (w) => {
