@@ -60,6 +60,7 @@ bench-mcp: build
 ## Ontology extraction precision and recall on generated sources; writes BENCHMARKS.md.
 bench-ontology: build
 	node dist/bench/ontology/extraction.js
+	node dist/bench/ontology/enrichment.js
 
 ## The anchor query facility beside the same SQL on the data store (10M rows); writes BENCHMARKS.md.
 bench-query: build

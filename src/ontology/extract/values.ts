@@ -31,6 +31,21 @@ function isSubsequence(short: string, long: string): boolean {
 }
 const isAbbreviation = (value: string) => /^[A-Z]{2,4}$/.test(value) || /^[A-Za-z]{2,}\.$/.test(value);
 
+/**
+ * The spellings an abbreviation may stand for: for a dotted one ("Calif."), those its stem starts; else those whose
+ * initials it is ("NY": New York) or, when none, those holding its first letter and then, in order, its others
+ * ("CA": California, "TX": Texas). It stands for one value when they all are spellings of one.
+ */
+function abbreviated(value: string, spellings: readonly string[]): string[] {
+  const lower = value.toLowerCase();
+  if (value.endsWith('.')) {
+    const stem = lower.slice(0, -1);
+    return spellings.filter((other) => other !== value && other.length > stem.length + 1 && other.toLowerCase().startsWith(stem));
+  }
+  const initials = spellings.filter((other) => wordsOf(other).length >= 2 && initialsOf(other) === lower);
+  return initials.length > 0 ? initials : spellings.filter((other) => other !== value && !isAbbreviation(other) && isSubsequence(lower, other.toLowerCase()));
+}
+
 /** Groups values (with their counts) into mappings; only groups with more than one spelling are answered. */
 export function valueMappings(values: ValueCount[]): ValueMapping[] {
   const counts = new Map<string, number>();
@@ -51,20 +66,10 @@ export function valueMappings(values: ValueCount[]): ValueMapping[] {
     if (seen === undefined) byKey.set(key, value);
     else join(value, seen);
   }
-  const full = [...counts.keys()].filter((v) => wordsOf(v).length >= 2);
-  for (const value of counts.keys()) {
+  const spellings = [...counts.keys()];
+  for (const value of spellings) {
     if (!isAbbreviation(value)) continue;
-    if (value.endsWith('.')) {
-      const stem = value.slice(0, -1).toLowerCase();
-      const longer = [...counts.keys()].filter((other) => other !== value && other.length > stem.length + 1 && other.toLowerCase().startsWith(stem));
-      if (longer.length === 1 || new Set(longer.map(keyOf)).size === 1) join(value, longer[0]!);
-      continue;
-    }
-    // Initials first ("NY": New York), then a unique spelling whose first letter and then, in order, the others it
-    // holds ("CA": California, "TX": Texas).
-    const initials = full.filter((other) => initialsOf(other) === value.toLowerCase());
-    const held = [...counts.keys()].filter((other) => other !== value && !isAbbreviation(other) && isSubsequence(value.toLowerCase(), other.toLowerCase()));
-    const matches = initials.length > 0 ? initials : held;
+    const matches = abbreviated(value, spellings);
     if (matches.length > 0 && new Set(matches.map(keyOf)).size === 1) join(value, matches[0]!);
   }
   const groups = new Map<string, string[]>();
@@ -94,24 +99,28 @@ export function resolver(mappings: ValueMapping[]): Map<string, string> {
 
 /**
  * Each spelling of a field resolved to one of a concept's canonical values, or null when it is none of them: an
- * alias or canonical value as written, else the value grouped (by the rules of `valueMappings`) with exactly one
- * canonical value's spellings. The forward enrichment of a concept resolves every distinct value of its fields so.
+ * alias or canonical value as written; else one equal to a known spelling but for case, spacing, punctuation and
+ * accents; else, for an abbreviation, the one value its known full spellings stand for (see `abbreviated`). A full
+ * spelling is never resolved through a known code ("Costa ica" is not CI, Côte d'Ivoire, by its initials). The
+ * forward enrichment of a concept resolves every distinct value of its fields so.
  */
 export function resolveValues(values: string[], mappings: ValueMapping[]): Map<string, string | null> {
   const known = resolver(mappings);
+  const byKey = new Map<string, Set<string>>();
+  for (const [spelling, canonical] of known) {
+    const key = keyOf(spelling);
+    if (key !== '') byKey.set(key, (byKey.get(key) ?? new Set<string>()).add(canonical));
+  }
+  const full = [...known.keys()].filter((spelling) => !isAbbreviation(spelling));
+  const one = (canonical: Iterable<string>) => {
+    const distinct = new Set(canonical);
+    return distinct.size === 1 ? [...distinct][0]! : null;
+  };
   const resolved = new Map<string, string | null>();
-  const open = values.filter((value) => {
-    const to = known.get(value);
-    if (to !== undefined) resolved.set(value, to);
-    return to === undefined;
-  });
-  // Grouped with the known spellings, one count each: a group holding one canonical value resolves to it.
-  const groups = valueMappings([...new Set([...known.keys(), ...open])].map((value) => ({ value, count: 1 })));
-  const groupOf = new Map(groups.flatMap((group) => [group.canonicalValue, ...group.aliases].map((value) => [value, group] as const)));
-  for (const value of open) {
-    const group = groupOf.get(value);
-    const canonical = group === undefined ? [] : [...new Set([group.canonicalValue, ...group.aliases].flatMap((member) => (member === value ? [] : [known.get(member)].filter((to): to is string => to !== undefined))))];
-    resolved.set(value, canonical.length === 1 ? canonical[0]! : null);
+  for (const value of values) {
+    const exact = known.get(value);
+    const variant = byKey.get(keyOf(value));
+    resolved.set(value, exact ?? (variant !== undefined ? one(variant) : isAbbreviation(value) ? one(abbreviated(value, full).map((spelling) => known.get(spelling)!)) : null));
   }
   return resolved;
 }

@@ -117,5 +117,9 @@ test('a forward enrichment resolves each spelling to one canonical value, and le
     NY: 'New York', 'new york': 'New York', 'NEW-JERSEY': 'New Jersey', NJ: 'New Jersey', California: 'California', 'Calif.': 'California', CA: 'California',
     CO: null, Nowhere: null, N: null,
   }, 'CO abbreviates Colorado and California alike');
+  const codes = [{ canonicalValue: 'Côte d\'Ivoire', aliases: ['CI', 'CIV'] }, { canonicalValue: 'Germany', aliases: ['DE', 'DEU'] }, { canonicalValue: 'Costa Rica', aliases: ['CR'] }];
+  assert.deepEqual(Object.fromEntries(resolveValues(['Costa ica', 'Dominican epublic', 'COSTA-RICA', 'cote d ivoire', 'Deu'], codes)), {
+    'Costa ica': null, 'Dominican epublic': null, 'COSTA-RICA': 'Costa Rica', 'cote d ivoire': 'Côte d\'Ivoire', Deu: 'Germany',
+  }, 'a full spelling is never resolved through a code its initials happen to spell');
   assert.deepEqual(Object.fromEntries(resolveValues(['Co'], [{ canonicalValue: 'Colorado', aliases: [] }, { canonicalValue: 'Connecticut', aliases: [] }])), { Co: null }, 'an abbreviation of two values is neither');
 });
