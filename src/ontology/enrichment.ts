@@ -32,7 +32,7 @@ const withEnrichment = (body: ConceptBody, entry: EnrichmentStatus): ConceptBody
   metadata: { ...body.metadata, enrichments: { ...(body.metadata.enrichments as object | undefined), [ENRICHMENT_NAME]: entry } },
 });
 
-export const queuedEnrichment = (jobId: string): EnrichmentStatus => ({
+const queuedEnrichment = (jobId: string): EnrichmentStatus => ({
   kind: 'forward', status: 'queued', jobId, requestedAt: nowIso(), completedAt: null, distinctTotal: 0, matchedCount: 0, unmatchedCount: 0, fields: [], error: null,
 });
 

@@ -172,7 +172,7 @@ function annotate(source: Source, plan: ExtractionPlan): Pick<Source, 'schemaEnt
 }
 
 /** A source's table and how many of its rows are recorded (the rows extraction may read: `ROW_COLUMN < rows`). */
-export interface Recorded extends TableRef {
+interface Recorded extends TableRef {
   rows: number;
 }
 
