@@ -290,3 +290,35 @@ test('edges into a categorical variable are judged per environment: the effect p
   assert.equal(promo.isEnvironmentGated, true, JSON.stringify(promo));
   assert.ok(plan.agreementRate >= 0.8 && plan.isEnvironmentGated === false, JSON.stringify(plan));
 });
+
+test('edges into a categorical variable with a numeric input are judged per environment: an effect present in half of the sites is gated', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  // churn depends on tenure at every site and on discount at the first six of twelve.
+  const rng = new Rng(10);
+  const rows: Array<Record<string, string | number>> = [];
+  for (let site = 0; site < 12; site++) {
+    for (let r = 0; r < 300; r++) {
+      const tenure = rng.normal();
+      const discount = rng.normal();
+      const logit = -1.3 * tenure + (site < 6 ? -1.3 * discount : 0);
+      rows.push({ site: `s${site}`, tenure: Math.round(tenure * 1e4) / 1e4, discount: Math.round(discount * 1e4) / 1e4, churn: rng.uniform() < 1 / (1 + Math.exp(-logit)) ? 'left' : 'stayed' });
+    }
+  }
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'churn by tenure', rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'Churn', type: 'multi-environment-static', sourceId: source.body.data.id, environmentColumns: ['site'] } });
+  const base = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
+  const accepted = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0, alpha: 0.01 } });
+  const job = await waitForJob(app, ws, accepted.body.data.jobId, 120_000);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  const version = (await app.call({ method: 'GET', url: `${base}/versions/${created.body.data.versionId}` })).body.data;
+  const between = (a: string, b: string) => version.causalGraph.find((e: Record<string, any>) => (e.source === a && e.target === b) || (e.source === b && e.target === a));
+  const discount = between('discount', 'churn');
+  const tenure = between('tenure', 'churn');
+  assert.ok(discount && tenure, JSON.stringify(version.causalGraph));
+  assert.equal(discount.target, 'churn');
+  assert.ok(discount.agreementRate >= 0.3 && discount.agreementRate <= 0.7, JSON.stringify(discount));
+  assert.equal(discount.isEnvironmentGated, true, JSON.stringify(discount));
+  assert.ok(tenure.agreementRate >= 0.8 && tenure.isEnvironmentGated === false, JSON.stringify(tenure));
+});

@@ -16,12 +16,12 @@
  *   that differ less are still kept per environment (partial pooling), without the flag.
  * - Absent everywhere: the stratified Wald test (the sum over environments of each one's chi-square), which
  *   discovery uses to drop edges a pooled test found only because slopes differ across environments.
- * - Edges into a categorical node whose parents are all categorical (a CPT) are judged from its class counts per
- *   parent configuration in each environment: holds where the likelihood-ratio (G) test of the child's independence
- *   of the source given its other parents rejects at alpha; agreement is the share of such environments; gated when
- *   some environments show no effect and the child's conditional distribution differs across environments (the G
- *   test of homogeneity of the CPT rows over environments), as several-term sources are. Edges into a categorical
- *   node with a continuous parent are not judged per environment (null agreement, not gated).
+ * - Edges into a categorical node are judged from its class counts per parent configuration in each environment,
+ *   a continuous parent counted by its quartile bin (the same cuts in every environment: a discretised test, as
+ *   in discrete conditional-independence testing of mixed data): holds where the likelihood-ratio (G) test of the
+ *   child's independence of the source given its other parents rejects at alpha; agreement is the share of such
+ *   environments; gated when some environments show no effect and the child's conditional distribution differs
+ *   across environments (the G test of homogeneity of the CPT rows over environments), as several-term sources are.
  */
 import { chiSquareSurvival } from '../../compute/distributions.js';
 import { benjaminiHochberg } from '../temporal/discover.js';
@@ -55,8 +55,8 @@ export interface EdgeJudgement extends EdgeRef {
   variation: number | null;
 }
 
-/** A categorical node whose parents are all categorical, as its per-environment CPT counts are laid out
- * (moments.ts cptCounts: configurations in parent order, the last parent varying fastest). */
+/** A categorical node, as its per-environment counts are laid out (moments.ts cptCounts: configurations in parent
+ * order, the last parent varying fastest; a continuous parent's levels are its bins). */
 export interface CountFamily {
   node: string;
   parents: string[];

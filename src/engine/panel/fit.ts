@@ -9,7 +9,7 @@ import { fitCbn } from '../cbn/fit.js';
 import { predictContinuous } from '../cbn/predict.js';
 import { columnByName, selectRows } from '../frame.js';
 import { Rng } from '../random.js';
-import type { CategoricalColumn, CbnModel, EdgeRef, Frame, NodeModel } from '../types.js';
+import type { CbnModel, EdgeRef, Frame, NodeModel } from '../types.js';
 import { environmentModel, type PanelEnvironment, type PanelModel } from './model.js';
 import { cptCounts, type Family, type FamilyMoments, familyMoments } from './moments.js';
 import { type PoolingMode, poolCategorical, poolContinuous } from './pooling.js';
@@ -25,8 +25,18 @@ export interface ShardStatistics {
   cptLevels: Record<string, { parents: number[]; classes: number }>;
 }
 
+/**
+ * A categorical node whose counts are gathered per environment: by the configurations of its parents, a continuous
+ * parent by its bin among `cuts` (moments.ts cptCounts).
+ */
+export interface CountNode {
+  node: string;
+  parents: string[];
+  cuts?: Record<string, number[]>;
+}
+
 /** The continuous families and CPT nodes of a fitted network: what per-environment statistics are gathered for. */
-export function statisticsPlan(model: CbnModel): { families: Family[]; cpts: { node: string; parents: string[] }[] } {
+export function statisticsPlan(model: CbnModel): { families: Family[]; cpts: CountNode[] } {
   return {
     families: model.nodes.flatMap((n) => (n.kind === 'continuous' ? [{ node: n.name, terms: n.terms }] : [])),
     cpts: model.nodes.flatMap((n) => (n.kind === 'categorical' && n.cpt !== undefined ? [{ node: n.name, parents: n.parents }] : [])),
@@ -34,12 +44,15 @@ export function statisticsPlan(model: CbnModel): { families: Family[]; cpts: { n
 }
 
 export function shardStatistics(frame: Frame, environment: Int32Array, environments: number[], plan: ReturnType<typeof statisticsPlan>): ShardStatistics {
-  const levelsOf = (name: string) => (columnByName(frame, name) as CategoricalColumn).categories.length;
+  const levelsOf = (name: string, cuts?: readonly number[]) => {
+    const column = columnByName(frame, name);
+    return column.kind === 'categorical' ? column.categories.length : (cuts?.length ?? 0) + 1;
+  };
   return {
     environments,
     moments: familyMoments(frame, environment, environments, plan.families),
-    counts: Object.fromEntries(plan.cpts.map((c) => [c.node, cptCounts(frame, environment, environments, c.node, c.parents)])),
-    cptLevels: Object.fromEntries(plan.cpts.map((c) => [c.node, { parents: c.parents.map(levelsOf), classes: levelsOf(c.node) }])),
+    counts: Object.fromEntries(plan.cpts.map((c) => [c.node, cptCounts(frame, environment, environments, c.node, c.parents, c.cuts)])),
+    cptLevels: Object.fromEntries(plan.cpts.map((c) => [c.node, { parents: c.parents.map((p) => levelsOf(p, c.cuts?.[p])), classes: levelsOf(c.node) }])),
   };
 }
 

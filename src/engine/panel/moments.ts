@@ -58,26 +58,63 @@ export function familyMoments(frame: Frame, environment: Int32Array, environment
   return out;
 }
 
-/** Class counts of a categorical node per parent configuration, per environment (CPT nodes). */
-export function cptCounts(frame: Frame, environment: Int32Array, environments: readonly number[], node: string, parents: readonly string[]): number[][][] {
+/**
+ * Class counts of a categorical node per parent configuration, per environment (CPT nodes). A continuous parent
+ * enters by its bin among `cuts[parent]` (ascending; value <= cut i falls in bin i, above the last in the last bin):
+ * the edges into a categorical node with a continuous input are judged from the counts as categorical inputs are.
+ */
+export function cptCounts(frame: Frame, environment: Int32Array, environments: readonly number[], node: string, parents: readonly string[], cuts: Readonly<Record<string, readonly number[]>> = {}): number[][][] {
   const slot = new Map(environments.map((e, i) => [e, i]));
   const column = columnByName(frame, node) as CategoricalColumn;
-  const parentColumns = parents.map((p) => columnByName(frame, p) as CategoricalColumn);
-  const configurations = parentColumns.reduce((acc, c) => acc * c.categories.length, 1);
+  const parentCodes = parents.map((p) => parentCodesOf(columnByName(frame, p), cuts[p]));
+  const configurations = parentCodes.reduce((acc, c) => acc * c.levels, 1);
   const out = environments.map(() => Array.from({ length: configurations }, () => new Array<number>(column.categories.length).fill(0)));
   rows: for (let r = 0; r < frame.nRows; r++) {
     const s = slot.get(environment[r]!);
     const c = column.codes[r]!;
     if (s === undefined || c < 0) continue;
     let config = 0;
-    for (const parent of parentColumns) {
-      const code = parent.codes[r]!;
+    for (const parent of parentCodes) {
+      const code = parent.code(r);
       if (code < 0) continue rows;
-      config = config * parent.categories.length + code;
+      config = config * parent.levels + code;
     }
     out[s]![config]![c]!++;
   }
   return out;
+}
+
+/** A parent's code per row (-1: missing) and its number of levels: its categories, or its bins among `cuts`. */
+function parentCodesOf(column: Frame['columns'][number], cuts: readonly number[] | undefined): { levels: number; code: (row: number) => number } {
+  if (column.kind === 'categorical') return { levels: column.categories.length, code: (r) => column.codes[r]! };
+  const bounds = cuts ?? [];
+  return {
+    levels: bounds.length + 1,
+    code: (r) => {
+      const value = column.values[r]!;
+      if (Number.isNaN(value)) return -1;
+      let bin = 0;
+      while (bin < bounds.length && value > bounds[bin]!) bin++;
+      return bin;
+    },
+  };
+}
+
+/**
+ * Cut points splitting a continuous column's values into `bins` groups of about equal size (its quantiles, repeated
+ * ones merged): how a continuous input of a categorical node is binned, the same in every environment.
+ */
+export function quantileCuts(values: Float64Array, bins: number): number[] {
+  const sorted = Float64Array.from(values.filter((v) => !Number.isNaN(v))).sort();
+  if (sorted.length === 0) return [];
+  const cuts: number[] = [];
+  for (let i = 1; i < bins; i++) {
+    const cut = sorted[Math.min(sorted.length - 1, Math.floor((i * sorted.length) / bins))]!;
+    if (cuts.length === 0 || cut > cuts[cuts.length - 1]!) cuts.push(cut);
+  }
+  // A cut at the largest value leaves its last bin empty.
+  while (cuts.length > 0 && cuts[cuts.length - 1]! >= sorted[sorted.length - 1]!) cuts.pop();
+  return cuts;
 }
 
 const emptyMoments = (m: number): FamilyMoments => ({ n: 0, xtx: new Array<number>(m * m).fill(0), xty: new Array<number>(m).fill(0), yty: 0 });

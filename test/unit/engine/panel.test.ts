@@ -9,6 +9,7 @@ import { categoricalColumn, continuousColumn, frameOf } from '../../../src/engin
 import { discoverPanel } from '../../../src/engine/panel/discover.js';
 import { judgeEdges, presenceMixture } from '../../../src/engine/panel/evidence.js';
 import { evaluatePanel, fitPanel, randomSplit, statisticsPlan, shardStatistics } from '../../../src/engine/panel/fit.js';
+import { quantileCuts } from '../../../src/engine/panel/moments.js';
 import { environmentModel } from '../../../src/engine/panel/model.js';
 import { Rng } from '../../../src/engine/random.js';
 import type { Frame, NodeModel } from '../../../src/engine/types.js';
@@ -111,4 +112,34 @@ test('edges into a categorical node are judged per environment from its counts: 
   // Without the counts the edges into Y are not judged.
   const [unjudged] = judgeEdges(edges, [], stats.moments, 0.05);
   assert.deepEqual([unjudged!.agreementRate, unjudged!.gated], [null, false]);
+});
+
+test('edges into a categorical node with a continuous input are judged per environment from its quartile bins', () => {
+  // Y (two classes) depends on a continuous Z everywhere and on a continuous X in the first half of 30 environments.
+  const environments = 30;
+  const rng = new Rng(6);
+  const [z, x, y, environment]: [number[], number[], string[], number[]] = [[], [], [], []];
+  for (let e = 0; e < environments; e++) {
+    for (let r = 0; r < 300; r++) {
+      const zr = rng.normal();
+      const xr = rng.normal();
+      const logit = 1.2 * zr + (e < environments / 2 ? 1.2 * xr : 0);
+      z.push(zr);
+      x.push(xr);
+      y.push(rng.uniform() < 1 / (1 + Math.exp(-logit)) ? 'yes' : 'no');
+      environment.push(e);
+    }
+  }
+  const frame = frameOf([continuousColumn('Z', z), continuousColumn('X', x), categoricalColumn('Y', y)]);
+  const cuts = { Z: quantileCuts(Float64Array.from(z), 4), X: quantileCuts(Float64Array.from(x), 4) };
+  assert.equal(cuts.Z.length, 3);
+  assert.ok(Math.abs(cuts.Z[1]!) < 0.05, `the middle cut is the median: ${cuts.Z}`);
+  const stats = shardStatistics(frame, Int32Array.from(environment), Array.from({ length: environments }, (_, e) => e), { families: [], cpts: [{ node: 'Y', parents: ['Z', 'X'], cuts }] });
+  assert.deepEqual(stats.cptLevels.Y, { parents: [4, 4], classes: 2 });
+  assert.equal(stats.counts.Y![0]!.flat().reduce((a, b) => a + b, 0), 300, 'every row of an environment is counted once');
+  const counts = { families: [{ node: 'Y', parents: ['Z', 'X'], parentLevels: stats.cptLevels.Y!.parents, classes: 2 }], counts: stats.counts.Y!.map((table) => [table]) };
+  const [zy, xy] = judgeEdges([{ source: 'Z', target: 'Y' }, { source: 'X', target: 'Y' }], [], stats.moments, 0.05, counts);
+  assert.ok(zy!.agreementRate! >= 0.9 && !zy!.gated, `Z -> Y: ${JSON.stringify(zy)}`);
+  assert.ok(Math.abs(xy!.agreementRate! - 0.5) <= 0.15, `X -> Y agreement ${xy!.agreementRate}`);
+  assert.equal(xy!.gated, true);
 });

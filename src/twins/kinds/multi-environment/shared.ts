@@ -6,8 +6,8 @@
 import type { Node, Relationship } from '../../../../schemas/twins.js';
 import { termsFor } from '../../../engine/cbn/design.js';
 import type { EdgeJudgement, FamilyCounts } from '../../../engine/panel/evidence.js';
-import type { ShardStatistics } from '../../../engine/panel/fit.js';
-import type { Family, FamilyMoments } from '../../../engine/panel/moments.js';
+import type { CountNode, ShardStatistics } from '../../../engine/panel/fit.js';
+import { type Family, type FamilyMoments, quantileCuts } from '../../../engine/panel/moments.js';
 import type { EdgeRef, Frame } from '../../../engine/types.js';
 import { JobError } from '../../../jobs/runner.js';
 import { environmentKey } from '../../../engine/panel/keys.js';
@@ -69,7 +69,7 @@ export function momentsByEnvironment(count: number, shards: readonly ShardStatis
 }
 
 /**
- * The CPT nodes among `cpts` (categorical nodes with categorical parents) with the per-environment counts the
+ * The count nodes among `cpts` (categorical nodes, continuous parents binned) with the per-environment counts the
  * shards gathered for them, as evidence.ts reads them: what judges the edges into categorical nodes.
  */
 export function familyCounts(cpts: ReadonlyArray<{ node: string; parents: string[] }>, count: number, shards: readonly ShardStatistics[]): FamilyCounts {
@@ -80,14 +80,33 @@ export function familyCounts(cpts: ReadonlyArray<{ node: string; parents: string
   return { families, counts };
 }
 
-/** The categorical nodes whose parents along `edges` are all categorical (at least one): CPT nodes. */
-export function cptNodesOf(frame: Frame, edges: readonly EdgeRef[]): { node: string; parents: string[] }[] {
-  const kind = new Map(frame.columns.map((c) => [c.name, c.kind]));
+/** Bins a continuous input of a categorical node is counted in, per environment (quartiles of the pooled values). */
+export const INPUT_BINS = 4;
+
+/**
+ * The categorical nodes with parents along `edges`, whose edges are judged from per-environment counts: each
+ * continuous parent binned at the quartiles of its values in `frame`, or of `valuesOf` it (the values of every
+ * environment, when `frame` is one environment's), so that the cuts are the same in every environment.
+ */
+export function countNodesOf(frame: Frame, edges: readonly EdgeRef[], valuesOf: (name: string) => Float64Array | undefined = () => undefined): CountNode[] {
+  const columns = new Map(frame.columns.map((c) => [c.name, c]));
   return frame.columns.flatMap((column) => {
     if (column.kind !== 'categorical') return [];
-    const parents = edges.filter((e) => e.target === column.name).map((e) => e.source);
-    return parents.length > 0 && parents.every((p) => kind.get(p) === 'categorical') ? [{ node: column.name, parents }] : [];
+    const parents = edges.filter((e) => e.target === column.name).map((e) => e.source).filter((p) => columns.has(p));
+    if (parents.length === 0) return [];
+    const cuts: Record<string, number[]> = {};
+    for (const parent of parents) {
+      const input = columns.get(parent)!;
+      if (input.kind === 'continuous') cuts[parent] = quantileCuts(valuesOf(parent) ?? input.values, INPUT_BINS);
+    }
+    return [{ node: column.name, parents, ...(Object.keys(cuts).length > 0 && { cuts }) }];
   });
+}
+
+/** The statistics plan of a fitted network with every categorical node's edges judged from counts (countNodesOf). */
+export function judgedPlan(plan: { families: Family[]; cpts: CountNode[] }, frame: Frame, edges: readonly EdgeRef[]): { families: Family[]; cpts: CountNode[] } {
+  const counted = new Set(plan.cpts.map((c) => c.node));
+  return { ...plan, cpts: [...plan.cpts, ...countNodesOf(frame, edges).filter((c) => !counted.has(c.node))] };
 }
 
 export function familiesOf(frame: Frame, edges: readonly EdgeRef[]): Family[] {

@@ -34,7 +34,7 @@ import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import { LEARN_DEFAULTS, nodeRecords, rowBudget, withResamples } from '../shared.js';
 import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, discoverySummary, graphOf, structureFor } from '../temporal/structure.js';
-import { cptNodesOf, entry, evidenceOf, familiesOf, familyCounts, labelRows, momentsByEnvironment, shardGroups, withEnvironmentColumns } from './shared.js';
+import { countNodesOf, entry, evidenceOf, familiesOf, familyCounts, labelRows, momentsByEnvironment, shardGroups, withEnvironmentColumns } from './shared.js';
 import type temporalPanelEngine from './temporal-engine.js';
 
 const ENGINE = kindEngineRef<typeof temporalPanelEngine>(new URL('./temporal-engine.js', import.meta.url).href);
@@ -179,7 +179,7 @@ async function discover(io: LearnIo, data: TemporalPanelData, version: TwinVersi
   };
   io.context.progress(0.05 + share * 0.92, 'judging links per environment');
   const structure: TemporalStructure = { edges: dependencies.links.map(({ source, target, lag }) => ({ source, target, lag })), seasonal: dependencies.seasonal };
-  const judgements = await judge(io, data, structure, statisticsFor(first.frame, structure), alpha);
+  const judgements = await judge(io, data, structure, statisticsFor(data, structure), alpha);
   const graph = graphOf(dependencies, first.timeline.granularity, null);
   const confidence = windows === 0 ? null : linkConfidence(rediscovered, graph);
   const causalGraph = withPanelMembers(graph, judgements).map((edge, i) => ({ ...edge, confidence: confidence === null ? null : Number(confidence[i]!.toFixed(4)) }));
@@ -209,7 +209,9 @@ async function train(io: LearnIo, data: TemporalPanelData, version: TwinVersion)
   const evaluated = io.compute().step(ENGINE, 'evaluate', { series, keys: data.keys, structure, testFraction, phases: data.phases }, { signal });
   const pooled = await io.compute().step(ENGINE, 'pooled', { series, structure, phases: data.phases }, { signal });
   io.context.progress(0.8, 'per-environment statistics');
-  const plan = statisticsPlan(pooled);
+  const judged = statisticsFor(data, structure);
+  const counted = statisticsPlan(pooled);
+  const plan = { ...counted, cpts: [...counted.cpts, ...judged.cpts.filter((c) => !counted.cpts.some((k) => k.node === c.node))] };
   const shards = await statisticsShards(io, data, structure, plan);
   const nRows = data.series.map((s) => s.profile.observedSteps);
   const judgements = judgeEdges(designEdges(first.frame, structure).edges.filter((e) => !e.source.startsWith('\u27e8season')), plan.families, momentsByEnvironment(data.keys.length, shards), alpha, familyCounts(plan.cpts, data.keys.length, shards));
@@ -249,14 +251,24 @@ async function train(io: LearnIo, data: TemporalPanelData, version: TwinVersion)
   };
 }
 
-/** The variables' mechanisms over the lagged design that each link is judged in: continuous families and CPT nodes. */
-function statisticsFor(series: Frame, structure: TemporalStructure): ReturnType<typeof statisticsPlan> {
-  const { maxLag, periods, edges, used } = designEdges(series, structure);
-  const variables = new Set(series.columns.map((c) => c.name));
-  const design = laggedDesign(series, maxLag, periods, { only: used }).frame;
+/**
+ * The variables' mechanisms over the lagged design that each link is judged in: continuous families and the
+ * categorical nodes judged from counts, a continuous input binned at the quartiles of its values in every environment.
+ */
+function statisticsFor(data: TemporalPanelData, structure: TemporalStructure): ReturnType<typeof statisticsPlan> {
+  const first = data.series[0]!.frame;
+  const { maxLag, periods, edges, used } = designEdges(first, structure);
+  const variables = new Set(first.columns.map((c) => c.name));
+  const designs = data.series.map((s) => laggedDesign(s.frame, maxLag, periods, { only: used }).frame);
+  const pooledValues = (name: string) => {
+    const parts = designs.map((d) => d.columns.find((c) => c.name === name)).flatMap((c) => (c?.kind === 'continuous' ? [c.values] : []));
+    const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, part) => (out.set(part, at), at + part.length), 0);
+    return out;
+  };
   return {
-    families: familiesOf(design, edges).filter((f) => variables.has(f.node)),
-    cpts: cptNodesOf(design, edges).filter((c) => variables.has(c.node)),
+    families: familiesOf(designs[0]!, edges).filter((f) => variables.has(f.node)),
+    cpts: countNodesOf(designs[0]!, edges, pooledValues).filter((c) => variables.has(c.node)),
   };
 }
 
