@@ -27,7 +27,20 @@ export type RecordedSource = (organisationId: string, sourceId: string, workspac
 export const enrichmentOf = (body: Pick<ConceptBody, 'metadata'>): EnrichmentStatus | undefined =>
   (body.metadata.enrichments as Record<string, EnrichmentStatus> | undefined)?.[ENRICHMENT_NAME];
 
-const withEnrichment = (body: ConceptBody, entry: EnrichmentStatus): ConceptBody => ({
+/** Whether an entry says its enrichment is still to end (queued or running). */
+export const isOpen = (entry: EnrichmentStatus | undefined): entry is EnrichmentStatus => entry?.status === 'queued' || entry?.status === 'running';
+
+/**
+ * An open entry whose job is no longer in flight, as it ended: a queued job cancelled before it ran records nothing,
+ * nor does a running one whose process stopped (the runner fails it). Reads show them so, not as still open.
+ */
+export function ended(entry: EnrichmentStatus): EnrichmentStatus {
+  return entry.status === 'queued'
+    ? { ...entry, status: 'cancelled', error: 'The enrichment job was cancelled before it started' }
+    : { ...entry, status: 'failed', error: 'The enrichment job stopped before it finished (the service restarted); enrich again' };
+}
+
+export const withEnrichment = <B extends Pick<ConceptBody, 'metadata'>>(body: B, entry: EnrichmentStatus): B => ({
   ...body,
   metadata: { ...body.metadata, enrichments: { ...(body.metadata.enrichments as object | undefined), [ENRICHMENT_NAME]: entry } },
 });

@@ -8,6 +8,7 @@ import { type Page, filterScope, pageRequest, toPage } from '../lib/page.js';
 import { QuerySyntaxError, parseMetric } from '../query/language.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
 import { type ConceptBody, bodyOf, fullMapping, mappingKey, newBody, newConceptRow, sketchesOf, sketchesWhere, sourceIdsOf, toConcept, writableOf } from './concepts.js';
+import { ended, enrichmentOf, isOpen, withEnrichment } from './enrichment.js';
 import { type ConceptRepo, type ConceptRow, StaleConceptError } from './repo.js';
 
 /** What the ontology needs to know of the rest of the workspace: its sources' fields and what reads its concepts. */
@@ -50,12 +51,14 @@ export class OntologyService {
     const scope = filterScope({ list, workspaceId, sourceId: query.sourceId ?? null });
     const page = pageRequest(this.cursors, query, scope);
     const { rows, total } = await this.repo.list(principal.organisationId, workspaceId, page, query.sourceId);
-    return toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], toConcept);
+    const listed = toPage(this.cursors, rows, page, total, scope, (row) => [row.created_at, row.id], toConcept);
+    return { ...listed, items: await this.settled(principal.organisationId, listed.items) };
   }
 
   async get(principal: Principal, workspaceId: string, id: string): Promise<Concept> {
     await this.access.require(principal, workspaceId, 'read');
-    return toConcept(await this.find(principal, workspaceId, id));
+    const [concept] = await this.settled(principal.organisationId, [toConcept(await this.find(principal, workspaceId, id))]);
+    return concept!;
   }
 
   /** Every concept of the workspace (the catalog graph, extraction, the anchor checks of datasets). */
@@ -277,6 +280,17 @@ export class OntologyService {
   async currentVersions(organisationId: string, workspaceId: string, ids: string[]): Promise<Map<string, number>> {
     const current = await this.repo.editVersions(organisationId, workspaceId, ids);
     return new Map([...current].map(([id, { editVersion }]) => [id, editVersion]));
+  }
+
+  /** Concepts as read, an enrichment that ended without recording it shown as ended (enrichment.ts `ended`). */
+  private async settled(organisationId: string, concepts: Concept[]): Promise<Concept[]> {
+    const open = concepts.filter((concept) => isOpen(enrichmentOf(concept)));
+    if (open.length === 0) return concepts;
+    const live = await this.neighbours.enrichmentsInFlight(organisationId, open.map((concept) => concept.id));
+    return concepts.map((concept) => {
+      const entry = enrichmentOf(concept);
+      return !isOpen(entry) || live.has(entry.jobId ?? '') ? concept : withEnrichment(concept, ended(entry));
+    });
   }
 
   private async downstream(principal: Principal, workspaceId: string, id: string): Promise<Downstream> {

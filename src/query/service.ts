@@ -8,7 +8,7 @@ import { READ_TIMEOUT_MS } from '../datasets/query.js';
 import type { DatasetService } from '../datasets/service.js';
 import { schemaOf } from '../datasets/service.js';
 import { AppError } from '../errors.js';
-import { enrichmentOf } from '../ontology/enrichment.js';
+import { enrichmentOf, isOpen } from '../ontology/enrichment.js';
 import type { OntologyService } from '../ontology/service.js';
 import { type DataStore, DataStoreError, quoteColumn, tenantSql } from '../store/data/port.js';
 import type { WorkspaceAccess } from '../workspaces/access.js';
@@ -139,7 +139,7 @@ export class QueryService {
 
   private async workspace(principal: Principal, workspaceId: string): Promise<Workspace> {
     const [datasets, concepts] = await Promise.all([this.datasets.compiledAll(principal, workspaceId), this.ontology.all(principal, workspaceId)]);
-    const inFlight = await this.ontology.enrichmentsInFlight(principal.organisationId, concepts.filter((c) => ['queued', 'running'].includes(enrichmentOf(c)?.status ?? '')).map((c) => c.id));
+    const inFlight = await this.ontology.enrichmentsInFlight(principal.organisationId, concepts.filter((c) => isOpen(enrichmentOf(c))).map((c) => c.id));
     return {
       catalog: {
         datasets: datasets.map((dataset) => ({

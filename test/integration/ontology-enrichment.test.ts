@@ -117,6 +117,18 @@ test('a forward enrichment resolves every spelling to the concept\'s canonical v
   const put = await app.call({ method: 'PUT', url: `${concepts}/${concept.id}`, body: { _id: concept.id, metadata: { ...enriched.metadata, enrichments: {} }, description: 'US states' } });
   assert.equal(put.status, 200, JSON.stringify(put.body));
   assert.equal(put.body.data.metadata.enrichments.canonicalValues.status, 'completed', 'the service keeps the enrichment status');
+
+  // An enrichment cancelled before it starts reads as cancelled (the job never ran to say so), and no query waits for it.
+  await app.context.jobRunner.stop();
+  const queued = await app.call({ method: 'POST', url: `${concepts}/${concept.id}/enrichments`, body: {} });
+  assert.equal((await app.call({ method: 'GET', url: `${concepts}/${concept.id}` })).body.data.metadata.enrichments.canonicalValues.status, 'queued');
+  assert.equal((await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/jobs/${queued.body.data.jobId}/cancel` })).body.data.status, 'cancelled');
+  const cancelled = (await app.call({ method: 'GET', url: `${concepts}/${concept.id}` })).body.data.metadata.enrichments.canonicalValues;
+  assert.deepEqual([cancelled.status, cancelled.jobId], ['cancelled', queued.body.data.jobId]);
+  const listed = (await app.call({ method: 'GET', url: concepts })).body.data.find((c: { id: string }) => c.id === concept.id);
+  assert.equal(listed.metadata.enrichments.canonicalValues.status, 'cancelled');
+  assert.equal((await ask('SELECT state, count(*) AS n FROM sales GROUP BY state')).ok, true);
+  await app.context.jobRunner.start();
 });
 
 test('an enrichment is refused without canonical values or fields, and other organisations cannot start one', async (t) => {
