@@ -1,5 +1,5 @@
 import type { SaveAs } from '../../schemas/data-views.js';
-import type { Concept } from '../../schemas/ontology.js';
+import type { Concept, EnrichmentStatus } from '../../schemas/ontology.js';
 import type { QueryRequest, QueryResult } from '../../schemas/query.js';
 import type { Principal } from '../auth/principal.js';
 import type { CompiledDataset } from '../datasets/compiler/compile.js';
@@ -140,6 +140,7 @@ export class QueryService {
   private async workspace(principal: Principal, workspaceId: string): Promise<Workspace> {
     const [datasets, concepts] = await Promise.all([this.datasets.compiledAll(principal, workspaceId), this.ontology.all(principal, workspaceId)]);
     const inFlight = await this.ontology.enrichmentsInFlight(principal.organisationId, concepts.filter((c) => isOpen(enrichmentOf(c))).map((c) => c.id));
+    const inFlightEntry = (entry: EnrichmentStatus | undefined) => (entry !== undefined && inFlight.has(entry.jobId ?? '') ? entry : null);
     return {
       catalog: {
         datasets: datasets.map((dataset) => ({
@@ -162,7 +163,7 @@ export class QueryService {
           unit: (concept.metadata.unit as string | undefined) ?? null,
           fields: [...new Set(concept.fieldMappings.filter((m) => m.status !== 'rejected').map((m) => m.field))],
           metricSql: concept.conceptKind === 'metric' ? concept.metricSql : null,
-          enrichmentInFlight: inFlight.has(enrichmentOf(concept)?.jobId ?? '') ? enrichmentOf(concept)! : null,
+          enrichmentInFlight: inFlightEntry(enrichmentOf(concept)),
         })),
       },
       compiled: new Map(datasets.map((dataset) => [dataset.id, dataset.compiled])),

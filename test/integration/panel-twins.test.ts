@@ -13,6 +13,20 @@ import { type TrainedTwin, completedRun, submit, waitForRun } from '../helpers/s
 
 const API = '/api/v1';
 
+/** A static panel twin over `rows` by site, learned (alpha 0.01, no bootstrap): its version, and the edge between two variables. */
+async function sitePanel(app: Awaited<ReturnType<typeof buildTestApp>>, ws: string, name: string, rows: Array<Record<string, unknown>>) {
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name, rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name, type: 'multi-environment-static', sourceId: source.body.data.id, environmentColumns: ['site'] } });
+  const base = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
+  const accepted = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0, alpha: 0.01 } });
+  const job = await waitForJob(app, ws, accepted.body.data.jobId, 120_000);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  const version = (await app.call({ method: 'GET', url: `${base}/versions/${created.body.data.versionId}` })).body.data;
+  const between = (a: string, b: string) => version.causalGraph.find((e: Record<string, any>) => (e.source === a && e.target === b) || (e.source === b && e.target === a));
+  return { version, between };
+}
+
 test('a multi-environment static twin learns what holds everywhere and what is gated, per environment', async (t) => {
   const app = await buildTestApp(t);
   const ws = app.tenant.libraryWorkspaceId;
@@ -274,15 +288,7 @@ test('edges into a categorical variable are judged per environment: the effect p
       rows.push({ site: `s${site}`, plan, promo, churn: rng.uniform() < Math.min(0.95, Math.max(0.05, p)) ? 'left' : 'stayed' });
     }
   }
-  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'churn sites', rows } });
-  assert.equal(source.status, 201, JSON.stringify(source.body));
-  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'Churn', type: 'multi-environment-static', sourceId: source.body.data.id, environmentColumns: ['site'] } });
-  const base = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
-  const accepted = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0, alpha: 0.01 } });
-  const job = await waitForJob(app, ws, accepted.body.data.jobId, 120_000);
-  assert.equal(job.status, 'completed', JSON.stringify(job));
-  const version = (await app.call({ method: 'GET', url: `${base}/versions/${created.body.data.versionId}` })).body.data;
-  const between = (a: string, b: string) => version.causalGraph.find((e: Record<string, any>) => (e.source === a && e.target === b) || (e.source === b && e.target === a));
+  const { version, between } = await sitePanel(app, ws, 'churn sites', rows);
   const promo = between('promo', 'churn');
   const plan = between('plan', 'churn');
   assert.ok(promo && plan, JSON.stringify(version.causalGraph));
@@ -305,15 +311,7 @@ test('edges into a categorical variable with a numeric input are judged per envi
       rows.push({ site: `s${site}`, tenure: Math.round(tenure * 1e4) / 1e4, discount: Math.round(discount * 1e4) / 1e4, churn: rng.uniform() < 1 / (1 + Math.exp(-logit)) ? 'left' : 'stayed' });
     }
   }
-  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'churn by tenure', rows } });
-  assert.equal(source.status, 201, JSON.stringify(source.body));
-  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'Churn', type: 'multi-environment-static', sourceId: source.body.data.id, environmentColumns: ['site'] } });
-  const base = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
-  const accepted = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0, alpha: 0.01 } });
-  const job = await waitForJob(app, ws, accepted.body.data.jobId, 120_000);
-  assert.equal(job.status, 'completed', JSON.stringify(job));
-  const version = (await app.call({ method: 'GET', url: `${base}/versions/${created.body.data.versionId}` })).body.data;
-  const between = (a: string, b: string) => version.causalGraph.find((e: Record<string, any>) => (e.source === a && e.target === b) || (e.source === b && e.target === a));
+  const { version, between } = await sitePanel(app, ws, 'churn by tenure', rows);
   const discount = between('discount', 'churn');
   const tenure = between('tenure', 'churn');
   assert.ok(discount && tenure, JSON.stringify(version.causalGraph));

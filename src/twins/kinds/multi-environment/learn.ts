@@ -23,7 +23,7 @@ import { reversibleEdgeCount, withOrientations } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import { LEARN_DEFAULTS, discoverySetup, nodeRecords, rowBudget, trainingEdges, withResamples } from '../shared.js';
 import type panelEngine from './engine.js';
-import { countNodesOf, entry, judgedPlan, evidenceOf, familiesOf, familyCounts, labelRows, momentsByEnvironment, panelMembers, shardGroups, withEnvironmentColumns } from './shared.js';
+import { countNodesOf, entry, evidenceOf, familiesOf, familyCounts, labelRows, momentsByEnvironment, panelMembers, shardGroups, withCountNodes, withEnvironmentColumns } from './shared.js';
 
 const ENGINE = kindEngineRef<typeof panelEngine>(new URL('./engine.js', import.meta.url).href);
 
@@ -120,7 +120,7 @@ async function train(io: LearnIo, data: PanelData, version: TwinVersion): Promis
   const evaluated = io.compute().step(ENGINE, 'evaluate', { frame, environment: data.environment, keys: data.keys, edges, testFraction, seed }, { signal });
   const pooled = await io.compute().step(ENGINE, 'pooled', { frame, edges, testFraction, seed }, { signal });
   io.context.progress(0.8, 'per-environment statistics');
-  const plan = judgedPlan(statisticsPlan(pooled.model), frame, edges);
+  const plan = withCountNodes(statisticsPlan(pooled.model), countNodesOf(frame, edges));
   const shards = await statisticsShards(io, data, plan);
   const panel = assemblePanel(pooled.model, data.environmentColumns, data.keys, data.profile.environments.map((e) => e.nRows), shards);
   const judgements = judgeEdges(edges, plan.families, momentsByEnvironment(data.keys.length, shards), alpha, familyCounts(plan.cpts, data.keys.length, shards));

@@ -81,7 +81,7 @@ export function familyCounts(cpts: ReadonlyArray<{ node: string; parents: string
 }
 
 /** Bins a continuous input of a categorical node is counted in, per environment (quartiles of the pooled values). */
-export const INPUT_BINS = 4;
+const INPUT_BINS = 4;
 
 /**
  * The categorical nodes with parents along `edges`, whose edges are judged from per-environment counts: each
@@ -103,10 +103,10 @@ export function countNodesOf(frame: Frame, edges: readonly EdgeRef[], valuesOf: 
   });
 }
 
-/** The statistics plan of a fitted network with every categorical node's edges judged from counts (countNodesOf). */
-export function judgedPlan(plan: { families: Family[]; cpts: CountNode[] }, frame: Frame, edges: readonly EdgeRef[]): { families: Family[]; cpts: CountNode[] } {
+/** A fitted network's statistics plan with the count nodes (countNodesOf) it lacks: every categorical node's edges are judged from counts. */
+export function withCountNodes(plan: { families: Family[]; cpts: CountNode[] }, nodes: readonly CountNode[]): { families: Family[]; cpts: CountNode[] } {
   const counted = new Set(plan.cpts.map((c) => c.node));
-  return { ...plan, cpts: [...plan.cpts, ...countNodesOf(frame, edges).filter((c) => !counted.has(c.node))] };
+  return { ...plan, cpts: [...plan.cpts, ...nodes.filter((c) => !counted.has(c.node))] };
 }
 
 export function familiesOf(frame: Frame, edges: readonly EdgeRef[]): Family[] {

@@ -34,7 +34,7 @@ import { reversibleEdgeCount } from '../../orientation.js';
 import type { KindLearner, LearnIo, Learned } from '../kind.js';
 import { LEARN_DEFAULTS, nodeRecords, rowBudget, withResamples } from '../shared.js';
 import { type Dependencies, TIME_TYPES, defaultMaxLag, dependenciesOf, discoverySummary, graphOf, structureFor } from '../temporal/structure.js';
-import { countNodesOf, entry, evidenceOf, familiesOf, familyCounts, labelRows, momentsByEnvironment, shardGroups, withEnvironmentColumns } from './shared.js';
+import { countNodesOf, entry, evidenceOf, familiesOf, familyCounts, labelRows, momentsByEnvironment, shardGroups, withCountNodes, withEnvironmentColumns } from './shared.js';
 import type temporalPanelEngine from './temporal-engine.js';
 
 const ENGINE = kindEngineRef<typeof temporalPanelEngine>(new URL('./temporal-engine.js', import.meta.url).href);
@@ -209,9 +209,7 @@ async function train(io: LearnIo, data: TemporalPanelData, version: TwinVersion)
   const evaluated = io.compute().step(ENGINE, 'evaluate', { series, keys: data.keys, structure, testFraction, phases: data.phases }, { signal });
   const pooled = await io.compute().step(ENGINE, 'pooled', { series, structure, phases: data.phases }, { signal });
   io.context.progress(0.8, 'per-environment statistics');
-  const judged = statisticsFor(data, structure);
-  const counted = statisticsPlan(pooled);
-  const plan = { ...counted, cpts: [...counted.cpts, ...judged.cpts.filter((c) => !counted.cpts.some((k) => k.node === c.node))] };
+  const plan = withCountNodes(statisticsPlan(pooled), statisticsFor(data, structure).cpts);
   const shards = await statisticsShards(io, data, structure, plan);
   const nRows = data.series.map((s) => s.profile.observedSteps);
   const judgements = judgeEdges(designEdges(first.frame, structure).edges.filter((e) => !e.source.startsWith('\u27e8season')), plan.families, momentsByEnvironment(data.keys.length, shards), alpha, familyCounts(plan.cpts, data.keys.length, shards));
@@ -259,16 +257,18 @@ function statisticsFor(data: TemporalPanelData, structure: TemporalStructure): R
   const first = data.series[0]!.frame;
   const { maxLag, periods, edges, used } = designEdges(first, structure);
   const variables = new Set(first.columns.map((c) => c.name));
-  const designs = data.series.map((s) => laggedDesign(s.frame, maxLag, periods, { only: used }).frame);
+  const design = laggedDesign(first, maxLag, periods, { only: used }).frame;
+  // A lagged input's values are its variable's, shifted: its cut points come from the variable in every environment.
+  const variableOf = new Map(structure.edges.map((e) => [lagName(e.source, e.lag), e.source]));
   const pooledValues = (name: string) => {
-    const parts = designs.map((d) => d.columns.find((c) => c.name === name)).flatMap((c) => (c?.kind === 'continuous' ? [c.values] : []));
+    const parts = data.series.flatMap(({ frame }) => frame.columns.filter((c) => c.name === (variableOf.get(name) ?? name)).flatMap((c) => (c.kind === 'continuous' ? [c.values] : [])));
     const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
     parts.reduce((at, part) => (out.set(part, at), at + part.length), 0);
     return out;
   };
   return {
-    families: familiesOf(designs[0]!, edges).filter((f) => variables.has(f.node)),
-    cpts: countNodesOf(designs[0]!, edges, pooledValues).filter((c) => variables.has(c.node)),
+    families: familiesOf(design, edges).filter((f) => variables.has(f.node)),
+    cpts: countNodesOf(design, edges, pooledValues).filter((c) => variables.has(c.node)),
   };
 }
 
