@@ -78,8 +78,8 @@ type Autocannon = (options: AutocannonOptions) => Promise<AutocannonResult>;
 interface ReadyMessage {
   type: 'ready';
   port: number;
-  /** Paths to load, each with the Authorization header to send (none for bare). */
-  targets: Record<string, { path: string; authorization?: string }>;
+  /** Paths to load, each with the Authorization header to send (none for bare) and its own port if not `port`. */
+  targets: Record<string, { path: string; authorization?: string; port?: number }>;
   /** Causa only: more keys like the targets', for other benches driving this server. */
   spareKeys?: string[];
 }
@@ -111,17 +111,23 @@ async function serveBare(): Promise<ReadyMessage> {
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false });
   app.get('/bare', async () => ({ hello: 'world' }));
-  // The same bytes Causa's /me sends (body and headers), with none of its work: what the wire alone costs.
+  addSameBytesRoute(app);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  onStop(() => app.close());
+  return { type: 'ready', port: portOf(app.server.address()), targets: { bare: { path: '/bare' }, bareSameBytes: { path: SAME_BYTES_PATH } } };
+}
+
+const SAME_BYTES_PATH = '/bare-same-bytes';
+
+/** The same bytes Causa's /me sends (body and headers), with none of its work: what the wire alone costs. */
+function addSameBytesRoute(app: import('fastify').FastifyInstance): void {
   const me = { data: { userId: 'usr_01m80000000000000000000000', organisationId: 'org_01m80000000000000000000000', workspaceId: null, scopes: ['sources:read'], authType: 'apiKey', rateLimit: BENCH_RATE_LIMIT } };
   let id = 0;
-  app.get('/bare-same-bytes', async (_request, reply) => {
+  app.get(SAME_BYTES_PATH, async (_request, reply) => {
     reply.header('x-request-id', `0123456789ab-${(id++).toString(36)}`);
     reply.header('ratelimit-limit', BENCH_RATE_LIMIT).header('ratelimit-remaining', 999_999).header('ratelimit-reset', 42).header('ratelimit-policy', `${BENCH_RATE_LIMIT};w=60`);
     return me;
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  onStop(() => app.close());
-  return { type: 'ready', port: portOf(app.server.address()), targets: { bare: { path: '/bare' }, bareSameBytes: { path: '/bare-same-bytes' } } };
 }
 
 /**
@@ -160,7 +166,15 @@ async function serveCausa(): Promise<ReadyMessage> {
   const context = await createContext(config, { meta });
   const app = await buildApp(context, logLevel !== undefined && logLevel !== '' ? {} : { logger: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
+  // The same-bytes route again, on a bare fastify instance inside this process: what a route costs in a process
+  // that has loaded and built all of Causa (heap, code, inline caches of node's shared internals) but does none
+  // of its per-request work. The gap between this row and the bare server's is the process, not the request.
+  const { default: Fastify } = await import('fastify');
+  const reference = Fastify({ logger: false });
+  addSameBytesRoute(reference);
+  await reference.listen({ host: '127.0.0.1', port: 0 });
   onStop(async () => {
+    await reference.close();
     await app.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -188,6 +202,7 @@ async function serveCausa(): Promise<ReadyMessage> {
     targets: {
       me: { path: '/api/v1/me', authorization: `Bearer ${meKey}` },
       workspace: { path: `/api/v1/workspaces/${org.libraryWorkspaceId}`, authorization: `Bearer ${workspaceKey}` },
+      sameBytesInCausa: { path: SAME_BYTES_PATH, port: portOf(reference.server.address()) },
     },
   };
 }
@@ -329,10 +344,11 @@ const LABELS: Record<string, string> = {
   bare: 'bare fastify `GET /bare` (baseline)',
   uws: 'raw uWebSockets.js `GET /bare` (uws-pack 20.0.8, the same body)',
   bareSameBytes: 'bare fastify sending the bytes of `/me` (reference)',
+  sameBytesInCausa: 'the same bytes from a bare fastify instance inside the Causa process (reference)',
   me: 'Causa `GET /api/v1/me`',
   workspace: 'Causa `GET /api/v1/workspaces/{id}`',
 };
-const ORDER = ['bare', 'uws', 'bareSameBytes', 'me', 'workspace'];
+const ORDER = ['bare', 'uws', 'bareSameBytes', 'sameBytesInCausa', 'me', 'workspace'];
 
 async function sanityCheck(target: Target): Promise<void> {
   const response = await fetch(target.url, { headers: target.headers });
@@ -374,12 +390,12 @@ async function parent(): Promise<void> {
   try {
     const targets = new Map<string, Target>();
     for (const server of servers) {
-      for (const [name, { path, authorization }] of Object.entries(server.ready.targets)) {
+      for (const [name, { path, authorization, port }] of Object.entries(server.ready.targets)) {
         targets.set(name, {
           name,
           label: LABELS[name] ?? name,
           server,
-          url: `http://127.0.0.1:${server.ready.port}${path}`,
+          url: `http://127.0.0.1:${port ?? server.ready.port}${path}`,
           headers: authorization === undefined ? {} : { authorization },
         });
       }
@@ -418,7 +434,7 @@ async function parent(): Promise<void> {
         };
         results.get(name)!.push(row);
         process.stderr.write(
-          `  round ${round} ${name.padEnd(9)} ${fmt(row.reqPerSec).padStart(7)} req/s  p50 ${row.p50} ms  p97.5 ${row.p97_5} ms  p99 ${row.p99} ms` +
+          `  round ${round} ${name.padEnd(16)} ${fmt(row.reqPerSec).padStart(7)} req/s  p50 ${row.p50} ms  p97.5 ${row.p97_5} ms  p99 ${row.p99} ms` +
             `  non-2xx ${row.non2xx}  errors ${row.errors}  server CPU ${fmt(row.cpuUsPerReq)} µs/req\n`,
         );
       }
@@ -559,7 +575,11 @@ function render(run: {
       'workspace access gate (workspace row from the access cache, refreshed from SQLite every 5 s or on invalidation; ' +
       'the bench key belongs to the organisation admin, so no membership lookup). The "bytes of `/me`" row is a bare ' +
       'fastify route sending the same body and headers as Causa\'s `/me`: the cost of the response on the wire alone, ' +
-      'so the gap between it and Causa is what authentication, limits, validation and metrics cost.',
+      'so the gap between it and Causa is what authentication, limits, validation and metrics cost. The "inside the ' +
+      'Causa process" row serves those bytes again from a second, bare fastify instance in the Causa server\'s own ' +
+      'process (nothing of Causa on its path): its gap to the bare-process row is what the process costs every ' +
+      'request (a large heap, node\'s shared stream and event code having seen many more object shapes), the ' +
+      'gap from it to the Causa rows is what Causa\'s request work costs.',
     '',
   ].join('\n');
   return { table, section };
