@@ -42,42 +42,58 @@ export function tagRequest(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
 }
 
+/**
+ * The gate of one route. On the common path (credential cached, limiter in memory) it runs straight through
+ * without allocating a closure: the steps are functions made once per route, not once per request, and a step
+ * only waits on a promise when the credential cache or the limiter could not answer from memory.
+ */
 function makeGate(apiKeys: ApiKeyService, limiter: RateLimiter, scope: Scope | null): onRequestHookHandler {
+  /** The route's scope, checked last: a caller over its limit hears 429 before it hears about scopes. */
+  const checkScope = (request: FastifyRequest, done: HookDone) => {
+    if (scope !== null && !request.principal.scopes.has(scope)) return done(new AppError('missing_scope', `This operation needs the scope ${scope}`));
+    done();
+  };
+
+  const admit = (decision: RateDecision, request: FastifyRequest, reply: FastifyReply, done: HookDone) => {
+    setRateHeaders(reply, decision);
+    if (!decision.allowed) {
+      const retryAfter = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
+      return done(
+        new AppError('rate_limited', `This key allows ${decision.limit} requests per minute; retry in ${retryAfter} s`, {
+          headers: { 'retry-after': retryAfter },
+        }),
+      );
+    }
+    checkScope(request, done);
+  };
+
+  const limit = (principal: Principal, request: FastifyRequest, reply: FastifyReply, done: HookDone) => {
+    request.principal = principal;
+    if (principal.rateLimit === null || principal.keyId === null) return checkScope(request, done);
+    let decision: RateDecision | Promise<RateDecision>;
+    try {
+      decision = limiter.consume(principal.keyId, principal.rateLimit, RATE_WINDOW_MS);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (decision instanceof Promise) decision.then((answered) => admit(answered, request, reply, done), done);
+    else admit(decision, request, reply, done);
+  };
+
   return function gate(request, reply, done) {
     tagRequest(request, reply);
-    const admit = (decision: RateDecision) => {
-      setRateHeaders(reply, decision);
-      if (!decision.allowed) {
-        const retryAfter = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
-        return done(
-          new AppError('rate_limited', `This key allows ${decision.limit} requests per minute; retry in ${retryAfter} s`, {
-            headers: { 'retry-after': retryAfter },
-          }),
-        );
-      }
-      if (scope !== null && !request.principal.scopes.has(scope)) {
-        return done(new AppError('missing_scope', `This operation needs the scope ${scope}`));
-      }
-      done();
-    };
-    const limit = (principal: Principal) => {
-      request.principal = principal;
-      if (principal.rateLimit === null || principal.keyId === null) return admit(UNLIMITED);
-      const decision = limiter.consume(principal.keyId, principal.rateLimit, RATE_WINDOW_MS);
-      if (decision instanceof Promise) decision.then(admit, done);
-      else admit(decision);
-    };
+    let principal: Principal | Promise<Principal>;
     try {
-      const principal = apiKeys.authenticate(bearerToken(request), request.ip);
-      if (principal instanceof Promise) principal.then(limit, (error: unknown) => done(withChallenge(error)));
-      else limit(principal);
+      principal = apiKeys.authenticate(bearerToken(request), request.ip);
     } catch (error) {
-      done(withChallenge(error));
+      return done(withChallenge(error));
     }
+    if (principal instanceof Promise) principal.then((loaded) => limit(loaded, request, reply, done), (error: unknown) => done(withChallenge(error)));
+    else limit(principal, request, reply, done);
   };
 }
 
-const UNLIMITED: RateDecision = { allowed: true, limit: Number.POSITIVE_INFINITY, remaining: Number.POSITIVE_INFINITY, resetMs: 0 };
+type HookDone = (error?: Error) => void;
 
 function bearerToken(request: FastifyRequest): string {
   const header = request.headers.authorization;
@@ -97,9 +113,21 @@ function withChallenge(error: unknown): Error {
 
 /** IETF draft-ietf-httpapi-ratelimit-headers (draft 7 field names, understood by most clients). */
 function setRateHeaders(reply: FastifyReply, decision: RateDecision): void {
-  if (decision === UNLIMITED) return;
   reply.header('ratelimit-limit', decision.limit);
   reply.header('ratelimit-remaining', decision.remaining);
   reply.header('ratelimit-reset', Math.max(0, Math.ceil(decision.resetMs / 1000)));
-  reply.header('ratelimit-policy', `${decision.limit};w=${RATE_WINDOW_MS / 1000}`);
+  reply.header('ratelimit-policy', policyOf(decision.limit));
+}
+
+/** The policy header of each limit in use, written once rather than formatted on every request. */
+const policies = new Map<number, string>();
+function policyOf(limit: number): string {
+  let policy = policies.get(limit);
+  if (policy === undefined) {
+    policy = `${limit};w=${RATE_WINDOW_MS / 1000}`;
+    // Limits are per key and few; a process that somehow sees very many simply starts over.
+    if (policies.size >= 1_000) policies.clear();
+    policies.set(limit, policy);
+  }
+  return policy;
 }

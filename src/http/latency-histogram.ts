@@ -1,10 +1,15 @@
 /**
  * The request latency histogram, kept outside prom-client because it is on every request's path: prom-client
- * re-validates and re-hashes labels on each observation (~1.8 us measured), this costs one map lookup and a
+ * re-validates and re-hashes labels on each observation (~1.8 us measured), this costs three map lookups and a
  * short bucket scan. Rendered in the Prometheus text exposition format next to prom-client's own metrics.
  */
 export class LatencyHistogram {
-  private readonly series = new Map<string, { labels: string; buckets: Float64Array; sum: number; count: number }>();
+  /**
+   * Series by route, then method, then status: a request looks its series up by the strings and number it already
+   * holds (route templates and methods are the same string objects every time, their hashes cached) instead of
+   * formatting a key for each observation.
+   */
+  private readonly routes = new Map<string, Map<string, Map<number, Series>>>();
 
   constructor(
     readonly name: string,
@@ -13,8 +18,11 @@ export class LatencyHistogram {
   ) {}
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const id = `${method} ${route} ${status}`;
-    let series = this.series.get(id);
+    let methods = this.routes.get(route);
+    if (methods === undefined) this.routes.set(route, (methods = new Map()));
+    let statuses = methods.get(method);
+    if (statuses === undefined) methods.set(method, (statuses = new Map()));
+    let series = statuses.get(status);
     if (series === undefined) {
       series = {
         labels: `method="${escape(method)}",route="${escape(route)}",status_code="${status}"`,
@@ -22,17 +30,22 @@ export class LatencyHistogram {
         sum: 0,
         count: 0,
       };
-      this.series.set(id, series);
+      statuses.set(status, series);
     }
-    const index = this.bounds.findIndex((bound) => seconds <= bound);
-    if (index !== -1) series.buckets[index]! += 1;
+    const bounds = this.bounds;
+    for (let i = 0; i < bounds.length; i++) {
+      if (seconds <= bounds[i]!) {
+        series.buckets[i]! += 1;
+        break;
+      }
+    }
     series.sum += seconds;
     series.count += 1;
   }
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (const { labels, buckets, sum, count } of this.series.values()) {
+    for (const { labels, buckets, sum, count } of this.allSeries()) {
       let cumulative = 0;
       this.bounds.forEach((bound, i) => {
         cumulative += buckets[i]!;
@@ -44,6 +57,17 @@ export class LatencyHistogram {
     }
     return `${lines.join('\n')}\n`;
   }
+
+  private *allSeries(): Iterable<Series> {
+    for (const methods of this.routes.values()) for (const statuses of methods.values()) yield* statuses.values();
+  }
+}
+
+interface Series {
+  labels: string;
+  buckets: Float64Array;
+  sum: number;
+  count: number;
 }
 
 const escape = (value: string) => value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
