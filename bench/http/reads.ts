@@ -577,9 +577,8 @@ function render(run: {
       'fastify route sending the same body and headers as Causa\'s `/me`: the cost of the response on the wire alone, ' +
       'so the gap between it and Causa is what authentication, limits, validation and metrics cost. The "inside the ' +
       'Causa process" row serves those bytes again from a second, bare fastify instance in the Causa server\'s own ' +
-      'process (nothing of Causa on its path): its gap to the bare-process row is what the process costs every ' +
-      'request (a large heap, node\'s shared stream and event code having seen many more object shapes), the ' +
-      'gap from it to the Causa rows is what Causa\'s request work costs.',
+      'process (nothing of Causa on its path): its gap to the bare-process row is what a process that has loaded and ' +
+      'built all of Causa pays on every request, the gap from it to the Causa rows is what Causa\'s request work costs.',
     '',
   ].join('\n');
   return { table, section };
