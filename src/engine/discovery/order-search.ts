@@ -9,10 +9,11 @@
  * parent of, so a move is judged from those alone: with sparse candidates (the neighbourhoods score-search.ts gives
  * past 100 variables) a sweep costs little more than p family lookups.
  *
- * Gaussian scores only (continuous data, one column per variable): grow picks the candidate that leaves the smallest
+ * With Gaussian moments (continuous data, one column per variable) grow picks the candidate that leaves the smallest
  * residual variance from partial covariances updated one parent at a time, shrink reads every removal's residual
  * from one inverse, and both judge a family by the local scorer's own score of a residual variance
- * (scoreOfResidual), so the result is scored as the other searches' are.
+ * (scoreOfResidual), so the result is scored as the other searches' are. Without them (count scores on discrete
+ * data) grow and shrink ask the local scorer for each step's gain.
  * Required edges keep their order and parents; forbidden and non-candidate pairs are never parents.
  */
 import { emptyPdag, type Pdag, setDirected } from '../graph/pdag.js';
@@ -39,7 +40,8 @@ export interface GaussianMoments {
 export interface OrderSearchInput {
   p: number;
   scorer: LocalScorer;
-  moments: GaussianMoments;
+  /** Gaussian moments (continuous data): families grown from partial covariances; without them, from the scorer's gains. */
+  moments?: GaussianMoments;
   knowledge: Knowledge;
   /** 1 at i * p + j: i may be a parent of j. */
   candidates: Uint8Array;
@@ -205,6 +207,45 @@ class GrowShrink {
     return found;
   }
 
+  /** Grow-shrink on the scorer alone (count and logistic families): grow adds the predecessor of the largest gain
+   * while one gains, shrink drops the parent whose removal raises the score most while one does. */
+  private selectByGain(node: number, pool: readonly number[]): Family {
+    const { p, scorer, knowledge } = this.input;
+    const parents = pool.filter((w) => knowledge.required[w * p + node] === 1);
+    let score = scorer.score(node, parents);
+    for (;;) {
+      let best = -1;
+      let bestGain = 0;
+      for (const w of pool) {
+        if (parents.includes(w)) continue;
+        const gain = scorer.gain(node, parents, w);
+        if (gain > bestGain) {
+          bestGain = gain;
+          best = w;
+        }
+      }
+      if (best < 0) break;
+      parents.push(best);
+      score = scorer.score(node, parents);
+    }
+    for (;;) {
+      let drop = -1;
+      let dropScore = score;
+      for (let a = 0; a < parents.length; a++) {
+        if (knowledge.required[parents[a]! * p + node] === 1) continue;
+        const smaller = scorer.score(node, parents.filter((_, b) => b !== a));
+        if (smaller > dropScore) {
+          dropScore = smaller;
+          drop = a;
+        }
+      }
+      if (drop < 0) break;
+      parents.splice(drop, 1);
+      score = dropScore;
+    }
+    return { parents, score };
+  }
+
   private keyOf(node: number, predecessors: readonly number[]): string {
     const bits = this.keyBits;
     bits.fill(0);
@@ -214,6 +255,7 @@ class GrowShrink {
   }
 
   private select(node: number, pool: readonly number[]): Family {
+    if (!this.input.moments) return this.selectByGain(node, pool);
     const { p, scorer, knowledge } = this.input;
     const { cov, q, column } = this.input.moments;
     const required = pool.filter((w) => knowledge.required[w * p + node] === 1);
