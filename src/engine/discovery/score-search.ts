@@ -161,7 +161,7 @@ function orderSearches(input: ScoreSearchInput, moments: GaussianMoments | undef
   let best = edgeSearch;
   for (let start = 0; start < starts; start++) {
     const order = start === 0 ? topologicalOrder(edgeSearch.dag)! : rng.shuffle(Array.from({ length: p }, (_, j) => j));
-    const found = bestOrderSearch({ p, scorer, moments, knowledge, candidates, budget, start: consistentWithRequired(order, knowledge, p) });
+    const found = bestOrderSearch({ p, scorer, ...(moments === undefined ? {} : { moments }), knowledge, candidates, budget, start: consistentWithRequired(order, knowledge, p) });
     const score = dagScore(found.dag, scorer);
     const improved = score > best.score + 1e-9 * Math.abs(best.score);
     if (improved) best = { dag: found.dag, score, timedOut: found.timedOut, start: 'order' };
