@@ -207,7 +207,7 @@ class GrowShrink {
     return found;
   }
 
-  /** Grow-shrink on the scorer alone (count and logistic families): grow adds the predecessor of the largest gain
+  /** Grow-shrink on the scorer alone (count families): grow adds the predecessor of the largest gain
    * while one gains, shrink drops the parent whose removal raises the score most while one does. */
   private selectByGain(node: number, pool: readonly number[]): Family {
     const { p, scorer, knowledge } = this.input;

@@ -16,9 +16,10 @@
  * effect averages out over its co-parents (X independent of Y, but not given Y's other parents; bnlearn hepar2 has
  * several): `reopenable` pairs whose addition to the result raises the score given the child's parents there become
  * candidates (widenCandidates adds them to `candidates` in place), and hill climbing continues. On complete
- * discrete data the order search then runs on count scores too, over the candidates and the reopenable pairs within two steps in the pattern or the
- * result (countSearchCandidates), from the edge searches' DAG only: on data sampled from bnlearn's networks it finds
- * DAGs that score higher than the edge searches' (win95pts at 1,000 rows: SHD 42 and 50 -> 31 and 29).
+ * discrete data the order search then runs on count scores too, over the candidates and the reopenable pairs within
+ * two steps in the pattern or the result (countSearchCandidates), from the edge searches' DAG only: on data sampled
+ * from bnlearn's networks it finds DAGs that score higher than the edge searches' (win95pts at 1,000 rows: SHD 42
+ * and 50 -> 31 and 29).
  */
 import { consistentExtension, reaches, topologicalOrder } from '../graph/dag.js';
 import { clonePdag, emptyPdag, isDirected, parentsOf, type Pdag, removeEdge, setDirected } from '../graph/pdag.js';
