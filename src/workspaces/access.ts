@@ -32,31 +32,23 @@ export class WorkspaceAccess {
 
   /**
    * The workspace, if the principal holds at least `needed` on it. Writers pass `fresh` so that a
-   * read-modify-write never starts from a cached row.
+   * read-modify-write never starts from a cached row. Answered without a promise when the cache holds both the row
+   * and the level (every workspace request passes here; callers await either way).
    */
-  async require(principal: Principal, workspaceId: string, needed: MembershipLevel, options: { fresh?: boolean } = {}): Promise<WorkspaceRow> {
-    const workspace = await this.find(principal.organisationId, workspaceId, options.fresh === true);
-    if (workspace === undefined) throw notFound('Workspace', workspaceId);
-    if (principal.workspaceId !== null && principal.workspaceId !== workspaceId) {
-      throw new AppError('workspace_out_of_scope', `This credential is pinned to workspace ${principal.workspaceId}`);
-    }
-    const level = await this.levelOf(principal, workspaceId);
-    if (level === undefined) throw new AppError('forbidden', `You have no access to workspace ${workspaceId}`);
-    if (RANK[level] < RANK[needed]) {
-      throw new AppError('forbidden', `This operation needs ${needed} permission on workspace ${workspaceId}; you have ${level}`);
-    }
-    return workspace;
+  require(principal: Principal, workspaceId: string, needed: MembershipLevel, options: { fresh?: boolean } = {}): WorkspaceRow | Promise<WorkspaceRow> {
+    const workspace = this.find(principal.organisationId, workspaceId, options.fresh === true);
+    return workspace instanceof Promise ? workspace.then((row) => this.admit(principal, workspaceId, needed, row)) : this.admit(principal, workspaceId, needed, workspace);
   }
 
-  async levelOf(principal: Principal, workspaceId: string): Promise<MembershipLevel | undefined> {
+  levelOf(principal: Principal, workspaceId: string): MembershipLevel | undefined | Promise<MembershipLevel | undefined> {
     if (principal.isOrgAdmin) return 'full';
     const key = `${workspaceId}:${principal.userId}`;
-    let level = this.levels.get(key);
-    if (level === undefined) {
-      level = (await this.workspaces.memberLevel(workspaceId, principal.userId)) ?? null;
-      this.levels.set(key, level);
-    }
-    return level ?? undefined;
+    const level = this.levels.get(key);
+    if (level !== undefined) return level ?? undefined;
+    return this.workspaces.memberLevel(workspaceId, principal.userId).then((found) => {
+      this.levels.set(key, found ?? null);
+      return found ?? undefined;
+    });
   }
 
   /** Announces that a workspace or its memberships changed; every process drops what it cached of it. */
@@ -64,12 +56,30 @@ export class WorkspaceAccess {
     return this.bus.publish('workspace', workspaceId);
   }
 
-  private async find(organisationId: string, workspaceId: string, fresh: boolean): Promise<WorkspaceRow | undefined> {
+  /** The organisation, pin and level checks of `require` on the workspace found. */
+  private admit(principal: Principal, workspaceId: string, needed: MembershipLevel, workspace: WorkspaceRow | undefined): WorkspaceRow | Promise<WorkspaceRow> {
+    if (workspace === undefined) throw notFound('Workspace', workspaceId);
+    if (principal.workspaceId !== null && principal.workspaceId !== workspaceId) {
+      throw new AppError('workspace_out_of_scope', `This credential is pinned to workspace ${principal.workspaceId}`);
+    }
+    const level = this.levelOf(principal, workspaceId);
+    const check = (held: MembershipLevel | undefined) => {
+      if (held === undefined) throw new AppError('forbidden', `You have no access to workspace ${workspaceId}`);
+      if (RANK[held] < RANK[needed]) {
+        throw new AppError('forbidden', `This operation needs ${needed} permission on workspace ${workspaceId}; you have ${held}`);
+      }
+      return workspace;
+    };
+    return level instanceof Promise ? level.then(check) : check(level);
+  }
+
+  private find(organisationId: string, workspaceId: string, fresh: boolean): WorkspaceRow | undefined | Promise<WorkspaceRow | undefined> {
     const cached = fresh ? undefined : this.rows.get(workspaceId);
     // Ids are global, so the tenant check is repeated on every hit, never trusted to the cache key.
     if (cached !== undefined) return cached.organisation_id === organisationId ? cached : undefined;
-    const row = await this.workspaces.find(organisationId, workspaceId);
-    if (row !== undefined) this.rows.set(workspaceId, row);
-    return row;
+    return this.workspaces.find(organisationId, workspaceId).then((row) => {
+      if (row !== undefined) this.rows.set(workspaceId, row);
+      return row;
+    });
   }
 }
