@@ -38,13 +38,14 @@ import { environmentModel } from '../../src/engine/panel/model.js';
 import { invert } from '../../src/engine/linear-algebra.js';
 import { multiply } from '../../src/engine/panel/regression.js';
 import { type EnvironmentSeries, discoverTemporalPanel, environmentTemporalModel, evaluateTemporalPanel, fitTemporalPanel, temporalShardStatistics } from '../../src/engine/panel/temporal.js';
+import { type TemporalDiscoveryResult, discoverTemporal } from '../../src/engine/temporal/discover.js';
 import { futureFrom } from '../../src/engine/temporal/forecast.js';
 import { lagName } from '../../src/engine/temporal/lagged.js';
 import { designEdges, type TemporalStructure } from '../../src/engine/temporal/model.js';
 import { inferTimeline } from '../../src/engine/temporal/timeline.js';
 import type { EdgeRef, Frame } from '../../src/engine/types.js';
 import { panelRows, panelTruth } from '../../test/helpers/panel.js';
-import { TEMPORAL_PANEL_LINKS, oraclePath, temporalPanelRows, temporalPanelTruth } from '../../test/helpers/temporal-panel.js';
+import { TEMPORAL_PANEL_LINKS, laplace, oraclePath, slopePanel, temporalPanelRows, temporalPanelTruth } from '../../test/helpers/temporal-panel.js';
 import { machineLine, median, writeSection } from '../lib/report.js';
 import { REPO_ROOT, benchmarkDataDir, readEdgeCsv } from './benchmark-data.js';
 
@@ -255,6 +256,46 @@ function temporal(): string[] {
   return lines;
 }
 
-const section = [SECTION, '', machineLine(), '', ...sachs(), ...generated(), ...temporal()].join('\n');
+/** Slope-only changes (test/helpers/temporal-panel.ts slopePanel): orientation of a -> b, and false alarms when nothing changes. */
+function slopes(): string[] {
+  const seeds = 4 * SEEDS;
+  const lines = [
+    '### Temporal panels: a slope that differs across environments',
+    '',
+    `a -> b at the same step, both serially independent (nothing lagged orients the link), b's coefficient spread evenly over 0.2..1.6 across the environments, no level shift; ${seeds} seeds per row. Controls: the same coefficient (0.9) everywhere, with normal and with Laplace noise. Baseline in the same run: the environments' rows pooled as one series (discoverTemporal).`,
+    '',
+    '| environments x steps | a -> b oriented (wrong way) | pooled baseline oriented | b marked changing | controls: any variable marked changing (normal / Laplace) | controls: link oriented | seconds per discovery |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const [environments, steps] of [[6, 150], [12, 250], [30, 100]] as const) {
+    const spread = Array.from({ length: environments }, (_, e) => 0.2 + (1.4 * e) / (environments - 1));
+    const options = { maxLag: 1, alpha: 0.01, periods: [] };
+    let oriented = 0, wrong = 0, pooled = 0, changing = 0, falseNormal = 0, falseLaplace = 0, controlOriented = 0;
+    const seconds: number[] = [];
+    const linkOf = (links: TemporalDiscoveryResult['links']) => links.find((l) => l.lag === 0 && ((l.source === 'a' && l.target === 'b') || (l.source === 'b' && l.target === 'a')));
+    for (let seed = 1; seed <= seeds; seed++) {
+      const frames = slopePanel(spread, 7000 + seed, undefined, steps);
+      const started = performance.now();
+      const found = discoverTemporalPanel(frames, options, kernels);
+      seconds.push((performance.now() - started) / 1000);
+      const ab = linkOf(found.links);
+      if (ab?.orientation === 'compelled') (ab.source === 'a' ? oriented++ : wrong++);
+      if (found.changing.includes('b')) changing++;
+      const stacked = frameOf(['a', 'b'].map((name) => continuousColumn(name, frames.flatMap((f) => Array.from((f.columns.find((c) => c.name === name) as { values: Float64Array }).values)))));
+      if (linkOf(discoverTemporal(stacked, options, kernels).links)?.orientation === 'compelled') pooled++;
+      for (const [noise, count] of [[undefined, () => falseNormal++], [laplace, () => falseLaplace++]] as const) {
+        const control = discoverTemporalPanel(slopePanel(spread.map(() => 0.9), 8000 + seed, noise, steps), options, kernels);
+        if (control.changing.length > 0) count();
+        if (linkOf(control.links)?.orientation === 'compelled') controlOriented++;
+      }
+    }
+    const share = (k: number, of = seeds) => `${k} of ${of}`;
+    lines.push(`| ${environments} x ${steps} | ${share(oriented)} (${wrong}) | ${share(pooled)} | ${share(changing)} | ${share(falseNormal)} / ${share(falseLaplace)} | ${share(controlOriented, 2 * seeds)} | ${median(seconds).toFixed(3)} |`);
+  }
+  lines.push('', 'A context test (engine/discovery/context-tests.ts) sees a changed slope or noise scale as well as a changed level; before it, such a panel left a -> b reversible as one series does. Alpha 0.01: a control\'s two variables give two chances of a false context edge per seed.', '');
+  return lines;
+}
+
+const section = [SECTION, '', machineLine(), '', ...sachs(), ...generated(), ...temporal(), ...slopes()].join('\n');
 console.log(section);
 if (process.env.BENCH_WRITE !== '0') writeSection(resolve(REPO_ROOT, 'BENCHMARKS.md'), SECTION, section);

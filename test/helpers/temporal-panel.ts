@@ -8,6 +8,7 @@
  * z's level shifts per environment; y's mechanism is shared, so the environment (a context nothing causes) is
  * adjacent to z and w but not to y, which orients y -> z where one series alone leaves it open.
  */
+import { continuousColumn, frameOf } from '../../src/engine/frame.js';
 import { Rng } from '../../src/engine/random.js';
 
 export interface TemporalPanelTruth {
@@ -76,3 +77,24 @@ export function oraclePath(truth: TemporalPanelTruth, e: number, last: { x: numb
   for (let h = 0; h < horizon; h++) path.push((state = temporalPanelStep(truth, e, state, { x: 0, y: 0, z: 0, w: 0 })));
   return path;
 }
+
+/**
+ * Two serially independent variables, a -> b at the same step, nothing lagged to orient the link: one series leaves
+ * it reversible. `slopes` gives b's coefficient per environment; `noise` draws the noise (a heavy-tailed draw checks
+ * that a spread which does not change raises no context edge).
+ */
+export function slopePanel(slopes: readonly number[], seed: number, noise: (rng: Rng) => number = (rng) => rng.normal(), steps = 250) {
+  const rng = new Rng(seed);
+  return slopes.map((slope) => {
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let t = 0; t < steps; t++) {
+      a.push(noise(rng));
+      b.push(slope * a[t]! + noise(rng));
+    }
+    return frameOf([continuousColumn('a', a), continuousColumn('b', b)]);
+  });
+}
+
+/** A Laplace draw with unit variance (heavy tails beside the normal). */
+export const laplace = (rng: Rng) => (rng.uniform() < 0.5 ? 1 : -1) * -Math.log(Math.max(rng.uniform(), 1e-300)) / Math.SQRT2;

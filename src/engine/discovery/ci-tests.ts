@@ -28,7 +28,8 @@ export interface CiTester {
   run(tests: readonly CiTest[]): CiResults;
 }
 
-const chiSquareDependence = (statistic: number, df: number) => (df > 0 ? (statistic - df) / Math.sqrt(2 * df) : 0);
+/** A chi-square statistic on the dependence scale of the chi-square tests. */
+export const chiSquareDependence = (statistic: number, df: number) => (df > 0 ? (statistic - df) / Math.sqrt(2 * df) : 0);
 const empty = (): CiResults => ({ pValue: new Float64Array(0), dependence: new Float64Array(0) });
 
 export function ciTesterFor(data: PreparedData, kernels: Kernels): CiTester {

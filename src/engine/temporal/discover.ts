@@ -13,6 +13,7 @@
  */
 import type { Kernels } from '../../compute/kernels.js';
 import { ciTesterFor, type CiTest } from '../discovery/ci-tests.js';
+import { withContextTests } from '../discovery/context-tests.js';
 import { prepareForDiscovery } from '../discovery/prepare.js';
 import { consistentExtension, reaches } from '../graph/dag.js';
 import { applyMeekRules } from '../graph/meek.js';
@@ -84,11 +85,12 @@ export function discoverOnDesign(design: Frame, names: readonly string[], contex
   const N = names.length;
   const index = new Map(names.map((n, i) => [n, i]));
   const prepared = prepareForDiscovery(design, kernels);
-  const tester = ciTesterFor(prepared, kernels);
   const col = (v: number, lag: number) => v * (L + 1) + lag;
   const seasonCols = options.periods.flatMap((_, k) => [N * (L + 1) + 2 * k, N * (L + 1) + 2 * k + 1]);
   const contextStart = N * (L + 1) + 2 * options.periods.length;
   const contextCols = Array.from({ length: contexts }, (_, k) => contextStart + k);
+  // A context's tests see a changed slope or noise scale as well as a changed level (context-tests.ts).
+  const tester = withContextTests(ciTesterFor(prepared, kernels), design, contextCols);
   const varOf = (c: number) => Math.floor(c / (L + 1));
   const lagOf = (c: number) => c % (L + 1);
   const isSeason = (c: number) => c >= N * (L + 1) && c < contextStart;

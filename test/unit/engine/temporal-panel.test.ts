@@ -19,7 +19,7 @@ import { designEdges } from '../../../src/engine/temporal/model.js';
 import type { TemporalStructure } from '../../../src/engine/temporal/model.js';
 import { inferTimeline } from '../../../src/engine/temporal/timeline.js';
 import type { NodeModel } from '../../../src/engine/types.js';
-import { TEMPORAL_PANEL_LINKS, oraclePath, temporalPanelRows, temporalPanelTruth } from '../../helpers/temporal-panel.js';
+import { TEMPORAL_PANEL_LINKS, laplace, oraclePath, slopePanel, temporalPanelRows, temporalPanelTruth } from '../../helpers/temporal-panel.js';
 
 const kernels = loadWasmKernels();
 const VARIABLES = ['x', 'y', 'z', 'w'] as const;
@@ -51,9 +51,26 @@ test('J-PCMCI+ finds the lagged and same-step links and orients y -> z through t
   assert.ok(extra.length <= 1, `spurious links: ${extra.join(', ')}`);
   const yz = found.links.find((l) => keyOf(l) === 'y>z@0')!;
   assert.equal(yz.orientation, 'compelled', 'the environment orients y -> z (it changes z, not y)');
-  // z's level shifts per environment; w's slope varies, which a context (a level) does not show.
-  assert.ok(found.changing.includes('z'), `changing: ${found.changing.join(', ')}`);
+  // z's level shifts per environment; w's slope on x varies (context-tests.ts sees slopes as well as levels).
+  assert.ok(found.changing.includes('z') && found.changing.includes('w'), `changing: ${found.changing.join(', ')}`);
   assert.ok(!found.changing.includes('y') && !found.changing.includes('x'), `changing: ${found.changing.join(', ')}`);
+});
+
+test('a slope that differs across environments orients a same-step link and marks the mechanism as changing', () => {
+  const options = { maxLag: 1, alpha: 0.01, periods: [] };
+  const slopes = Array.from({ length: 12 }, (_, e) => 0.2 + (1.4 * e) / 11);
+  for (const seed of [1, 2, 3]) {
+    const found = discoverTemporalPanel(slopePanel(slopes, seed), options, kernels);
+    const ab = found.links.find((l) => l.lag === 0 && ((l.source === 'a' && l.target === 'b') || (l.source === 'b' && l.target === 'a')));
+    assert.deepEqual([ab?.source, ab?.target, ab?.orientation], ['a', 'b', 'compelled'], `seed ${seed}: ${JSON.stringify(found.links)}`);
+    assert.deepEqual(found.changing, ['b'], `seed ${seed}`);
+  }
+  // The same slope everywhere, Gaussian or heavy-tailed noise: nothing changes, and the link stays reversible.
+  for (const [seed, noise] of [[4, undefined], [5, laplace], [6, laplace]] as const) {
+    const found = discoverTemporalPanel(slopePanel(slopes.map(() => 0.9), seed, noise), options, kernels);
+    assert.deepEqual(found.changing, [], `seed ${seed}`);
+    assert.equal(found.links.find((l) => l.lag === 0)?.orientation, 'reversible', `seed ${seed}: ${JSON.stringify(found.links)}`);
+  }
 });
 
 test('per-environment mechanisms, the gated same-step link and its agreement rate', () => {
