@@ -107,7 +107,7 @@ export const NodeSchema = Type.Object({
   type: Type.String({ description: '`continuous` or `categorical`' }),
   categories: Nullable(Type.Array(Type.String())),
   latentClusterId: Nullable(Type.String()),
-  environmentColumns: Type.Array(Type.String(), { description: 'Multi-environment twins: the twin\'s environment columns when this variable\'s mechanism changes across environments (the environment points to it in discovery, or an edge into it is gated); empty otherwise' }),
+  environmentColumns: Type.Array(Type.String(), { description: 'Multi-environment twins: the twin\'s environment columns when this variable\'s mechanism changes across environments (the environment points to it in discovery: its level, an input\'s strength or its noise differs; or an edge into it is gated); empty otherwise' }),
   isDerived: Type.Boolean(),
   symbolicEquation: Nullable(Type.String({ description: 'The fitted mechanism, e.g. `y = 1.2 + 0.8*x + N(0, 0.5^2)`' })),
   derivedInfo: Nullable(Json),

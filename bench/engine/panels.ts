@@ -38,7 +38,7 @@ import { environmentModel } from '../../src/engine/panel/model.js';
 import { invert } from '../../src/engine/linear-algebra.js';
 import { multiply } from '../../src/engine/panel/regression.js';
 import { type EnvironmentSeries, discoverTemporalPanel, environmentTemporalModel, evaluateTemporalPanel, fitTemporalPanel, temporalShardStatistics } from '../../src/engine/panel/temporal.js';
-import { type TemporalDiscoveryResult, discoverTemporal } from '../../src/engine/temporal/discover.js';
+import { discoverTemporal } from '../../src/engine/temporal/discover.js';
 import { futureFrom } from '../../src/engine/temporal/forecast.js';
 import { lagName } from '../../src/engine/temporal/lagged.js';
 import { designEdges, type TemporalStructure } from '../../src/engine/temporal/model.js';
@@ -256,44 +256,66 @@ function temporal(): string[] {
   return lines;
 }
 
-/** Slope-only changes (test/helpers/temporal-panel.ts slopePanel): orientation of a -> b, and false alarms when nothing changes. */
+/** Slope-only changes (test/helpers/temporal-panel.ts slopePanel) on both panel kinds: orientation of a -> b, and false alarms when nothing changes. */
 function slopes(): string[] {
   const seeds = 4 * SEEDS;
   const lines = [
-    '### Temporal panels: a slope that differs across environments',
+    '### A slope that differs across environments',
     '',
-    `a -> b at the same step, both serially independent (nothing lagged orients the link), b's coefficient spread evenly over 0.2..1.6 across the environments, no level shift; ${seeds} seeds per row. Controls: the same coefficient (0.9) everywhere, with normal and with Laplace noise. Baseline in the same run: the environments' rows pooled as one series (discoverTemporal).`,
+    `a -> b, both serially independent (nothing lagged orients the link), b's coefficient spread evenly over 0.2..1.6 across the environments, no level shift; ${seeds} seeds per row. Controls: the same coefficient (0.9) everywhere, with normal and with Laplace noise. Baseline in the same run: the environments' rows pooled without the environment (discoverTemporal, discoverStatic), which leaves a - b reversible.`,
     '',
-    '| environments x steps | a -> b oriented (wrong way) | pooled baseline oriented | b marked changing | controls: any variable marked changing (normal / Laplace) | controls: link oriented | seconds per discovery |',
-    '|---|---|---|---|---|---|---|',
+    '| panel kind | environments x rows | a -> b oriented (wrong way) | pooled baseline oriented | b marked changing | controls: any variable marked changing (normal / Laplace) | controls: link oriented | seconds per discovery |',
+    '|---|---|---|---|---|---|---|---|',
   ];
-  for (const [environments, steps] of [[6, 150], [12, 250], [30, 100]] as const) {
-    const spread = Array.from({ length: environments }, (_, e) => 0.2 + (1.4 * e) / (environments - 1));
-    const options = { maxLag: 1, alpha: 0.01, periods: [] };
-    let oriented = 0, wrong = 0, pooled = 0, changing = 0, falseNormal = 0, falseLaplace = 0, controlOriented = 0;
-    const seconds: number[] = [];
-    const linkOf = (links: TemporalDiscoveryResult['links']) => links.find((l) => l.lag === 0 && ((l.source === 'a' && l.target === 'b') || (l.source === 'b' && l.target === 'a')));
-    for (let seed = 1; seed <= seeds; seed++) {
-      const frames = slopePanel(spread, 7000 + seed, undefined, steps);
-      const started = performance.now();
-      const found = discoverTemporalPanel(frames, options, kernels);
-      seconds.push((performance.now() - started) / 1000);
-      const ab = linkOf(found.links);
-      if (ab?.orientation === 'compelled') (ab.source === 'a' ? oriented++ : wrong++);
-      if (found.changing.includes('b')) changing++;
-      const stacked = frameOf(['a', 'b'].map((name) => continuousColumn(name, frames.flatMap((f) => Array.from((f.columns.find((c) => c.name === name) as { values: Float64Array }).values)))));
-      if (linkOf(discoverTemporal(stacked, options, kernels).links)?.orientation === 'compelled') pooled++;
-      for (const [noise, count] of [[undefined, () => falseNormal++], [laplace, () => falseLaplace++]] as const) {
-        const control = discoverTemporalPanel(slopePanel(spread.map(() => 0.9), 8000 + seed, noise, steps), options, kernels);
-        if (control.changing.length > 0) count();
-        if (linkOf(control.links)?.orientation === 'compelled') controlOriented++;
+  const learners = {
+    temporal: {
+      panel: (frames: Frame[]) => {
+        const found = discoverTemporalPanel(frames, { maxLag: 1, alpha: 0.01, periods: [] }, kernels);
+        return { links: found.links.filter((l) => l.lag === 0), changing: found.changing };
+      },
+      pooled: (frame: Frame) => discoverTemporal(frame, { maxLag: 1, alpha: 0.01, periods: [] }, kernels).links.filter((l) => l.lag === 0),
+    },
+    static: {
+      panel: (frames: Frame[]) => {
+        const found = discoverPanel(frameOf([...pooledOf(frames).columns, categoricalColumn('(environment)', frames.flatMap((f, e) => Array.from({ length: f.nRows }, () => `e${e}`)))]), '(environment)', { alpha: 0.01 }, kernels);
+        return { links: found.edges.map((e, i) => ({ ...e, orientation: found.orientations[i] })), changing: found.changing };
+      },
+      pooled: (frame: Frame) => discoverStatic(frame, { alpha: 0.01 }, kernels).edges.map((e) => ({ ...e, orientation: e.orientationFromData ? 'compelled' : 'reversible' })),
+    },
+  } as const;
+  type Link = { source: string; target: string; orientation?: string };
+  const linkOf = (links: readonly Link[]) => links.find((l) => (l.source === 'a' && l.target === 'b') || (l.source === 'b' && l.target === 'a'));
+  for (const [kind, learner] of Object.entries(learners)) {
+    for (const [environments, steps] of [[6, 150], [12, 250], [30, 100]] as const) {
+      const spread = Array.from({ length: environments }, (_, e) => 0.2 + (1.4 * e) / (environments - 1));
+      let oriented = 0, wrong = 0, pooled = 0, changing = 0, falseNormal = 0, falseLaplace = 0, controlOriented = 0;
+      const seconds: number[] = [];
+      for (let seed = 1; seed <= seeds; seed++) {
+        const frames = slopePanel(spread, 7000 + seed, undefined, steps);
+        const started = performance.now();
+        const found = learner.panel(frames);
+        seconds.push((performance.now() - started) / 1000);
+        const ab = linkOf(found.links);
+        if (ab?.orientation === 'compelled') (ab.source === 'a' ? oriented++ : wrong++);
+        if (found.changing.includes('b')) changing++;
+        if (linkOf(learner.pooled(pooledOf(frames)))?.orientation === 'compelled') pooled++;
+        for (const [noise, count] of [[undefined, () => falseNormal++], [laplace, () => falseLaplace++]] as const) {
+          const control = learner.panel(slopePanel(spread.map(() => 0.9), 8000 + seed, noise, steps));
+          if (control.changing.length > 0) count();
+          if (linkOf(control.links)?.orientation === 'compelled') controlOriented++;
+        }
       }
+      const share = (k: number, of = seeds) => `${k} of ${of}`;
+      lines.push(`| ${kind} | ${environments} x ${steps} | ${share(oriented)} (${wrong}) | ${share(pooled)} | ${share(changing)} | ${share(falseNormal)} / ${share(falseLaplace)} | ${share(controlOriented, 2 * seeds)} | ${median(seconds).toFixed(3)} |`);
     }
-    const share = (k: number, of = seeds) => `${k} of ${of}`;
-    lines.push(`| ${environments} x ${steps} | ${share(oriented)} (${wrong}) | ${share(pooled)} | ${share(changing)} | ${share(falseNormal)} / ${share(falseLaplace)} | ${share(controlOriented, 2 * seeds)} | ${median(seconds).toFixed(3)} |`);
   }
-  lines.push('', 'A context test (engine/discovery/context-tests.ts) sees a changed slope or noise scale as well as a changed level; before it, such a panel left a -> b reversible as one series does. Alpha 0.01: a control\'s two variables give two chances of a false context edge per seed.', '');
+  lines.push('', 'The indicator\'s tests (engine/discovery/context-tests.ts) see a changed slope or noise scale as well as a changed level: in the J-PCMCI+ search for temporal panels, and after the static search for static ones (engine/panel/context-edges.ts). Before them, both kinds left a -> b reversible here, as the pooled baselines do. Alpha 0.01: a control\'s two variables give two chances of a false indicator edge per seed.', '');
   return lines;
+}
+
+/** The environments' rows as one frame, without the environment. */
+function pooledOf(frames: readonly Frame[]): Frame {
+  return frameOf(['a', 'b'].map((name) => continuousColumn(name, frames.flatMap((f) => Array.from((f.columns.find((c) => c.name === name) as { values: Float64Array }).values)))));
 }
 
 const section = [SECTION, '', machineLine(), '', ...sachs(), ...generated(), ...temporal(), ...slopes()].join('\n');

@@ -320,3 +320,23 @@ test('edges into a categorical variable with a numeric input are judged per envi
   assert.equal(discount.isEnvironmentGated, true, JSON.stringify(discount));
   assert.ok(tenure.agreementRate >= 0.8 && tenure.isEnvironmentGated === false, JSON.stringify(tenure));
 });
+
+test('a slope that differs across sites, at the same level, orients the edge into the variable it changes', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  // price -> demand with demand's sensitivity to price differing by site; price alone is the same everywhere.
+  const rng = new Rng(41);
+  const rows = Array.from({ length: 10 }, (_, site) => site).flatMap((site) => {
+    const slope = -0.3 - (1.2 * site) / 9;
+    return Array.from({ length: 200 }, () => {
+      const price = rng.normal();
+      return { site: `s${site}`, price, demand: slope * price + rng.normal() };
+    });
+  });
+  const { version, between } = await sitePanel(app, ws, 'price sites', rows);
+  const edge = between('price', 'demand');
+  assert.deepEqual([edge?.source, edge?.target, edge?.orientation], ['price', 'demand', 'compelled'], JSON.stringify(version.causalGraph));
+  const nodes = new Map<string, Record<string, any>>(version.nodes.map((n: Record<string, any>) => [n.name, n]));
+  assert.deepEqual(nodes.get('demand')!.environmentColumns, ['site']);
+  assert.deepEqual(nodes.get('price')!.environmentColumns, []);
+});

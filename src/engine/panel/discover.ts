@@ -12,6 +12,7 @@ import { termsFor } from '../cbn/design.js';
 import { DEFAULT_ALPHA, discoverStatic } from '../discovery/discover-static.js';
 import { edgeOrientations, type Orientation } from '../identification/class.js';
 import type { CategoricalColumn, DiscoveredEdge, DiscoveryOptions, DiscoveryResult, EdgeRef, Frame, WorkHooks } from '../types.js';
+import { slopeAndSpreadChanges } from './context-edges.js';
 import { judgeEdges } from './evidence.js';
 import { familyMoments } from './moments.js';
 
@@ -37,12 +38,16 @@ export function cpdagOf(found: PanelDiscovery): { cpdag: DiscoveryResult['cpdag'
 export function discoverPanel(frame: Frame, indicator: string, options: DiscoveryOptions, kernels: Kernels, hooks: WorkHooks = {}): PanelDiscovery {
   const names = frame.columns.map((c) => c.name);
   const intoIndicator = names.filter((n) => n !== indicator).map((source) => ({ source, target: indicator }));
-  const result = discoverStatic(coarsened(frame, indicator), { ...options, forbidden: [...(options.forbidden ?? []), ...intoIndicator] }, kernels, hooks);
-  const fromIndicator = result.edges.filter((e) => e.source === indicator);
-  const edges = withinEnvironments(frame, indicator, result.edges.filter((e) => e.source !== indicator), options);
-  const all = [...edges, ...fromIndicator];
+  const grouped = coarsened(frame, indicator);
+  const result = discoverStatic(grouped, { ...options, forbidden: [...(options.forbidden ?? []), ...intoIndicator] }, kernels, hooks);
+  const levels = result.edges.filter((e) => e.source === indicator).map((e) => e.target);
+  const held = withinEnvironments(frame, indicator, result.edges.filter((e) => e.source !== indicator), options);
+  // Pinned edges keep their direction: the slopes and spreads re-orient only what the search left reversible.
+  const found = (options.required ?? []).length === 0 ? slopeAndSpreadChanges(grouped, indicator, held, levels, options.alpha ?? DEFAULT_ALPHA, kernels) : { edges: held, changing: [] };
+  const changing = [...levels, ...found.changing];
+  const all = [...found.edges, ...changing.map((target) => ({ source: indicator, target }))];
   const orientations = edgeOrientations(names, all, { required: options.required ?? [], forbidden: options.forbidden ?? [] }, [], [indicator]);
-  return { edges, orientations: orientations.slice(0, edges.length), changing: fromIndicator.map((e) => e.target), stats: result.stats };
+  return { edges: found.edges, orientations: orientations.slice(0, found.edges.length), changing, stats: result.stats };
 }
 
 /**

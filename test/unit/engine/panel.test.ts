@@ -14,6 +14,7 @@ import { environmentModel } from '../../../src/engine/panel/model.js';
 import { Rng } from '../../../src/engine/random.js';
 import type { Frame, NodeModel } from '../../../src/engine/types.js';
 import { panelRows, panelTruth } from '../../helpers/panel.js';
+import { laplace, slopePanel } from '../../helpers/temporal-panel.js';
 
 const kernels = loadWasmKernels();
 const INDICATOR = '(environment)';
@@ -28,6 +29,27 @@ function panelFrame(rows: Array<Record<string, number | string>>, keys: string[]
 
 const coefficientOf = (node: NodeModel | undefined, parent: string) =>
   node?.kind === 'continuous' ? node.coefficients[node.terms.findIndex((t) => t.parents[0] === parent)] ?? 0 : Number.NaN;
+
+/** The environments' frames of slopePanel as one frame of rows with the indicator last. */
+function withEnvironment(frames: readonly Frame[]): Frame {
+  const columns = ['a', 'b'].map((name) => continuousColumn(name, frames.flatMap((f) => Array.from((f.columns.find((c) => c.name === name) as { values: Float64Array }).values))));
+  return frameOf([...columns, categoricalColumn(INDICATOR, frames.flatMap((f, e) => Array.from({ length: f.nRows }, () => `e${e}`)))]);
+}
+
+test('a slope that differs across environments, at the same level, orients the edge into the variable it changes', () => {
+  const slopes = Array.from({ length: 12 }, (_, e) => 0.2 + (1.4 * e) / 11);
+  for (const seed of [1, 2, 3]) {
+    const found = discoverPanel(withEnvironment(slopePanel(slopes, seed)), INDICATOR, { alpha: 0.01 }, kernels);
+    assert.deepEqual(found.edges.map((e, i) => `${e.source}->${e.target}:${found.orientations[i]}`), ['a->b:compelled'], `seed ${seed}`);
+    assert.deepEqual(found.changing, ['b'], `seed ${seed}`);
+  }
+  // Nothing changes (normal or heavy-tailed noise): no indicator edge, and the edge stays reversible.
+  for (const [seed, noise] of [[4, undefined], [5, laplace], [6, laplace]] as const) {
+    const found = discoverPanel(withEnvironment(slopePanel(slopes.map(() => 0.9), seed, noise)), INDICATOR, { alpha: 0.01 }, kernels);
+    assert.deepEqual(found.changing, [], `seed ${seed}`);
+    assert.deepEqual(found.orientations, ['reversible'], `seed ${seed}`);
+  }
+});
 
 test('a generated panel: the pooled graph, gated edges, agreement rates and per-environment effects are recovered', () => {
   const truth = panelTruth(60, 11);
