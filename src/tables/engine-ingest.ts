@@ -213,6 +213,9 @@ export const nullishText = (text: string) => `(${text} IS NULL OR lower(${text})
 /** A text cell trimmed as JS trims it: computed once per cell by a staged ingest, then converted. */
 export const trimmedText = (c: string) => trimmed(c);
 
+/** The staged file's row ordinal (the load writes it; no field is named so: fields are staged as c0, c1, ...). */
+const ORDINAL = '_n';
+
 /**
  * Loads a file in the engine and appends its rows to `table` (created first when `create`), numbered from
  * `rowStart`. A malformed file or a cell that does not convert answers 422 naming the line; nothing is kept.
@@ -232,9 +235,11 @@ export async function ingestInEngine(
   const raw: TableRef = { organisationId: org, tableId: newId('raw') };
   const cell = (i: number) => `r.${quoteColumn(`c${i}`)}`;
   const byField = new Map(columns.map((column) => [column.field, column]));
-  await store.createTable(raw, fields.map((_, i) => ({ name: `c${i}`, type: 'Nullable(String)' })), [], 'Log');
+  // The load numbers the rows in file order (`_n`), so the conversion below runs on every thread: the staging table
+  // is a MergeTree, which the engine reads in parallel (a Log table is read by one stream).
+  await store.createTable(raw, [{ name: ORDINAL, type: 'UInt64' }, ...fields.map((_, i) => ({ name: `c${i}`, type: 'Nullable(String)' }))], []);
   try {
-    await store.loadFile(raw, file.path, file.format).catch((error: unknown) => {
+    await store.loadFile(raw, file.path, file.format, { ordinal: ORDINAL }).catch((error: unknown) => {
       throw malformedFile(error);
     });
     const [{ n } = { n: 0 }] = await store.query<{ n: number | string }>(org, (sql) => `SELECT count() AS n FROM ${sql.table(raw.tableId)}`);
@@ -243,34 +248,33 @@ export async function ingestInEngine(
     // is the first such cell looked for, in file order, to name its line. Rows the stopped statement wrote
     // (ordinals from rowStart on) are taken out again.
     // Each cell is trimmed once (the innermost subquery) and converted once (the middle one, which also says
-    // whether the row has a cell that does not convert); the outer query numbers the rows and stops at a bad one.
+    // whether the row has a cell that does not convert); the outer query places the rows and stops at a bad one.
     const text = (i: number) => `r.${quoteColumn(`t${i}`)}`;
     const value = (i: number) => quoteColumn(`v${i}`);
+    const ordinal = quoteColumn(ORDINAL);
     const staged = (sql: TenantSql) => `(SELECT *, ${fields.map((_, i) => `${trimmedText(quoteColumn(`c${i}`))} AS ${quoteColumn(`t${i}`)}`).join(', ')} FROM ${sql.table(raw.tableId)})`;
     const convert = (i: number) => conversionOfText(byField.get(fields[i]!)!, text(i));
     const checks = fields.map((_, i) => `NOT ${nullishText(text(i))} AND ${convert(i)} IS NULL`);
     const converted = (sql: TenantSql) =>
-      `(SELECT ${fields.map((_, i) => `${convert(i)} AS ${value(i)}`).join(', ')}, `
+      `(SELECT r.${ordinal} AS ${ordinal}, ${fields.map((_, i) => `${convert(i)} AS ${value(i)}`).join(', ')}, `
       + `${fields.map((_, i) => `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`).join(' OR ')} AS _bad FROM ${staged(sql)} AS r)`;
     const outputs = definitions.slice(1).map((definition) => `${value(fields.indexOf(definition.name))} AS ${quoteColumn(definition.name)}`);
     beforeCommit();
     try {
       await store.insertSelect(
         table,
-        (sql) => `SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${converted(sql)} WHERE throwIf(_bad, '${UNCONVERTIBLE}') = 0`,
+        (sql) => `SELECT {rowStart:UInt64} + ${ordinal} AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${converted(sql)} WHERE throwIf(_bad, '${UNCONVERTIBLE}') = 0`,
         { rowStart },
-        { singleThreaded: true },
       );
     } catch (error) {
       await store.deleteRowsFrom(table, rowColumn, rowStart).catch(() => undefined);
       if (!String((error as Error)?.message).includes(UNCONVERTIBLE)) throw error;
+      // The first bad cell in file order names its line.
       const [bad] = await store.query<{ row: number; column: number; value: string }>(
         org,
         (sql) =>
-          `SELECT row, column, value FROM (SELECT rowNumberInAllBlocks() AS row, multiIf(${checks.flatMap((check, i) => [check, String(i)]).join(', ')}, -1) AS column, ` +
-          `[${fields.map((_, i) => `ifNull(${cell(i)}, '')`).join(', ')}] AS cells, cells[column + 1] AS value FROM ${staged(sql)} AS r) WHERE column >= 0 LIMIT 1`,
-        {},
-        { singleThreaded: true },
+          `SELECT row, column, value FROM (SELECT r.${ordinal} AS row, multiIf(${checks.flatMap((check, i) => [check, String(i)]).join(', ')}, -1) AS column, ` +
+          `[${fields.map((_, i) => `ifNull(${cell(i)}, '')`).join(', ')}] AS cells, cells[column + 1] AS value FROM ${staged(sql)} AS r) WHERE column >= 0 ORDER BY row LIMIT 1`,
       );
       throw new AppError('validation_failed', refusal(Number(bad!.row) + 2, byField.get(fields[bad!.column]!)!, bad!.value));
     }

@@ -154,6 +154,15 @@ test('past the inference sample, a bad value or a malformed line still answers 4
   assert.deepEqual(tables, [], 'no staging table is left behind');
 });
 
+test('of several bad values far apart in a large file, the first in file order is named (the conversion runs on every thread)', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const bad = new Set([120_000, 180_000, 240_000]);
+  const res = await upload(app, ws, id, plainCsv(250_000, (line) => (bad.has(line) ? `7,x${line},2024-01-01,true,x` : null)));
+  assert.equal(res.status, 422, JSON.stringify(res.body).slice(0, 300));
+  assert.equal(res.body.detail, 'Line 120000, column "price": "x120000" is not a decimal');
+});
+
 test('a JSON array of objects uploads like NDJSON; a broken array answers 422 naming the element', async (t) => {
   const app = await buildTestApp(t);
   const { ws, id } = await emptySource(app);

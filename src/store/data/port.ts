@@ -28,9 +28,11 @@ export interface DataStore {
   exchangeTables(a: TableRef, b: TableRef): Promise<void>;
   /**
    * Loads a local file (e.g. an upload's temp file) into `table`, columns by position, parsed by the engine:
-   * chDB reads it in place with file(); a server receives it streamed over HTTP.
+   * chDB reads it in place with file(); a server receives it streamed over HTTP. With `ordinal`, that column (the
+   * table's first, UInt64) numbers the rows in file order from 0 and the file fills the others, so later
+   * statements over the rows need not read them in order (they may run on every thread).
    */
-  loadFile(table: TableRef, path: string, format: FileFormat): Promise<void>;
+  loadFile(table: TableRef, path: string, format: FileFormat, options?: { ordinal?: string }): Promise<void>;
   /** Deletes the rows whose integer `column` is at least `from` (takes a failed batch back out). */
   deleteRowsFrom(table: TableRef, column: string, from: number): Promise<void>;
   /** Runs a read built by `build` with bound `params`; the whole result in memory (small results only). */
