@@ -29,14 +29,19 @@ interface Bounds {
 
 export interface Evidence {
   /** What is compared: a link's coefficient, the mechanism's level (intercept), its noise std, one step's residual,
-   * or a categorical mechanism's fit (the mean log-probability of the classes observed, per step). */
-  measure: 'coefficient' | 'level' | 'noiseStd' | 'residual' | 'logLikelihood';
+   * a categorical mechanism's fit (the mean log-probability of the classes observed, per step), or for a link into a
+   * categorical variable the change of one class's log-odds per unit of the input (per the input's category, for
+   * a categorical input): learned 0, and in the window since the departure. */
+  measure: 'coefficient' | 'level' | 'noiseStd' | 'residual' | 'logLikelihood' | 'logOdds';
   /** What the version learned, and what the window shows since the departure began (intervals at confidenceLevel). */
   then: Bounds;
   now: Bounds;
   /** Where the departure begins (the record index and its time) and how many steps it spans. */
   since: { index: number; timestamp: number | null };
   steps: number;
+  /** `logOdds`: the class whose log-odds changed, and the input's category it changed for (categorical inputs). */
+  category?: string;
+  inputCategory?: string;
 }
 
 export interface MechanismHealth {
@@ -280,13 +285,7 @@ export function watchCategorical(
   const direction: Direction = { z: null };
   const observed = bestInterval(z, direction, grid, options.minSteps);
   const rng = new Rng(options.seed ^ 0x2545f491);
-  const draw = (t: number) => {
-    const u = rng.uniform();
-    let c = 0;
-    for (let acc = probabilities[t]![0]!; acc < u && c < plan.classes - 1; acc += probabilities[t]![++c]!);
-    return c;
-  };
-  const maxima = Array.from({ length: REPLICATES }, () => bestInterval(standardised(draw), direction, grid, options.minSteps).statistic);
+  const maxima = Array.from({ length: REPLICATES }, () => bestInterval(standardised((t) => drawClass(probabilities[t]!, rng)), direction, grid, options.minSteps).statistic);
   const fitP = scanPValue(observed.statistic, scanTail(maxima));
   const tails = rows.map((r, t) => categoricalTail(probabilities[t]!, plan.classes, codes[r]!));
   const { row: spikeRow, p: spikeP } = leastProbableStep(tails);
@@ -313,4 +312,111 @@ export function watchCategorical(
   const to = alertType === 'improving' ? observed.to : n;
   const from = changeStart(z, direction, observed.from, to, Math.min(options.minSteps, to - observed.from));
   return { variable: m.name, alertType, pValue, evidence: { measure: 'logLikelihood', ...fit(from, to), since: at(from), steps: to - from } };
+}
+
+/**
+ * The links into a categorical mechanism, each watched as a numeric link's coefficient is: a change of how an input
+ * moves one class's log-odds shows as a correlation of that class's standardised residual (1{class} - p) / sqrt(p
+ * (1 - p)) with the input weighted by sqrt(p (1 - p)) (their product summed is the multinomial logit's score for
+ * that coefficient; the generalised fluctuation tests of Nyblom 1989 and Hjort & Koning 2002 scan it over time).
+ * Every class but the most probable (the shares sum to one) is scanned along each of the link's inputs (a
+ * categorical input by the indicators of its categories but the most frequent), Bonferroni over the link's
+ * tests, calibrated on replicates that draw the classes from the mechanism itself. The scan centres the input within
+ * each interval, so a change of the class's level alone is not read as a changed link.
+ */
+export function watchCategoricalLinks(
+  model: TemporalModel,
+  window: SampleWindow,
+  m: { plan: CategoricalPlan; name: string; names: readonly string[]; columns: ReturnType<typeof modelColumns>; rows: number[]; categoriesOf: (column: number) => readonly string[] | null },
+  options: { targetFpr: number; minSteps: number; level: number; seed: number },
+): LinkHealth[] {
+  const { plan, columns, rows } = m;
+  const inputs = [...new Set(plan.cpt !== null ? plan.cpt.parents : (plan.logistic?.terms ?? []).flatMap((t) => (t.other >= 0 ? [t.parent, t.other] : [t.parent])))];
+  const links = new Map<string, { source: string; lag: number; inputs: number[] }>();
+  for (const input of inputs) {
+    const source = sourceOf(model, m.names[input]!);
+    if (source.kind !== 'lag') continue;
+    const key = `${source.variable}\u0000${source.lag}`;
+    const link = links.get(key) ?? { source: source.variable, lag: source.lag, inputs: [] };
+    link.inputs.push(input);
+    links.set(key, link);
+  }
+  const codes = columns[plan.index] as Int32Array;
+  const n = rows.length;
+  const probabilities = rows.map((r) => {
+    const out = new Float64Array(plan.classes);
+    probabilitiesInto(plan, columns, r, out);
+    return out;
+  });
+  const share = new Float64Array(plan.classes);
+  for (const p of probabilities) p.forEach((q, c) => (share[c]! += q / n));
+  const reference = share.indexOf(Math.max(...share));
+  const classes = Array.from({ length: plan.classes }, (_, c) => c).filter((c) => c !== reference);
+  const spread = classes.map((c) => Float64Array.from(probabilities, (p) => Math.sqrt(Math.max(p[c]! * (1 - p[c]!), 1e-12))));
+  const residuals = (classOf: (t: number) => number) => classes.map((c, i) => Float64Array.from(rows, (_, t) => ((classOf(t) === c ? 1 : 0) - probabilities[t]![c]!) / spread[i]![t]!));
+  const observedResiduals = residuals((t) => codes[rows[t]!]!);
+  const tests = [...links.values()].flatMap((link, l) => link.inputs.flatMap((input) => inputDirections(columns[input]!, rows, m.categoriesOf(input)))
+    .flatMap((d) => classes.map((c, i) => ({ l, i, category: plan.categories[c]!, inputCategory: d.category, direction: { z: Float64Array.from(d.values, (v, t) => v * spread[i]![t]!) } }))));
+  const grid = gridOf(n, options.minSteps);
+  const observed = tests.map((t) => bestInterval(observedResiduals[t.i]!, t.direction, grid, options.minSteps));
+  const rng = new Rng(options.seed ^ 0x5bd1e995);
+  const maxima = tests.map(() => [] as number[]);
+  for (let rep = 0; rep < REPLICATES; rep++) {
+    const drawn = rows.map((_, t) => drawClass(probabilities[t]!, rng));
+    const replicate = residuals((t) => drawn[t]!);
+    tests.forEach((t, k) => maxima[k]!.push(bestInterval(replicate[t.i]!, t.direction, grid, options.minSteps).statistic));
+  }
+  const pValues = tests.map((_, k) => scanPValue(observed[k]!.statistic, scanTail(maxima[k]!)));
+  const at = sinceOf(window, rows);
+  const z = normalCritical(options.level);
+  return [...links.values()].map((link, l): LinkHealth => {
+    const indices = tests.flatMap((t, k) => (t.l === l ? [k] : []));
+    const base = { source: link.source, target: m.name, lag: link.lag };
+    if (indices.length === 0) return { ...base, alertType: 'normal', pValue: 1, evidence: logOddsEvidence(null, { value: 0, se: Number.POSITIVE_INFINITY }, at(0), n, z) };
+    let best = indices[0]!;
+    for (const k of indices) if (pValues[k]! < pValues[best]!) best = k;
+    const pValue = Math.min(1, pValues[best]! * indices.length);
+    const test = tests[best]!;
+    const e = observedResiduals[test.i]!;
+    if (pValue > options.targetFpr) {
+      const whole = departure(e, test.direction, 0, n);
+      return { ...base, alertType: 'normal', pValue, evidence: logOddsEvidence(test, { value: whole.estimate, se: whole.se }, at(0), n, z) };
+    }
+    const interval = observed[best]!;
+    const alertType = classify(e, test.direction, interval, n, options.minSteps);
+    const to = alertType === 'improving' ? interval.to : n;
+    const from = changeStart(e, test.direction, interval.from, to, Math.min(options.minSteps, to - interval.from));
+    const change = departure(e, test.direction, from, to);
+    return { ...base, alertType, pValue, evidence: logOddsEvidence(test, { value: change.estimate, se: change.se }, at(from), to - from, z) };
+  });
+}
+
+/** An input as scanned directions: its values, or the indicators of its categories but the most frequent in the rows. */
+function inputDirections(column: Float64Array | Int32Array, rows: readonly number[], categories: readonly string[] | null): Array<{ values: Float64Array; category: string | undefined }> {
+  if (column instanceof Float64Array) return [{ values: Float64Array.from(rows, (r) => column[r]!), category: undefined }];
+  const counts = new Map<number, number>();
+  for (const r of rows) if (column[r]! >= 0) counts.set(column[r]!, (counts.get(column[r]!) ?? 0) + 1);
+  const frequent = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return [...counts.keys()].filter((k) => k !== frequent).map((k) => ({ values: Float64Array.from(rows, (r) => (column[r] === k ? 1 : 0)), category: categories?.[k] }));
+}
+
+function logOddsEvidence(test: { category: string; inputCategory: string | undefined } | null, change: { value: number; se: number }, since: Evidence['since'], steps: number, z: number): Evidence {
+  const finite = Number.isFinite(change.se);
+  return {
+    measure: 'logOdds',
+    then: { value: 0, lowerBound: null, upperBound: null },
+    now: { value: change.value, lowerBound: finite ? change.value - z * change.se : null, upperBound: finite ? change.value + z * change.se : null },
+    since,
+    steps,
+    ...(test === null ? {} : { category: test.category }),
+    ...(test?.inputCategory === undefined ? {} : { inputCategory: test.inputCategory }),
+  };
+}
+
+/** A class drawn from its probabilities. */
+function drawClass(p: Float64Array, rng: Rng): number {
+  const u = rng.uniform();
+  let c = 0;
+  for (let acc = p[0]!; acc < u && c < p.length - 1; acc += p[++c]!);
+  return c;
 }

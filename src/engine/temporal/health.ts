@@ -10,15 +10,15 @@
  * - `improving`: a departure that has faded (the steps after it are back to what the version learned);
  * - `normal`: nothing beyond what unchanged data shows at the chosen rate.
  * `targetFpr` is the chance that an unchanged link or variable raises any alert in one run (its tests share it by
- * Bonferroni). A categorical mechanism is watched as a whole, by how well it still predicts the classes seen
- * (health-watch.ts); its links get no alert of their own.
+ * Bonferroni). A categorical mechanism is watched as a whole, by how well it still predicts the classes seen, and
+ * each link into it by how its input moves the classes' log-odds (health-watch.ts).
  */
 import { DEFAULT_TARGET_FPR, modelColumns, noiseTailProbabilities } from '../inference/calibration.js';
 import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
 import { conditionalMeanInto } from '../inference/scm-plan.js';
 import { plansOf } from '../inference/scm.js';
 import { scmOf } from './future.js';
-import { type AlertType, type LinkHealth, type MechanismHealth, type VariableHealth, watchCategorical, watchMechanism } from './health-watch.js';
+import { type AlertType, type LinkHealth, type MechanismHealth, type VariableHealth, watchCategorical, watchCategoricalLinks, watchMechanism } from './health-watch.js';
 import { type TemporalModel, timeText } from './model.js';
 import type { HealthMonitorScenario } from './scenario.js';
 import { type SampleWindow, designOf, keptWindow, sampleWindow } from './window.js';
@@ -42,6 +42,7 @@ export async function runHealthMonitor(model: TemporalModel, scenario: HealthMon
   const columns = modelColumns(scm, design);
   const noise = noiseTailProbabilities(scm, design);
   const persistence = residualPersistence(model, scm);
+  const categoriesOf = (column: number) => { const p = plans[column]!; return p.kind === 'categorical' ? p.categories : null; };
   const links: LinkHealth[] = [];
   const variables: VariableHealth[] = [];
   const unmonitored: Array<{ variable: string; reason: string }> = [];
@@ -57,8 +58,9 @@ export async function runHealthMonitor(model: TemporalModel, scenario: HealthMon
       continue;
     }
     if (plan.kind === 'categorical') {
-      // A categorical mechanism is watched as a whole: its links show through its fit.
+      // A categorical mechanism is watched as a whole by its fit, and each link by its inputs' log-odds coefficients.
       variables.push(watchCategorical(window, { plan, name: variable.name, columns, rows }, { targetFpr, minSteps, level, seed: context.seed + v }));
+      links.push(...watchCategoricalLinks(model, window, { plan, name: variable.name, names: scm.names, columns, rows, categoriesOf }, { targetFpr, minSteps, level, seed: context.seed + v }));
       continue;
     }
     if (node.kind !== 'continuous') throw new Error(`${variable.name}: a numeric plan of a categorical node`);

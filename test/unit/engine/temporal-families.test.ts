@@ -9,7 +9,7 @@ import { type LaggedInfluence, runTemporalExplanation } from '../../../src/engin
 import { bestInterval, changeStart, gridOf, scanPValue, scanTail } from '../../../src/engine/temporal/health-scan.js';
 import { type TemporalModel, fitTemporal } from '../../../src/engine/temporal/model.js';
 import { discoverTemporal } from '../../../src/engine/temporal/discover.js';
-import { type VariableHealth, runHealthMonitor } from '../../../src/engine/temporal/health.js';
+import { type LinkHealth, type VariableHealth, runHealthMonitor } from '../../../src/engine/temporal/health.js';
 import { randomLaggedScm, simulateLagged } from '../../../src/engine/temporal/simulate.js';
 import { inferTimeline } from '../../../src/engine/temporal/timeline.js';
 import type { Frame } from '../../../src/engine/types.js';
@@ -179,7 +179,7 @@ test('temporal counterfactual: the change found, applied to the true process wit
   assert.equal((unreachable.details as { achieved: boolean }).achieved, false);
 });
 
-test('the health monitor watches a categorical mechanism by its fit: a changed link into it is flagged since the change', async () => {
+test('the health monitor watches a categorical mechanism by its fit and each link by its log-odds: a changed link is flagged since the change', async () => {
   const truth = randomLaggedScm(5, 2, { maxLag: 1, categoricalShare: 0.4 });
   const target = truth.names.findIndex((name, j) => truth.kinds[j] === 'categorical' && truth.links.some((l) => l.target === name && l.source !== name));
   const link = truth.links.findIndex((l) => l.target === truth.names[target] && l.source !== l.target);
@@ -201,7 +201,19 @@ test('the health monitor watches a categorical mechanism by its fit: a changed l
   assert.ok(item.alertType === 'sustained' || item.alertType === 'worsening', JSON.stringify(item));
   assert.equal(item.evidence.measure, 'logLikelihood');
   assert.ok(Math.abs(item.evidence.since.index - 200) <= 20 && item.evidence.now.value < item.evidence.then.lowerBound!, JSON.stringify(item.evidence));
+  // The changed link itself, watched by what its input tells the variable.
+  const changedLink = truth.links[link]!;
+  const links = watched.details.links as LinkHealth[];
+  const flagged = links.find((l) => l.source === changedLink.source && l.target === name && l.lag === changedLink.lag);
+  assert.ok(flagged !== undefined && (flagged.alertType === 'sustained' || flagged.alertType === 'worsening'), JSON.stringify(links.filter((l) => l.target === name)));
+  assert.equal(flagged.evidence.measure, 'logOdds');
+  // A class's log-odds moved since the change, its interval clear of the learned 0.
+  const now = flagged.evidence.now;
+  assert.ok(Math.abs(flagged.evidence.since.index - 200) <= 25 && (now.lowerBound! > 0 || now.upperBound! < 0), JSON.stringify(flagged.evidence));
+  assert.ok(flagged.evidence.category !== undefined, JSON.stringify(flagged.evidence));
   const quiet = await runHealthMonitor(model, { type: 'causal_health_monitor', samples: records(normal) }, context(3));
   assert.equal((quiet.details.variables as VariableHealth[]).find((v) => v.variable === name)!.alertType, 'normal');
+  const quietLinks = (quiet.details.links as LinkHealth[]).filter((l) => l.target === name);
+  assert.ok(quietLinks.length >= 1 && quietLinks.every((l) => l.alertType === 'normal'), JSON.stringify(quietLinks));
   assert.deepEqual(quiet.details.unmonitored, []);
 });
