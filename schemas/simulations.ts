@@ -503,9 +503,9 @@ export const HealthMonitorScenarioSchema = Type.Object(
       + 'an AlertType: `spike` (one step departs), `sustained` (a departure since some step that holds steady), `worsening` (a departure that grows), `improving` (a departure that has '
       + 'faded), `normal`. `details.links[]` {source, target, lag, alertType, pValue, evidence}, `details.variables[]` {variable, ...}; evidence {measure, then, now (values with '
       + 'intervals), since {index, timestamp}, steps}; `counts` per type; `unmonitored` (too few observed steps). A categorical variable is watched as a whole by its fit '
-      + '(measure `logLikelihood`: the mean log-probability of the classes seen, learned against now), and each link into it by how its input moves the classes\' log-odds '
-      + '(measure `logOdds`: the change of the log-odds of class `category` per unit of the input, or for a categorical input per its category `inputCategory`; learned 0, '
-      + 'now with its interval).',
+      + '(measure `logLikelihood`: the mean log-probability of the classes seen, learned against now), and each link into it by how its input moves the classes '
+      + '(measure `classProbabilitySlope`: the probability of class `category` per unit of the input, or for a categorical input in its category `inputCategory` against the '
+      + 'others; then as the version predicts it over the departure, now as the window shows it, with its interval).',
   },
 );
 

@@ -200,3 +200,45 @@ test('temporal optimisation plans the levers over the horizon within windowed co
   assert.equal(exported.status, 200);
   assert.ok(JSON.stringify(exported.body).includes('"achieved"'));
 });
+
+test('the health monitor gives each link into a categorical variable its own alert through the API', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  // A daily price (AR(1)) and a tier that follows the day's price; from day 600 on it follows it the other way.
+  const series = (days: number, flipFrom: number) => {
+    let state = 7;
+    const random = () => ((state = (Math.imul(state, 48271) >>> 0) % 2147483647) / 2147483647);
+    const normal = () => Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12))) * Math.cos(2 * Math.PI * random());
+    const rows: Array<{ day: string; price: number; tier: string }> = [];
+    let price = 0;
+    for (let d = 0; d < days; d++) {
+      const latent = (d >= flipFrom ? -1.5 : 1.5) * price + normal();
+      rows.push({ day: dayText(d), price, tier: latent < -0.7 ? 'low' : latent > 0.7 ? 'high' : 'mid' });
+      price = 0.7 * price + normal();
+    }
+    return rows;
+  };
+  const learned = series(500, Number.POSITIVE_INFINITY);
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'tiers', rows: learned } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'tiers', type: 'temporal', selectedTimeColumnName: 'day', sourceId: source.body.data.id } });
+  const twin: TrainedTwin = { app, ws, twinId: created.body.data.id, versionId: created.body.data.versionId, simulations: `${API}/workspaces/${ws}/simulations`, version: `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}/versions/${created.body.data.versionId}` };
+  const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twin.twinId}/run-pipeline`, body: { bootstrapSamples: 0 } });
+  assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
+  type Bounds = { value: number; lowerBound: number | null; upperBound: number | null };
+  type Link = { source: string; target: string; lag: number; alertType: string; evidence: { measure: string; category?: string; then: Bounds; now: Bounds; since: { index: number } } };
+  const watch = async (flipFrom: number) => {
+    const details = (await completedRun(twin, { type: 'causal_health_monitor', samples: series(700, flipFrom).slice(500) })).outputs['1.0.0'].details;
+    const found = (details.links as Link[]).find((l) => l.source === 'price' && l.target === 'tier' && l.lag === 0);
+    assert.ok(found !== undefined, JSON.stringify(details.links));
+    return found;
+  };
+  const flipped = await watch(600);
+  assert.ok(['worsening', 'sustained'].includes(flipped.alertType), JSON.stringify(flipped));
+  assert.equal(flipped.evidence.measure, 'classProbabilitySlope');
+  // The class's probability per unit of price turned the other way: learned and now of opposite signs.
+  const { category, then, now } = flipped.evidence;
+  assert.ok(['low', 'high'].includes(category!) && Math.sign(then.value) === -Math.sign(now.value) && (now.lowerBound! > 0 || now.upperBound! < 0), JSON.stringify(flipped.evidence));
+  assert.ok(Math.abs(flipped.evidence.since.index - 100) <= 15, JSON.stringify(flipped));
+  assert.equal((await watch(Number.POSITIVE_INFINITY)).alertType, 'normal');
+});

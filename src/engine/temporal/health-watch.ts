@@ -30,16 +30,16 @@ interface Bounds {
 export interface Evidence {
   /** What is compared: a link's coefficient, the mechanism's level (intercept), its noise std, one step's residual,
    * a categorical mechanism's fit (the mean log-probability of the classes observed, per step), or for a link into a
-   * categorical variable the change of one class's log-odds per unit of the input (per the input's category, for
-   * a categorical input): learned 0, and in the window since the departure. */
-  measure: 'coefficient' | 'level' | 'noiseStd' | 'residual' | 'logLikelihood' | 'logOdds';
+   * categorical variable one class's probability per unit of the input (per the input's category, for a
+   * categorical input): as the version predicts it and as the window shows it, over the departure. */
+  measure: 'coefficient' | 'level' | 'noiseStd' | 'residual' | 'logLikelihood' | 'classProbabilitySlope';
   /** What the version learned, and what the window shows since the departure began (intervals at confidenceLevel). */
   then: Bounds;
   now: Bounds;
   /** Where the departure begins (the record index and its time) and how many steps it spans. */
   since: { index: number; timestamp: number | null };
   steps: number;
-  /** `logOdds`: the class whose log-odds changed, and the input's category it changed for (categorical inputs). */
+  /** `classProbabilitySlope`: the class, and the input's category (categorical inputs). */
   category?: string;
   inputCategory?: string;
 }
@@ -316,13 +316,16 @@ export function watchCategorical(
 
 /**
  * The links into a categorical mechanism, each watched as a numeric link's coefficient is: a change of how an input
- * moves one class's log-odds shows as a correlation of that class's standardised residual (1{class} - p) / sqrt(p
- * (1 - p)) with the input weighted by sqrt(p (1 - p)) (their product summed is the multinomial logit's score for
- * that coefficient; the generalised fluctuation tests of Nyblom 1989 and Hjort & Koning 2002 scan it over time).
- * Every class but the most probable (the shares sum to one) is scanned along each of the link's inputs (a
- * categorical input by the indicators of its categories but the most frequent), Bonferroni over the link's
- * tests, calibrated on replicates that draw the classes from the mechanism itself. The scan centres the input within
- * each interval, so a change of the class's level alone is not read as a changed link.
+ * moves one class's probability shows as a correlation of that class's standardised residual (1{class} - p) /
+ * sqrt(p (1 - p)) with the input weighted by sqrt(p (1 - p)) (their product summed is the multinomial logit's score
+ * for the input's coefficient in that class; the generalised fluctuation tests of Nyblom 1989 and Hjort & Koning
+ * 2002 scan it over time). Every class but the most probable (the probabilities sum to one) is scanned along each of
+ * the link's inputs (a categorical input by the indicators of its categories but the most frequent), Bonferroni over
+ * the link's tests, calibrated on replicates that draw the classes from the mechanism itself. The scan centres the
+ * input within each interval, so a change of the class's share alone is not read as a changed link. Where the
+ * departure begins, and its evidence, are read from the unstandardised residuals, so the few steps the version was
+ * most confident about do not place them: the class's probability per unit of the input (per the input's category)
+ * as the version predicts it over the departure, and as the window shows it.
  */
 export function watchCategoricalLinks(
   model: TemporalModel,
@@ -352,11 +355,13 @@ export function watchCategoricalLinks(
   for (const p of probabilities) p.forEach((q, c) => (share[c]! += q / n));
   const reference = share.indexOf(Math.max(...share));
   const classes = Array.from({ length: plan.classes }, (_, c) => c).filter((c) => c !== reference);
-  const spread = classes.map((c) => Float64Array.from(probabilities, (p) => Math.sqrt(Math.max(p[c]! * (1 - p[c]!), 1e-12))));
-  const residuals = (classOf: (t: number) => number) => classes.map((c, i) => Float64Array.from(rows, (_, t) => ((classOf(t) === c ? 1 : 0) - probabilities[t]![c]!) / spread[i]![t]!));
+  const expected = classes.map((c) => Float64Array.from(probabilities, (p) => p[c]!));
+  const spread = expected.map((p) => p.map((q) => Math.sqrt(Math.max(q * (1 - q), 1e-12))));
+  const residuals = (classOf: (t: number) => number) => classes.map((c, i) => Float64Array.from(rows, (_, t) => ((classOf(t) === c ? 1 : 0) - expected[i]![t]!) / spread[i]![t]!));
   const observedResiduals = residuals((t) => codes[rows[t]!]!);
+  const raw = observedResiduals.map((e, i) => e.map((v, t) => v * spread[i]![t]!));
   const tests = [...links.values()].flatMap((link, l) => link.inputs.flatMap((input) => inputDirections(columns[input]!, rows, m.categoriesOf(input)))
-    .flatMap((d) => classes.map((c, i) => ({ l, i, category: plan.categories[c]!, inputCategory: d.category, direction: { z: Float64Array.from(d.values, (v, t) => v * spread[i]![t]!) } }))));
+    .flatMap((d) => classes.map((c, i) => ({ l, i, category: plan.categories[c]!, inputCategory: d.category, input: { z: d.values }, direction: { z: d.values.map((v, t) => v * spread[i]![t]!) } }))));
   const grid = gridOf(n, options.minSteps);
   const observed = tests.map((t) => bestInterval(observedResiduals[t.i]!, t.direction, grid, options.minSteps));
   const rng = new Rng(options.seed ^ 0x5bd1e995);
@@ -372,23 +377,53 @@ export function watchCategoricalLinks(
   return [...links.values()].map((link, l): LinkHealth => {
     const indices = tests.flatMap((t, k) => (t.l === l ? [k] : []));
     const base = { source: link.source, target: m.name, lag: link.lag };
-    if (indices.length === 0) return { ...base, alertType: 'normal', pValue: 1, evidence: logOddsEvidence(null, { value: 0, se: Number.POSITIVE_INFINITY }, at(0), n, z) };
     let best = indices[0]!;
     for (const k of indices) if (pValues[k]! < pValues[best]!) best = k;
-    const pValue = Math.min(1, pValues[best]! * indices.length);
-    const test = tests[best]!;
-    const e = observedResiduals[test.i]!;
-    if (pValue > options.targetFpr) {
-      const whole = departure(e, test.direction, 0, n);
-      return { ...base, alertType: 'normal', pValue, evidence: logOddsEvidence(test, { value: whole.estimate, se: whole.se }, at(0), n, z) };
-    }
+    const pValue = best === undefined ? 1 : Math.min(1, pValues[best]! * indices.length);
+    const test = tests[best];
+    if (test === undefined) return { ...base, alertType: 'normal', pValue, evidence: { measure: 'classProbabilitySlope', then: unknown, now: unknown, since: at(0), steps: n } };
+    const evidence = (from: number, to: number): Evidence => ({
+      measure: 'classProbabilitySlope',
+      ...probabilitySlopes(expected[test.i]!, raw[test.i]!, test.input.z, from, to, z),
+      since: at(from),
+      steps: to - from,
+      category: test.category,
+      ...(test.inputCategory === undefined ? {} : { inputCategory: test.inputCategory }),
+    });
+    if (pValue > options.targetFpr) return { ...base, alertType: 'normal', pValue, evidence: evidence(0, n) };
     const interval = observed[best]!;
-    const alertType = classify(e, test.direction, interval, n, options.minSteps);
+    const alertType = classify(observedResiduals[test.i]!, test.direction, interval, n, options.minSteps);
     const to = alertType === 'improving' ? interval.to : n;
-    const from = changeStart(e, test.direction, interval.from, to, Math.min(options.minSteps, to - interval.from));
-    const change = departure(e, test.direction, from, to);
-    return { ...base, alertType, pValue, evidence: logOddsEvidence(test, { value: change.estimate, se: change.se }, at(from), to - from, z) };
+    const from = changeStart(raw[test.i]!, test.input, interval.from, to, Math.min(options.minSteps, to - interval.from));
+    return { ...base, alertType, pValue, evidence: evidence(from, to) };
   });
+}
+
+const unknown: Bounds = { value: Number.NaN, lowerBound: null, upperBound: null };
+
+/**
+ * A class's probability per unit of an input over steps [from, to): the least-squares slope of what the version
+ * predicts (then), and of what happened, the class's indicator (now), with its binomial interval.
+ */
+function probabilitySlopes(expected: Float64Array, residuals: Float64Array, input: Float64Array, from: number, to: number, z: number): Pick<Evidence, 'then' | 'now'> {
+  let mean = 0;
+  for (let t = from; t < to; t++) mean += input[t]! / (to - from);
+  let squares = 0;
+  let predicted = 0;
+  let departing = 0;
+  let variance = 0;
+  for (let t = from; t < to; t++) {
+    const x = input[t]! - mean;
+    squares += x * x;
+    predicted += x * expected[t]!;
+    departing += x * residuals[t]!;
+    variance += x * x * expected[t]! * (1 - expected[t]!);
+  }
+  if (!(squares > 1e-12)) return { then: unknown, now: unknown };
+  const then = predicted / squares;
+  const now = then + departing / squares;
+  const half = (z * Math.sqrt(variance)) / squares;
+  return { then: { value: then, lowerBound: null, upperBound: null }, now: { value: now, lowerBound: now - half, upperBound: now + half } };
 }
 
 /** An input as scanned directions: its values, or the indicators of its categories but the most frequent in the rows. */
@@ -398,19 +433,6 @@ function inputDirections(column: Float64Array | Int32Array, rows: readonly numbe
   for (const r of rows) if (column[r]! >= 0) counts.set(column[r]!, (counts.get(column[r]!) ?? 0) + 1);
   const frequent = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   return [...counts.keys()].filter((k) => k !== frequent).map((k) => ({ values: Float64Array.from(rows, (r) => (column[r] === k ? 1 : 0)), category: categories?.[k] }));
-}
-
-function logOddsEvidence(test: { category: string; inputCategory: string | undefined } | null, change: { value: number; se: number }, since: Evidence['since'], steps: number, z: number): Evidence {
-  const finite = Number.isFinite(change.se);
-  return {
-    measure: 'logOdds',
-    then: { value: 0, lowerBound: null, upperBound: null },
-    now: { value: change.value, lowerBound: finite ? change.value - z * change.se : null, upperBound: finite ? change.value + z * change.se : null },
-    since,
-    steps,
-    ...(test === null ? {} : { category: test.category }),
-    ...(test?.inputCategory === undefined ? {} : { inputCategory: test.inputCategory }),
-  };
 }
 
 /** A class drawn from its probabilities. */

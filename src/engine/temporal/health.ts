@@ -11,7 +11,7 @@
  * - `normal`: nothing beyond what unchanged data shows at the chosen rate.
  * `targetFpr` is the chance that an unchanged link or variable raises any alert in one run (its tests share it by
  * Bonferroni). A categorical mechanism is watched as a whole, by how well it still predicts the classes seen, and
- * each link into it by how its input moves the classes' log-odds (health-watch.ts).
+ * each link into it by how its input moves the classes' probabilities (health-watch.ts).
  */
 import { DEFAULT_TARGET_FPR, modelColumns, noiseTailProbabilities } from '../inference/calibration.js';
 import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
@@ -58,7 +58,7 @@ export async function runHealthMonitor(model: TemporalModel, scenario: HealthMon
       continue;
     }
     if (plan.kind === 'categorical') {
-      // A categorical mechanism is watched as a whole by its fit, and each link by its inputs' log-odds coefficients.
+      // A categorical mechanism is watched as a whole by its fit, and each link by how its input moves the classes.
       variables.push(watchCategorical(window, { plan, name: variable.name, columns, rows }, { targetFpr, minSteps, level, seed: context.seed + v }));
       links.push(...watchCategoricalLinks(model, window, { plan, name: variable.name, names: scm.names, columns, rows, categoriesOf }, { targetFpr, minSteps, level, seed: context.seed + v }));
       continue;

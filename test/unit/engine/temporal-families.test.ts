@@ -179,7 +179,7 @@ test('temporal counterfactual: the change found, applied to the true process wit
   assert.equal((unreachable.details as { achieved: boolean }).achieved, false);
 });
 
-test('the health monitor watches a categorical mechanism by its fit and each link by its log-odds: a changed link is flagged since the change', async () => {
+test('the health monitor watches a categorical mechanism by its fit and each link by how its input moves the classes: a changed link is flagged since the change', async () => {
   const truth = randomLaggedScm(5, 2, { maxLag: 1, categoricalShare: 0.4 });
   const target = truth.names.findIndex((name, j) => truth.kinds[j] === 'categorical' && truth.links.some((l) => l.target === name && l.source !== name));
   const link = truth.links.findIndex((l) => l.target === truth.names[target] && l.source !== l.target);
@@ -206,10 +206,10 @@ test('the health monitor watches a categorical mechanism by its fit and each lin
   const links = watched.details.links as LinkHealth[];
   const flagged = links.find((l) => l.source === changedLink.source && l.target === name && l.lag === changedLink.lag);
   assert.ok(flagged !== undefined && (flagged.alertType === 'sustained' || flagged.alertType === 'worsening'), JSON.stringify(links.filter((l) => l.target === name)));
-  assert.equal(flagged.evidence.measure, 'logOdds');
-  // A class's log-odds moved since the change, its interval clear of the learned 0.
-  const now = flagged.evidence.now;
-  assert.ok(Math.abs(flagged.evidence.since.index - 200) <= 25 && (now.lowerBound! > 0 || now.upperBound! < 0), JSON.stringify(flagged.evidence));
+  assert.equal(flagged.evidence.measure, 'classProbabilitySlope');
+  // A class's probability per unit of the input moved since the change, its interval clear of what the version predicts.
+  const { then, now } = flagged.evidence;
+  assert.ok(Math.abs(flagged.evidence.since.index - 200) <= 25 && (now.lowerBound! > then.value || now.upperBound! < then.value), JSON.stringify(flagged.evidence));
   assert.ok(flagged.evidence.category !== undefined, JSON.stringify(flagged.evidence));
   const quiet = await runHealthMonitor(model, { type: 'causal_health_monitor', samples: records(normal) }, context(3));
   assert.equal((quiet.details.variables as VariableHealth[]).find((v) => v.variable === name)!.alertType, 'normal');
