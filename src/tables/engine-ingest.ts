@@ -3,15 +3,15 @@ import { newId } from '../lib/ids.js';
 import { type ColumnSpec, type DataStore, type FileFormat, type TableRef, type TenantSql, quoteColumn } from '../store/data/port.js';
 import { DATE_FORMATS, type DateFormat, ISO_DATE, ISO_INSTANT, MONTH_NAMES, YEAR_RANGE } from './inference/dates.js';
 import { COMMA_GROUPED, CURRENCY_SYMBOLS, DECIMAL_COMMA, DOT_GROUPED_DECIMAL_COMMA, ISO_CURRENCY_CODES, LEADING_DOT, PLAIN, SPACE_GROUPED } from './inference/numbers.js';
-import { refusal } from './inference/convert.js';
+import { ARRAY_ELEMENTS, refusal, storageType } from './inference/convert.js';
 import { type InferredColumn, NULL_TOKENS } from './inference/infer-schema.js';
 
 /**
  * Ingest by the data engine: the file is parsed by ClickHouse into a staging table of text columns, checked
  * and converted there in SQL, and committed in one statement, so no row passes through JS. Used when every
  * column is written in a form SQL converts exactly as the JS converter would (numbers with or without currency
- * and percent units, grouped or not, booleans, ISO dates and datetimes, text); anything else (other date
- * formats, JSON) takes the JS path.
+ * and percent units, grouped or not, booleans, ISO dates and datetimes, text, JSON objects and arrays); anything
+ * else (datetimes in other formats) takes the JS path.
  */
 
 const TRUE = ['true', 'yes', 'y', 't', '1'];
@@ -136,6 +136,8 @@ export function engineConvertible(columns: InferredColumn[]): boolean {
       case 'boolean':
       case 'categorical':
       case 'text':
+      case 'object':
+      case 'array':
         return true;
       case 'date':
         return DATE_FORMATS.some((format) => format.kind === 'date' && format.name === column.originalFormat);
@@ -182,6 +184,18 @@ export function conversionOfText(column: InferredColumn, text: string): string {
         const day = `substring(${text}, 1, 10)`;
         return `if(match(${text}, ${re2(ISO_INSTANT)}) AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
       }
+      case 'array': {
+        // A JSON array whose elements are of the column's kind or null (ARRAY_ELEMENTS' patterns on each element's
+        // text, as convertCell checks the parsed elements),
+        // kept as its text here: storedValue() reads it into the array column.
+        const elements = ARRAY_ELEMENTS[column.subtype ?? ''];
+        if (elements === undefined) return text;
+        const json = `ifNull(${text}, '')`;
+        // Every element read into the stored type (a string with half a surrogate pair is not).
+        const raw = `JSONExtractArrayRaw(${json})`;
+        return `if(isValidJSON(${json}) AND JSONType(${json}) = 'Array' AND arrayAll(e -> e = 'null' OR match(e, ${re2(elements.pattern)}), ${raw}) `
+          + `AND length(JSONExtract(${json}, '${storageType(column)}')) = length(${raw}), ${text}, NULL)`;
+      }
       default:
         return text;
     }
@@ -202,6 +216,12 @@ function dateIn(format: DateFormat, text: string): string {
   const month = names.includes('monthName') ? `toString(indexOf([${months}], lower(substring(${part('monthName')}, 1, 3))))` : part('month');
   const iso = `concat(${part('year')}, '-', leftPad(${month}, 2, '0'), '-', leftPad(${part('day')}, 2, '0'))`;
   return `if(match(${text}, ${pattern}) AND toString(toDate32OrNull(${iso})) = ${iso} AND toYear(toDate32OrNull(${iso})) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, toDate32OrNull(${iso}), NULL)`;
+}
+
+/** The stored value of a converted cell `v` (conversionOfText's result): an array column's JSON text read into its array (an empty cell: []), anything else as it is. */
+export function storedValue(column: InferredColumn, v: string): string {
+  const type = storageType(column);
+  return type.startsWith('Array') ? `JSONExtract(ifNull(${v}, '[]'), '${type}')` : v;
 }
 
 /** Whether the text cell `c` is empty or a null token, as JS's isNullCell reads it. */
@@ -258,7 +278,7 @@ export async function ingestInEngine(
     const converted = (sql: TenantSql) =>
       `(SELECT r.${ordinal} AS ${ordinal}, ${fields.map((_, i) => `${convert(i)} AS ${value(i)}`).join(', ')}, `
       + `${fields.map((_, i) => `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`).join(' OR ')} AS _bad FROM ${staged(sql)} AS r)`;
-    const outputs = definitions.slice(1).map((definition) => `${value(fields.indexOf(definition.name))} AS ${quoteColumn(definition.name)}`);
+    const outputs = definitions.slice(1).map((definition) => `${storedValue(byField.get(definition.name)!, value(fields.indexOf(definition.name)))} AS ${quoteColumn(definition.name)}`);
     beforeCommit();
     try {
       await store.insertSelect(

@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newId } from '../../src/lib/ids.js';
-import { conversion, engineConvertible, nullish } from '../../src/tables/engine-ingest.js';
-import { convertCell } from '../../src/tables/inference/convert.js';
+import { conversion, engineConvertible, nullish, storedValue } from '../../src/tables/engine-ingest.js';
+import { convertCell, storageType } from '../../src/tables/inference/convert.js';
+import { isNullCell } from '../../src/tables/inference/infer-schema.js';
 import { DATE_FORMATS } from '../../src/tables/inference/dates.js';
 import type { InferredColumn } from '../../src/tables/inference/infer-schema.js';
 import { sharedDataStore } from '../helpers/app.js';
@@ -78,3 +79,46 @@ for (const format of DATE_FORMATS.filter((f) => f.kind === 'date')) {
 test('columns with units are converted by the engine, not row by row in JS', () => {
   assert.equal(engineConvertible([column('decimal'), column('integer')]), true);
 });
+
+const ARRAYS = [
+  '[1, 2.5]', '[-0, 1E2, 0.1e-2, -7]', '[9007199254740993]', '[1e308]', '[1e400]', '[100000000000000000000]', '[null]', '[]', ' [ 1 , null ] ', '[true, false, null]',
+  '["a", "é", "\\u00e9", "a\\"b", "\\ud83d\\ude00"]', '[""]', '[1, "2"]', '["x", 1]', '[1, true]', '[[1]]', '[{"a": 1}]', '{"a": 1}', '1', '"[1]"', 'abc', '[1,]', "['a']",
+  '[NaN]', '[1] x', '', 'NA', 'null',
+  '[1.0e20]', '[1e-400]', '[18446744073709551615]', '[18446744073709551616]', '[-9223372036854775808]', '[-9223372036854775809]', '[0.1, 0.2, -1.5e-3]', '[ ]', '[1,\n2]',
+  '["\\ud800"]', '["tab\\there"]', '[true ,false]', '[[]]', '[1, [2]]',
+];
+
+for (const subtype of ['integer', 'decimal', 'boolean', 'text'] as const) {
+  test(`an array column of ${subtype} elements: the engine stores or refuses every cell as the JS path does`, async () => {
+    const store = sharedDataStore();
+    const org = newId('org');
+    const array: InferredColumn = { ...column('decimal'), type: 'array', subtype, availableTypes: ['array'], unit: null };
+    const raw = { organisationId: org, tableId: newId('raw') };
+    const js = { organisationId: org, tableId: newId('stg') };
+    await store.ensureTenant(org);
+    await store.createTable(raw, [{ name: 'i', type: 'UInt32' }, { name: 'c', type: 'Nullable(String)' }], ['i']);
+    await store.createTable(js, [{ name: 'i', type: 'UInt32' }, { name: 'v', type: storageType(array) }], ['i']);
+    await store.insert(raw, ARRAYS.map((c, i) => ({ i, c })));
+    // The JS path: convertCell, a present cell converting to null refused, the rest stored by the engine's JSON reader.
+    const refusedByJs = new Set<number>();
+    for (const [i, cell] of ARRAYS.entries()) {
+      const value = convertCell(array, cell);
+      if (value === null && !isNullCell(cell)) refusedByJs.add(i);
+      else await store.insert(js, [{ i, v: value }]);
+    }
+    const storedByJs = new Map((await store.query<{ i: number; v: string }>(org, (tenant) => `SELECT i, toJSONString(v) AS v FROM ${tenant.table(js.tableId)}`)).map((r) => [r.i, r.v]));
+    const converted = conversion(array, 'r.c');
+    const rows = await store.query<{ i: number; refused: number; v: string }>(org, (tenant) =>
+      `SELECT i, (NOT ${nullish('r.c')} AND ${converted} IS NULL) AS refused, toJSONString(${storedValue(array, converted)}) AS v FROM ${tenant.table(raw.tableId)} AS r ORDER BY i`);
+    const differences = rows.flatMap((row) => {
+      const engine = row.refused === 1 ? 'refused' : row.v;
+      const expected = refusedByJs.has(row.i) ? 'refused' : storedByJs.get(row.i);
+      return engine === expected ? [] : [`${JSON.stringify(ARRAYS[row.i])}: engine ${engine}, JS ${expected}`];
+    });
+    assert.deepEqual(differences, []);
+    assert.ok(rows.some((row) => row.refused === 0 && row.v !== '[]'), 'some cell stores a non-empty array');
+    assert.equal(engineConvertible([array]), true);
+    await store.dropTable(raw);
+    await store.dropTable(js);
+  });
+}

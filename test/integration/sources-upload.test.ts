@@ -163,6 +163,25 @@ test('of several bad values far apart in a large file, the first in file order i
   assert.equal(res.body.detail, 'Line 120000, column "price": "x120000" is not a decimal');
 });
 
+test('CSV columns of JSON arrays and objects are stored by the engine; past the sample, an array of the wrong kind answers 422 naming the line', async (t) => {
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const quoted = (json: string) => `"${json.replaceAll('"', '""')}"`;
+  const line = (i: number, scores = `[${i}, ${i / 2}]`) => `${i},${quoted(`["t${i % 3}", "x"]`)},${quoted(scores)},${quoted(`{"k": ${i % 5}}`)}`;
+  const csv = (rows: number, replace: (i: number) => string | null = () => null) => `${['id,tags,scores,doc', ...Array.from({ length: rows }, (_, i) => replace(i) ?? line(i))].join('\n')}\n`;
+  const res = await upload(app, ws, id, csv(12_000, (i) => (i === 3 ? `3,,[],${quoted('{"k": 3}')}` : i === 11_999 ? line(i, '[1.5, null]') : null)));
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  assert.deepEqual(res.body.data.source.schemaEntries.map((e: { type: string; subtype: string | null }) => [e.type, e.subtype]), [['integer', null], ['array', 'text'], ['array', 'decimal'], ['object', null]]);
+  const rows = await storedRows(app, id);
+  assert.equal(rows.length, 12_000);
+  assert.deepEqual(rows[3], { [ROW_COLUMN]: 3, id: 3, tags: [], scores: [], doc: '{"k": 3}' });
+  assert.deepEqual(rows[11_999], { [ROW_COLUMN]: 11_999, id: 11_999, tags: ['t2', 'x'], scores: [1.5, null], doc: '{"k": 4}' });
+  const other = await emptySource(app);
+  const refused = await upload(app, ws, other.id, csv(11_000, (i) => (i === 10_500 ? line(i, '[1, "two"]') : null)));
+  assert.equal(refused.status, 422, JSON.stringify(refused.body).slice(0, 300));
+  assert.equal(refused.body.detail, 'Line 10502, column "scores": "[1, \\"two\\"]" is not an array of numbers (or nulls)');
+});
+
 test('a JSON array of objects uploads like NDJSON; a broken array answers 422 naming the element', async (t) => {
   const app = await buildTestApp(t);
   const { ws, id } = await emptySource(app);

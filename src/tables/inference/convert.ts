@@ -6,8 +6,28 @@ import { parseNumber } from './numbers.js';
 /** Why a cell was refused: the line, the column, the value and the type (and form) it had to have. */
 export function refusal(line: number, column: InferredColumn, cell: string): string {
   const form = column.type === 'date' || column.type === 'datetime' ? ` (${column.originalFormat}, years ${YEAR_RANGE.min} to ${YEAR_RANGE.max})` : '';
-  return `Line ${line}, column "${column.field}": ${JSON.stringify(cell)} is not ${column.type === 'integer' ? 'an' : 'a'} ${column.type}${form}`;
+  const kind = column.type === 'array' ? `an array${ARRAY_ELEMENTS[column.subtype ?? ''] === undefined ? '' : ` of ${ARRAY_ELEMENTS[column.subtype ?? '']!.plural} (or nulls)`}`
+    : `${column.type === 'integer' ? 'an' : 'a'} ${column.type}`;
+  return `Line ${line}, column "${column.field}": ${JSON.stringify(cell)} is not ${kind}${form}`;
 }
+
+/** Half of a UTF-16 surrogate pair without the other: JSON may escape one (RFC 8259 section 8.2), no text stores it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A JSON number (RFC 8259 section 6). */
+const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+/**
+ * The elements an array column stored as an array holds, by its subtype: what a JSON element must be (or null).
+ * Anything else is refused, on the JS path and the engine's alike (engine-ingest.ts matches each element's JSON text
+ * against `pattern`).
+ */
+export const ARRAY_ELEMENTS: Readonly<Record<string, { plural: string; accepts: (element: unknown) => boolean; numbers: boolean; pattern: RegExp }>> = {
+  integer: { plural: 'numbers', accepts: (e) => typeof e === 'number' && Number.isFinite(e), numbers: true, pattern: JSON_NUMBER },
+  decimal: { plural: 'numbers', accepts: (e) => typeof e === 'number' && Number.isFinite(e), numbers: true, pattern: JSON_NUMBER },
+  boolean: { plural: 'booleans', accepts: (e) => typeof e === 'boolean', numbers: false, pattern: /^(true|false)$/ },
+  text: { plural: 'texts', accepts: (e) => typeof e === 'string' && !LONE_SURROGATE.test(e), numbers: false, pattern: /^"/ },
+};
 
 /** How each inferred column type is stored in the data engine (all nullable: cells may be empty). */
 export function storageType(column: InferredColumn): string {
@@ -65,17 +85,31 @@ export function convertCell(column: InferredColumn, cell: string | null): unknow
     }
     case 'datetime':
       return toUtcDateTime(column, text);
-    case 'array':
+    case 'array': {
       if (!storageType(column).startsWith('Array')) return text;
+      const elements = ARRAY_ELEMENTS[column.subtype ?? '']!;
       try {
         const value: unknown = JSON.parse(text);
-        return Array.isArray(value) ? value : null;
+        if (!Array.isArray(value) || !value.every((e) => e === null || elements.accepts(e))) return null;
+        // Integers written out beyond 64 bits are refused as the engine's JSON reader refuses them.
+        return elements.numbers && !integerLiteralsFit(text) ? null : value;
       } catch {
         return null;
       }
+    }
     default:
       return text;
   }
+}
+
+/** Whether every integer literal (no fraction, no exponent) of a JSON text of numbers is within [-2^63, 2^64 - 1]. */
+function integerLiteralsFit(text: string): boolean {
+  for (const match of text.matchAll(/-?\d+(\.\d+)?([eE][+-]?\d+)?/g)) {
+    if (match[1] !== undefined || match[2] !== undefined || match[0].replace('-', '').length < 19) continue;
+    const value = BigInt(match[0]);
+    if (value < INT64_MIN || value > 2n ** 64n - 1n) return false;
+  }
+  return true;
 }
 
 /** Datetime cells become UTC "YYYY-MM-DD HH:MM:SS.mmm"; a stated zone offset is applied, none means UTC. */
