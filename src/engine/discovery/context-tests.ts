@@ -68,7 +68,9 @@ interface FormTest {
 class EnvironmentMoments {
   /** Continuous design columns: their slot in the moment matrices (-1: categorical). */
   private readonly slot: Int32Array;
-  private readonly centred: Float64Array[];
+  /** Per slot (1..): the column's values and the overall mean they are centred on. */
+  private readonly values: Float64Array[];
+  private readonly means: number[];
   private readonly size: number;
   /** Per environment: (size x size) row-major sums of products, slot 0 the intercept. */
   private readonly sums: Float64Array[];
@@ -78,17 +80,19 @@ class EnvironmentMoments {
   constructor(design: Frame, context: CategoricalColumn) {
     const n = design.nRows;
     this.slot = new Int32Array(design.columns.length).fill(-1);
-    this.centred = [];
+    this.values = [];
+    this.means = [];
     design.columns.forEach((column, c) => {
       if (column.kind !== 'continuous') return;
       let sum = 0;
       let count = 0;
       for (let r = 0; r < n; r++) if (!Number.isNaN(column.values[r]!)) (sum += column.values[r]!), count++;
       const mean = count > 0 ? sum / count : 0;
-      this.slot[c] = this.centred.length + 1;
-      this.centred.push(Float64Array.from(column.values, (v) => v - mean));
+      this.slot[c] = this.values.length + 1;
+      this.values.push(column.values);
+      this.means.push(mean);
     });
-    this.size = this.centred.length + 1;
+    this.size = this.values.length + 1;
     const levels = context.categories.length;
     this.environment = context.codes;
     this.sums = Array.from({ length: levels }, () => new Float64Array(this.size * this.size));
@@ -99,7 +103,7 @@ class EnvironmentMoments {
       if (e < 0) continue;
       row[0] = 1;
       for (let k = 1; k < this.size; k++) {
-        row[k] = this.centred[k - 1]![r]!;
+        row[k] = this.values[k - 1]![r]! - this.means[k - 1]!;
         if (Number.isNaN(row[k]!)) continue rows;
       }
       this.counts[e]!++;
@@ -171,18 +175,18 @@ class EnvironmentMoments {
     const fitOf = new Map(fits.map((f) => [f.e, f]));
     const sum = new Map<number, number>();
     const sumSquares = new Map<number, number>();
-    const yValues = this.centred[y - 1]!;
-    const sValues = s.map((k) => this.centred[k - 1]!);
+    const yValues = this.values[y - 1]!;
+    const yMean = this.means[y - 1]!;
     rows: for (let r = 0; r < yValues.length; r++) {
       const fit = fitOf.get(this.environment[r]!);
       if (fit === undefined) continue;
       let prediction = fit.coef[0]!;
-      for (let k = 0; k < sValues.length; k++) {
-        const v = sValues[k]![r]!;
+      for (let k = 0; k < s.length; k++) {
+        const v = this.values[s[k]! - 1]![r]! - this.means[s[k]! - 1]!;
         if (Number.isNaN(v)) continue rows;
         prediction += fit.coef[k + 1]! * v;
       }
-      const value = yValues[r]!;
+      const value = yValues[r]! - yMean;
       if (Number.isNaN(value)) continue;
       const z = Math.abs(value - prediction);
       sum.set(fit.e, (sum.get(fit.e) ?? 0) + z);

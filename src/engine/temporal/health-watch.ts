@@ -377,11 +377,11 @@ export function watchCategoricalLinks(
   return [...links.values()].map((link, l): LinkHealth => {
     const indices = tests.flatMap((t, k) => (t.l === l ? [k] : []));
     const base = { source: link.source, target: m.name, lag: link.lag };
-    let best = indices[0]!;
-    for (const k of indices) if (pValues[k]! < pValues[best]!) best = k;
-    const pValue = best === undefined ? 1 : Math.min(1, pValues[best]! * indices.length);
-    const test = tests[best];
-    if (test === undefined) return { ...base, alertType: 'normal', pValue, evidence: { measure: 'classProbabilitySlope', then: unknown, now: unknown, since: at(0), steps: n } };
+    const best = indices.reduce<number | undefined>((b, k) => (b === undefined || pValues[k]! < pValues[b]! ? k : b), undefined);
+    // An input with one value over the window (a single category) moves nothing there: nothing to test.
+    if (best === undefined) return { ...base, alertType: 'normal', pValue: 1, evidence: { measure: 'classProbabilitySlope', then: unknown, now: unknown, since: at(0), steps: n } };
+    const pValue = Math.min(1, pValues[best]! * indices.length);
+    const test = tests[best]!;
     const evidence = (from: number, to: number): Evidence => ({
       measure: 'classProbabilitySlope',
       ...probabilitySlopes(expected[test.i]!, raw[test.i]!, test.input.z, from, to, z),
