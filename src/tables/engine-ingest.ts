@@ -10,8 +10,8 @@ import { type InferredColumn, NULL_TOKENS } from './inference/infer-schema.js';
  * Ingest by the data engine: the file is parsed by ClickHouse into a staging table of text columns, checked
  * and converted there in SQL, and committed in one statement, so no row passes through JS. Used when every
  * column is written in a form SQL converts exactly as the JS converter would (numbers with or without currency
- * and percent units, grouped or not, booleans, ISO dates and datetimes, text, JSON objects and arrays); anything
- * else (datetimes in other formats) takes the JS path.
+ * and percent units, grouped or not, booleans, dates and datetimes in every format the inference detects, text,
+ * JSON objects and arrays); other files (NDJSON, JSON arrays, Parquet, TSV) take the JS path.
  */
 
 const TRUE = ['true', 'yes', 'y', 't', '1'];
@@ -132,7 +132,7 @@ export function engineConvertible(columns: InferredColumn[]): boolean {
       case 'decimal':
         return true;
       case 'datetime':
-        return column.originalFormat === ISO_DATETIME_FORMAT.name;
+        return DATE_FORMATS.some((format) => format.kind === 'datetime' && format.name === column.originalFormat);
       case 'boolean':
       case 'categorical':
       case 'text':
@@ -149,7 +149,7 @@ export function engineConvertible(columns: InferredColumn[]): boolean {
 
 /**
  * SQL that converts the text cell `c` to the column's stored value (NULL for an empty or null-token cell).
- * Datetimes are read from ISO-8601 text only (re-typing; uploads of datetimes take the JS path).
+ * Datetimes are read in the column's detected format (ISO-8601 when re-typing a text column).
  */
 export function conversion(column: InferredColumn, c: string): string {
   return conversionOfText(column, trimmed(c));
@@ -179,7 +179,9 @@ export function conversionOfText(column: InferredColumn, text: string): string {
         return format.name === 'YYYY-MM-DD' ? `if(match(${text}, ${re2(ISO_DATE)}), ${iso}, ${dateIn(format, text)})` : dateIn(format, text);
       }
       case 'datetime': {
-        // ISO-8601 only, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC.
+        const format = DATE_FORMATS.find((f) => f.name === column.originalFormat && f.kind === 'datetime');
+        if (format !== undefined && format !== ISO_DATETIME_FORMAT) return datetimeIn(format, text);
+        // ISO-8601, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC.
         const stamp = `parseDateTime64BestEffortOrNull(${text}, 3, 'UTC')`;
         const day = `substring(${text}, 1, 10)`;
         return `if(match(${text}, ${re2(ISO_INSTANT)}) AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
@@ -204,17 +206,40 @@ export function conversionOfText(column: InferredColumn, text: string): string {
 }
 
 /**
- * A date written in `format` (dates.ts: DD/MM/YYYY, MMM D, YYYY, ...), read as readDate reads it: the format's own
- * pattern (its named parts taken by position), a month name by its first three letters, and only a real day in
- * the stored years.
+ * A datetime written in `format` (dates.ts: MM/DD/YYYY HH:mm, ...), read as convertCell reads it: the format's
+ * parts by position, a real day in the stored years, hours to 23, minutes to 59, seconds to 60 (a leap second
+ * carries into the next minute, as Date.UTC does), the fraction to the nearest millisecond (ties up, as Math.round),
+ * and a zone offset applied (none: UTC).
  */
-function dateIn(format: DateFormat, text: string): string {
+function datetimeIn(format: DateFormat, text: string): string {
+  const { part, iso, pattern } = formatParts(format, text);
+  const day = `toDate32OrNull(${iso})`;
+  const number = (name: string) => `toInt64OrZero(${part(name)})`;
+  const valid = `match(${text}, ${pattern}) AND toString(${day}) = ${iso} AND toYear(${day}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max} `
+    + `AND ${number('hour')} <= 23 AND ${number('minute')} <= 59 AND ${number('second')} <= 60`;
+  const millis = bind(`toFloat64(concat('0.', ${part('fraction')}, '0')) * 1000`, (f) => `toInt64(if(${f} - floor(${f}) >= 0.5, ceil(${f}), floor(${f})))`);
+  const zone = bind(`replaceOne(${part('zone')}, ':', '')`, (z) => `if(${z} IN ('', 'Z'), 0, if(startsWith(${z}, '-'), -1, 1) * (toInt64OrZero(substring(${z}, 2, 2)) * 60 + toInt64OrZero(substring(${z}, 4, 2))))`);
+  const epoch = `toInt64(dateDiff('day', toDate32('1970-01-01'), ${day})) * 86400000 + ${number('hour')} * 3600000 + ${number('minute')} * 60000 + ${number('second')} * 1000 + ${millis} - ${zone} * 60000`;
+  return `if(${valid}, fromUnixTimestamp64Milli(${epoch}, 'UTC'), NULL)`;
+}
+
+/** A format's pattern as an re2 literal, the named parts of `text` (by position in it) and its day as ISO text (a month name read by its first three letters). */
+function formatParts(format: DateFormat, text: string): { pattern: string; part: (name: string) => string; iso: string } {
   const names = [...format.pattern.source.matchAll(/\(\?<([a-zA-Z]+)>/g)].map((m) => m[1]!);
   const pattern = `${format.pattern.flags.includes('i') ? "'(?i)" : "'"}${re2(format.pattern).slice(1)}`;
   const part = (name: string) => `regexpExtract(${text}, ${pattern}, ${names.indexOf(name) + 1})`;
   const months = MONTH_NAMES.map((m) => `'${m}'`).join(', ');
   const month = names.includes('monthName') ? `toString(indexOf([${months}], lower(substring(${part('monthName')}, 1, 3))))` : part('month');
-  const iso = `concat(${part('year')}, '-', leftPad(${month}, 2, '0'), '-', leftPad(${part('day')}, 2, '0'))`;
+  return { pattern, part, iso: `concat(${part('year')}, '-', leftPad(${month}, 2, '0'), '-', leftPad(${part('day')}, 2, '0'))` };
+}
+
+/**
+ * A date written in `format` (dates.ts: DD/MM/YYYY, MMM D, YYYY, ...), read as readDate reads it: the format's own
+ * pattern (its named parts taken by position), a month name by its first three letters, and only a real day in
+ * the stored years.
+ */
+function dateIn(format: DateFormat, text: string): string {
+  const { iso, pattern } = formatParts(format, text);
   return `if(match(${text}, ${pattern}) AND toString(toDate32OrNull(${iso})) = ${iso} AND toYear(toDate32OrNull(${iso})) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, toDate32OrNull(${iso}), NULL)`;
 }
 

@@ -76,6 +76,35 @@ for (const format of DATE_FORMATS.filter((f) => f.kind === 'date')) {
   });
 }
 
+const DATETIMES = [
+  '05/01/2024 10:00', '5/1/2024 10:00', '01/31/2024 23:59:59', '31/01/2024 23:59:59', '02/29/2024 00:00', '29/02/2023 00:00', '13/13/2024 10:00',
+  '05/01/2024 24:00', '05/01/2024 23:60', '05/01/2024 23:59:60', '05/01/2024 23:59:61', '05/01/2024 10:00:05.5', '05/01/2024 10:00:05.0005',
+  '05/01/2024 10:00:05.123456789', '05/01/2024 10:00:05.9999', '05/01/2024 10:00Z', '05/01/2024 10:00+05:30', '05/01/2024 10:00-0800',
+  '05/01/2024T10:00', '05/01/1899 10:00', '12/31/2300 23:00-01:00', '01/01/1900 00:30+01:00', ' 05/01/2024 10:00 ', '05/01/2024', '05/01/2024 1:00',
+  '2024-01-05T10:00:00', '2024-01-05 10:00', '', 'NA', 'x',
+];
+
+for (const format of DATE_FORMATS.filter((f) => f.kind === 'datetime')) {
+  test(`a datetime column written ${format.name}: the engine reads every cell as the JS converter does`, async () => {
+    const store = sharedDataStore();
+    const org = newId('org');
+    const table = { organisationId: org, tableId: newId('raw') };
+    const datetimes: InferredColumn = { ...column('decimal'), type: 'datetime', availableTypes: ['datetime'], unit: null, originalFormat: format.name };
+    await store.ensureTenant(org);
+    await store.createTable(table, [{ name: 'i', type: 'UInt32' }, { name: 'c', type: 'Nullable(String)' }], ['i']);
+    await store.insert(table, DATETIMES.map((c, i) => ({ i, c })));
+    const rows = await store.query<{ i: number; v: string | null }>(org, (tenant) => `SELECT i, toString(${conversion(datetimes, 'r.c')}) AS v FROM ${tenant.table(table.tableId)} AS r ORDER BY i`);
+    const differences = rows.flatMap((row) => {
+      const js = convertCell(datetimes, DATETIMES[row.i]!);
+      return row.v === js ? [] : [`${JSON.stringify(DATETIMES[row.i])}: engine ${JSON.stringify(row.v)}, JS ${JSON.stringify(js)}`];
+    });
+    assert.deepEqual(differences, []);
+    assert.ok(rows.some((row) => row.v !== null), `some cell reads as ${format.name}`);
+    assert.equal(engineConvertible([datetimes]), true);
+    await store.dropTable(table);
+  });
+}
+
 test('columns with units are converted by the engine, not row by row in JS', () => {
   assert.equal(engineConvertible([column('decimal'), column('integer')]), true);
 });

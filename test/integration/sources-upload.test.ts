@@ -332,6 +332,35 @@ test('the engine converts grouped numbers, decimal commas and ISO datetimes exac
   assert.match(refused.body.detail, /^Line 10402, column "at": "2023-02-30T10:00:00Z" is not a datetime/);
 });
 
+test('day-first datetimes with zones and JSON arrays are converted by the engine exactly as the JS converter does', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const rows = [
+    ['31/01/2024 10:00', '[1, 2.5]', '["a", "b"]', '{"k": 1}'],
+    ['05/02/2024 23:59:60', '[]', '[]', '{}'],
+    ['29/02/2024 10:00:05.0005+05:30', '[-3]', '["\\u00e9"]', '{"k": [1]}'],
+    ['', 'NA', '', 'null'],
+  ];
+  const header = ['at', 'scores', 'tags', 'doc'];
+  const csv = `${header.join(',')}\n${rows.map((r) => r.map((cell) => `"${cell.replaceAll('"', '""')}"`).join(',')).join('\n')}\n`;
+  // The same cells as NDJSON, which only the JS converter reads.
+  const ndjson = rows.map((r) => JSON.stringify(Object.fromEntries(header.map((h, i) => [h, r[i]])))).join('\n');
+  const viaEngine = await emptySource(app);
+  const viaJs = await emptySource(app);
+  const engine = await upload(app, ws, viaEngine.id, csv);
+  const js = await upload(app, ws, viaJs.id, ndjson, 'application/x-ndjson');
+  assert.equal(engine.status, 201, JSON.stringify(engine.body));
+  assert.equal(js.status, 201, JSON.stringify(js.body));
+  assert.deepEqual(engine.body.data.source.schemaEntries, js.body.data.source.schemaEntries);
+  assert.deepEqual(engine.body.data.source.schemaEntries.map((e: { type: string; subtype: string | null; originalFormat: string | null }) => [e.type, e.subtype, e.originalFormat]),
+    [['datetime', null, 'DD/MM/YYYY HH:mm'], ['array', 'decimal', null], ['array', 'text', null], ['object', null, null]]);
+  const stored = await storedRows(app, viaEngine.id);
+  assert.deepEqual(stored, await storedRows(app, viaJs.id));
+  assert.deepEqual(stored.map((r) => [r.at, r.scores, r.tags]), [
+    ['2024-01-31 10:00:00.000', [1, 2.5], ['a', 'b']], ['2024-02-06 00:00:00.000', [], []], ['2024-02-29 04:30:05.001', [-3], ['é']], [null, [], []],
+  ]);
+});
+
 test('a CSV with empty lines is read by the JS reader (which skips them), the same as without them', async (t) => {
   const app = await buildTestApp(t);
   const { ws, id } = await emptySource(app);
