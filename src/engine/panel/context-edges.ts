@@ -16,7 +16,7 @@ import { prepareForDiscovery } from '../discovery/prepare.js';
 import { consistentExtension } from '../graph/dag.js';
 import { applyMeekRules } from '../graph/meek.js';
 import { isDirected, isUndirected, setDirected } from '../graph/pdag.js';
-import { restrictedClass } from '../identification/class.js';
+import { type BackgroundKnowledge, restrictedClass } from '../identification/class.js';
 import type { DiscoveredEdge, EdgeRef, Frame } from '../types.js';
 
 /** Conditioning sets of the neighbours up to this size. */
@@ -27,7 +27,7 @@ const MAX_CONDITIONS = 2;
  * `changing` the variables the indicator already reaches. Answers the DAG re-oriented by the new indicator edges and
  * the variables they reach (both unchanged when there are none, or when their orientations conflict).
  */
-export function slopeAndSpreadChanges(frame: Frame, indicator: string, edges: readonly DiscoveredEdge[], changing: readonly string[], alpha: number, kernels: Kernels): { edges: DiscoveredEdge[]; changing: string[] } {
+export function slopeAndSpreadChanges(frame: Frame, indicator: string, edges: readonly DiscoveredEdge[], changing: readonly string[], options: { alpha: number; background: BackgroundKnowledge }, kernels: Kernels): { edges: DiscoveredEdge[]; changing: string[] } {
   const names = frame.columns.map((c) => c.name);
   const at = new Map(names.map((n, i) => [n, i]));
   const context = at.get(indicator)!;
@@ -49,18 +49,19 @@ export function slopeAndSpreadChanges(frame: Frame, indicator: string, edges: re
     }
   }
   const result = tester.run(tests);
-  const independent = new Set(owners.filter((_, k) => result.pValue[k]! > alpha));
+  const independent = new Set(owners.filter((_, k) => result.pValue[k]! > options.alpha));
   const added = candidates.filter((y) => !independent.has(y));
   if (added.length === 0) return { edges: [...edges], changing: [] };
 
-  // The class of the search's DAG with the indicator's edges, then the new colliders at the indicator's new children.
+  // The class of the search's DAG with the indicator's edges, narrowed by the fixed graph's pins and forbidden edges
+  // (they keep their direction), then the new colliders at the indicator's new children.
   const indicatorEdges: EdgeRef[] = [...reached].map((target) => ({ source: indicator, target }));
-  const pdag = restrictedClass(names, [...edges, ...indicatorEdges], { required: [], forbidden: [] }, [indicator]).data;
+  const pdag = restrictedClass(names, [...edges, ...indicatorEdges], options.background, [indicator]).restricted;
   for (const y of added) setDirected(pdag, context, at.get(y)!);
   const reachedNow = new Set([...reached, ...added]);
   const others = [...new Set(added.flatMap((y) => [...neighbours.get(y)!].filter((x) => !reachedNow.has(x))))];
   const marginal = tester.run(others.map((x) => ({ x: context, y: at.get(x)!, s: [] })));
-  const apart = new Set(others.filter((_, k) => marginal.pValue[k]! > alpha));
+  const apart = new Set(others.filter((_, k) => marginal.pValue[k]! > options.alpha));
   for (const y of added) {
     const j = at.get(y)!;
     for (const x of neighbours.get(y)!) {

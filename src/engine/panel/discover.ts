@@ -42,11 +42,12 @@ export function discoverPanel(frame: Frame, indicator: string, options: Discover
   const result = discoverStatic(grouped, { ...options, forbidden: [...(options.forbidden ?? []), ...intoIndicator] }, kernels, hooks);
   const levels = result.edges.filter((e) => e.source === indicator).map((e) => e.target);
   const held = withinEnvironments(frame, indicator, result.edges.filter((e) => e.source !== indicator), options);
-  // Pinned edges keep their direction: the slopes and spreads re-orient only what the search left reversible.
-  const found = (options.required ?? []).length === 0 ? slopeAndSpreadChanges(grouped, indicator, held, levels, options.alpha ?? DEFAULT_ALPHA, kernels) : { edges: held, changing: [] };
+  // Slopes and spreads re-orient only what the search and the fixed graph left reversible.
+  const background = { required: options.required ?? [], forbidden: options.forbidden ?? [] };
+  const found = slopeAndSpreadChanges(grouped, indicator, held, levels, { alpha: options.alpha ?? DEFAULT_ALPHA, background }, kernels);
   const changing = [...levels, ...found.changing];
   const all = [...found.edges, ...changing.map((target) => ({ source: indicator, target }))];
-  const orientations = edgeOrientations(names, all, { required: options.required ?? [], forbidden: options.forbidden ?? [] }, [], [indicator]);
+  const orientations = edgeOrientations(names, all, background, [], [indicator]);
   return { edges: found.edges, orientations: orientations.slice(0, found.edges.length), changing, stats: result.stats };
 }
 

@@ -43,6 +43,10 @@ test('a slope that differs across environments, at the same level, orients the e
     assert.deepEqual(found.edges.map((e, i) => `${e.source}->${e.target}:${found.orientations[i]}`), ['a->b:compelled'], `seed ${seed}`);
     assert.deepEqual(found.changing, ['b'], `seed ${seed}`);
   }
+  // A pin in the fixed graph keeps its direction, even against what the slopes say.
+  const pinned = discoverPanel(withEnvironment(slopePanel(slopes, 1)), INDICATOR, { alpha: 0.01, required: [{ source: 'b', target: 'a' }] }, kernels);
+  assert.deepEqual(pinned.edges.map((e, i) => `${e.source}->${e.target}:${pinned.orientations[i]}`), ['b->a:fixed']);
+  assert.deepEqual(pinned.changing, ['b']);
   // Nothing changes (normal or heavy-tailed noise): no indicator edge, and the edge stays reversible.
   for (const [seed, noise] of [[4, undefined], [5, laplace], [6, laplace]] as const) {
     const found = discoverPanel(withEnvironment(slopePanel(slopes.map(() => 0.9), seed, noise)), INDICATOR, { alpha: 0.01 }, kernels);
