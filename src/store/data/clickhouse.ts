@@ -127,11 +127,14 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
     async loadFile(table, path, format, options = {}) {
       const target = qualifiedTable(table);
       // The file's structure: every column of the target by position, but the ordinal the load writes itself.
-      const [{ structure } = { structure: '' }] = await this.query<{ structure: string }>(
-        table.organisationId,
-        () => `SELECT arrayStringConcat(groupArray(concat(name, ' ', type)), ', ') AS structure FROM (SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {table:String} AND name != {ordinal:String} ORDER BY position)`,
-        { db: table.organisationId, table: table.tableId, ordinal: options.ordinal ?? '' },
-      );
+      const structureOf = async () => {
+        const [{ structure } = { structure: '' }] = await this.query<{ structure: string }>(
+          table.organisationId,
+          () => `SELECT arrayStringConcat(groupArray(concat(name, ' ', type)), ', ') AS structure FROM (SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {table:String} AND name != {ordinal:String} ORDER BY position)`,
+          { db: table.organisationId, table: table.tableId, ordinal: options.ordinal ?? '' },
+        );
+        return structure;
+      };
       const numbered = options.ordinal === undefined ? '*' : 'rowNumberInAllBlocks(), *';
       // Rows land and are numbered in file order: by default the engine spreads what it read over several streams
       // before inserting, and a large file's blocks were then inserted out of order (2 loads in 6 of a 3M-row CSV;
@@ -140,9 +143,11 @@ export function createClickHouseDataStore(client: ClickHouseClient, kind: DataSt
       if (kind === 'chdb') {
         // The engine reads the file in place.
         const query = `INSERT INTO ${target} SELECT ${numbered} FROM file({path:String}, '${format}', {structure:String})`;
+        const structure = await structureOf();
         await guarded(() => client.command({ query, query_params: { path, structure }, clickhouse_settings: ordered }));
       } else if (options.ordinal !== undefined) {
         // A server numbers the rows as it parses the body (the input() table function).
+        const structure = await structureOf();
         const query = `INSERT INTO ${target} SELECT ${numbered} FROM input('${structure.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}') FORMAT ${format}`;
         const result = await guarded(() => client.exec({ query, values: createReadStream(path), clickhouse_settings: ordered }));
         result.stream.resume();
