@@ -11,14 +11,15 @@
  * - `normal`: nothing beyond what unchanged data shows at the chosen rate.
  * `targetFpr` is the chance that an unchanged link or variable raises any alert in one run (its tests share it by
  * Bonferroni). A categorical mechanism is watched as a whole, by how well it still predicts the classes seen, and
- * each link into it by how its input moves the classes' probabilities (health-watch.ts).
+ * each link into it by how its input moves the classes' probabilities (health-categorical.ts).
  */
 import { DEFAULT_TARGET_FPR, modelColumns, noiseTailProbabilities } from '../inference/calibration.js';
 import type { FamilyOutcome, InferenceContext } from '../inference/outcome.js';
 import { conditionalMeanInto } from '../inference/scm-plan.js';
 import { plansOf } from '../inference/scm.js';
 import { scmOf } from './future.js';
-import { type AlertType, type LinkHealth, type MechanismHealth, type VariableHealth, watchCategorical, watchCategoricalLinks, watchMechanism } from './health-watch.js';
+import { watchCategorical, watchCategoricalLinks } from './health-categorical.js';
+import { type AlertType, type LinkHealth, type MechanismHealth, type VariableHealth, watchMechanism } from './health-watch.js';
 import { type TemporalModel, timeText } from './model.js';
 import type { HealthMonitorScenario } from './scenario.js';
 import { type SampleWindow, designOf, keptWindow, sampleWindow } from './window.js';
