@@ -301,6 +301,25 @@ test('a source whose write lease another writer holds answers 409 and is left al
   assert.deepEqual(row, { lease_token: null, lease_expires_at: null }, 'released');
 });
 
+/**
+ * The same cells uploaded as a CSV (which the engine converts) and as NDJSON (which only the JS converter reads):
+ * both must infer the same schema and store the same rows; answers them.
+ */
+async function viaEngineAndJs(app: TestApp, ws: string, header: string[], rows: string[][]) {
+  const csv = `${header.join(',')}\n${rows.map((r) => r.map((cell) => `"${cell.replaceAll('"', '""')}"`).join(',')).join('\n')}\n`;
+  const ndjson = rows.map((r) => JSON.stringify(Object.fromEntries(header.map((h, i) => [h, r[i]])))).join('\n');
+  const viaEngine = await emptySource(app);
+  const viaJs = await emptySource(app);
+  const engine = await upload(app, ws, viaEngine.id, csv);
+  const js = await upload(app, ws, viaJs.id, ndjson, 'application/x-ndjson');
+  assert.equal(engine.status, 201, JSON.stringify(engine.body));
+  assert.equal(js.status, 201, JSON.stringify(js.body));
+  assert.deepEqual(engine.body.data.source.schemaEntries, js.body.data.source.schemaEntries);
+  const stored = await storedRows(app, viaEngine.id);
+  assert.deepEqual(stored, await storedRows(app, viaJs.id));
+  return { schemaEntries: engine.body.data.source.schemaEntries as Array<{ type: string; subtype: string | null; originalFormat: string | null }>, stored };
+}
+
 test('the engine converts grouped numbers, decimal commas and ISO datetimes exactly as the JS converter does', async (t) => {
   const app = await buildTestApp(t);
   const ws = app.tenant.libraryWorkspaceId;
@@ -310,20 +329,9 @@ test('the engine converts grouped numbers, decimal commas and ISO datetimes exac
     ['999,999,999.25', '7 000', '7.000', '0,25', '2024-02-29 23:59:59.5', '.5'],
     ['', 'NA', 'null', '', '2024-03-01T00:00', '1e3'],
   ];
-  const header = ['comma', 'space', 'dot', 'decimal_comma', 'at', 'plain'];
-  const csv = `${header.join(',')}\n${rows.map((r) => r.map((cell) => `"${cell}"`).join(',')).join('\n')}\n`;
-  // The same cells as NDJSON, which only the JS converter reads.
-  const ndjson = rows.map((r) => JSON.stringify(Object.fromEntries(header.map((h, i) => [h, r[i]])))).join('\n');
-  const viaEngine = await emptySource(app);
-  const viaJs = await emptySource(app);
-  const engine = await upload(app, ws, viaEngine.id, csv);
-  const js = await upload(app, ws, viaJs.id, ndjson, 'application/x-ndjson');
-  assert.equal(engine.status, 201, JSON.stringify(engine.body));
-  assert.equal(js.status, 201, JSON.stringify(js.body));
-  assert.deepEqual(engine.body.data.source.schemaEntries, js.body.data.source.schemaEntries);
-  assert.deepEqual(engine.body.data.source.schemaEntries.map((e: { type: string }) => e.type), ['decimal', 'decimal', 'decimal', 'decimal', 'datetime', 'decimal']);
-  assert.deepEqual(await storedRows(app, viaEngine.id), await storedRows(app, viaJs.id));
-  assert.deepEqual((await storedRows(app, viaEngine.id)).map((r) => r.at), ['2024-01-05 10:00:00.000', '2024-01-05 08:00:00.000', '2024-02-29 23:59:59.500', '2024-03-01 00:00:00.000']);
+  const { schemaEntries, stored } = await viaEngineAndJs(app, ws, ['comma', 'space', 'dot', 'decimal_comma', 'at', 'plain'], rows);
+  assert.deepEqual(schemaEntries.map((e) => e.type), ['decimal', 'decimal', 'decimal', 'decimal', 'datetime', 'decimal']);
+  assert.deepEqual(stored.map((r) => r.at), ['2024-01-05 10:00:00.000', '2024-01-05 08:00:00.000', '2024-02-29 23:59:59.500', '2024-03-01 00:00:00.000']);
 
   // Past the sample, a datetime that is not a calendar day is refused by the engine too.
   const later = `at\n${Array.from({ length: 10_500 }, (_, i) => (i === 10_400 ? '2023-02-30T10:00:00Z' : '2024-01-05T10:00:00Z')).join('\n')}\n`;
@@ -341,21 +349,9 @@ test('day-first datetimes with zones and JSON arrays are converted by the engine
     ['29/02/2024 10:00:05.0005+05:30', '[-3]', '["\\u00e9"]', '{"k": [1]}'],
     ['', 'NA', '', 'null'],
   ];
-  const header = ['at', 'scores', 'tags', 'doc'];
-  const csv = `${header.join(',')}\n${rows.map((r) => r.map((cell) => `"${cell.replaceAll('"', '""')}"`).join(',')).join('\n')}\n`;
-  // The same cells as NDJSON, which only the JS converter reads.
-  const ndjson = rows.map((r) => JSON.stringify(Object.fromEntries(header.map((h, i) => [h, r[i]])))).join('\n');
-  const viaEngine = await emptySource(app);
-  const viaJs = await emptySource(app);
-  const engine = await upload(app, ws, viaEngine.id, csv);
-  const js = await upload(app, ws, viaJs.id, ndjson, 'application/x-ndjson');
-  assert.equal(engine.status, 201, JSON.stringify(engine.body));
-  assert.equal(js.status, 201, JSON.stringify(js.body));
-  assert.deepEqual(engine.body.data.source.schemaEntries, js.body.data.source.schemaEntries);
-  assert.deepEqual(engine.body.data.source.schemaEntries.map((e: { type: string; subtype: string | null; originalFormat: string | null }) => [e.type, e.subtype, e.originalFormat]),
+  const { schemaEntries, stored } = await viaEngineAndJs(app, ws, ['at', 'scores', 'tags', 'doc'], rows);
+  assert.deepEqual(schemaEntries.map((e) => [e.type, e.subtype, e.originalFormat]),
     [['datetime', null, 'DD/MM/YYYY HH:mm'], ['array', 'decimal', null], ['array', 'text', null], ['object', null, null]]);
-  const stored = await storedRows(app, viaEngine.id);
-  assert.deepEqual(stored, await storedRows(app, viaJs.id));
   assert.deepEqual(stored.map((r) => [r.at, r.scores, r.tags]), [
     ['2024-01-31 10:00:00.000', [1, 2.5], ['a', 'b']], ['2024-02-06 00:00:00.000', [], []], ['2024-02-29 04:30:05.001', [-3], ['é']], [null, [], []],
   ]);
