@@ -3,7 +3,7 @@ import { newId } from '../lib/ids.js';
 import { type ColumnSpec, type DataStore, type FileFormat, type TableRef, type TenantSql, quoteColumn } from '../store/data/port.js';
 import { DATE_FORMATS, type DateFormat, ISO_DATE, ISO_INSTANT, MONTH_NAMES, YEAR_RANGE } from './inference/dates.js';
 import { COMMA_GROUPED, CURRENCY_SYMBOLS, DECIMAL_COMMA, DOT_GROUPED_DECIMAL_COMMA, ISO_CURRENCY_CODES, LEADING_DOT, PLAIN, SPACE_GROUPED } from './inference/numbers.js';
-import { ARRAY_ELEMENTS, refusal, storageType } from './inference/convert.js';
+import { arrayElements, refusal } from './inference/convert.js';
 import { type InferredColumn, NULL_TOKENS } from './inference/infer-schema.js';
 
 /**
@@ -187,16 +187,16 @@ export function conversionOfText(column: InferredColumn, text: string): string {
         return `if(match(${text}, ${re2(ISO_INSTANT)}) AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
       }
       case 'array': {
-        // A JSON array whose elements are of the column's kind or null (ARRAY_ELEMENTS' patterns on each element's
-        // text, as convertCell checks the parsed elements),
-        // kept as its text here: storedValue() reads it into the array column.
-        const elements = ARRAY_ELEMENTS[column.subtype ?? ''];
+        // A JSON array whose elements are of the column's kind or null (each element's text against the kind's
+        // pattern, as convertCell checks the parsed elements), kept as its text here: storedValue() reads it into the
+        // array column.
+        const elements = arrayElements(column);
         if (elements === undefined) return text;
         const json = `ifNull(${text}, '')`;
         // Every element read into the stored type (a string with half a surrogate pair is not).
         const raw = `JSONExtractArrayRaw(${json})`;
         return `if(isValidJSON(${json}) AND JSONType(${json}) = 'Array' AND arrayAll(e -> e = 'null' OR match(e, ${re2(elements.pattern)}), ${raw}) `
-          + `AND length(JSONExtract(${json}, '${storageType(column)}')) = length(${raw}), ${text}, NULL)`;
+          + `AND length(JSONExtract(${json}, '${elements.storage}')) = length(${raw}), ${text}, NULL)`;
       }
       default:
         return text;
@@ -245,8 +245,8 @@ function dateIn(format: DateFormat, text: string): string {
 
 /** The stored value of a converted cell `v` (conversionOfText's result): an array column's JSON text read into its array (an empty cell: []), anything else as it is. */
 export function storedValue(column: InferredColumn, v: string): string {
-  const type = storageType(column);
-  return type.startsWith('Array') ? `JSONExtract(ifNull(${v}, '[]'), '${type}')` : v;
+  const elements = arrayElements(column);
+  return elements === undefined ? v : `JSONExtract(ifNull(${v}, '[]'), '${elements.storage}')`;
 }
 
 /** Whether the text cell `c` is empty or a null token, as JS's isNullCell reads it. */

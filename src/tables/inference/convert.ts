@@ -6,8 +6,8 @@ import { parseNumber } from './numbers.js';
 /** Why a cell was refused: the line, the column, the value and the type (and form) it had to have. */
 export function refusal(line: number, column: InferredColumn, cell: string): string {
   const form = column.type === 'date' || column.type === 'datetime' ? ` (${column.originalFormat}, years ${YEAR_RANGE.min} to ${YEAR_RANGE.max})` : '';
-  const kind = column.type === 'array' ? `an array${ARRAY_ELEMENTS[column.subtype ?? ''] === undefined ? '' : ` of ${ARRAY_ELEMENTS[column.subtype ?? '']!.plural} (or nulls)`}`
-    : `${column.type === 'integer' ? 'an' : 'a'} ${column.type}`;
+  const elements = arrayElements(column);
+  const kind = column.type === 'array' ? `an array${elements === undefined ? '' : ` of ${elements.plural} (or nulls)`}` : `${column.type === 'integer' ? 'an' : 'a'} ${column.type}`;
   return `Line ${line}, column "${column.field}": ${JSON.stringify(cell)} is not ${kind}${form}`;
 }
 
@@ -17,17 +17,32 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** A JSON number (RFC 8259 section 6). */
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
+export interface ArrayElements {
+  /** The array column's stored type. */
+  storage: string;
+  plural: string;
+  accepts: (element: unknown) => boolean;
+  numbers: boolean;
+  /** An element's JSON text (engine-ingest.ts matches each element against it). */
+  pattern: RegExp;
+}
+
 /**
- * The elements an array column stored as an array holds, by its subtype: what a JSON element must be (or null).
- * Anything else is refused, on the JS path and the engine's alike (engine-ingest.ts matches each element's JSON text
- * against `pattern`).
+ * The elements an array column stored as an array holds, by its subtype: its stored type, and what a JSON element
+ * must be (or null). Anything else is refused, on the JS path and the engine's alike. A subtype not listed (mixed
+ * elements) keeps the array as its text.
  */
-export const ARRAY_ELEMENTS: Readonly<Record<string, { plural: string; accepts: (element: unknown) => boolean; numbers: boolean; pattern: RegExp }>> = {
-  integer: { plural: 'numbers', accepts: (e) => typeof e === 'number' && Number.isFinite(e), numbers: true, pattern: JSON_NUMBER },
-  decimal: { plural: 'numbers', accepts: (e) => typeof e === 'number' && Number.isFinite(e), numbers: true, pattern: JSON_NUMBER },
-  boolean: { plural: 'booleans', accepts: (e) => typeof e === 'boolean', numbers: false, pattern: /^(true|false)$/ },
-  text: { plural: 'texts', accepts: (e) => typeof e === 'string' && !LONE_SURROGATE.test(e), numbers: false, pattern: /^"/ },
+const ARRAY_ELEMENTS: Readonly<Record<string, ArrayElements>> = {
+  integer: { storage: 'Array(Nullable(Float64))', plural: 'numbers', accepts: (e) => typeof e === 'number' && Number.isFinite(e), numbers: true, pattern: JSON_NUMBER },
+  decimal: { storage: 'Array(Nullable(Float64))', plural: 'numbers', accepts: (e) => typeof e === 'number' && Number.isFinite(e), numbers: true, pattern: JSON_NUMBER },
+  boolean: { storage: 'Array(Nullable(Bool))', plural: 'booleans', accepts: (e) => typeof e === 'boolean', numbers: false, pattern: /^(true|false)$/ },
+  text: { storage: 'Array(Nullable(String))', plural: 'texts', accepts: (e) => typeof e === 'string' && !LONE_SURROGATE.test(e), numbers: false, pattern: /^"/ },
 };
+
+/** What an array column stored as an array holds; undefined for other columns (and arrays kept as text). */
+export function arrayElements(column: InferredColumn): ArrayElements | undefined {
+  return column.type === 'array' ? ARRAY_ELEMENTS[column.subtype ?? ''] : undefined;
+}
 
 /** How each inferred column type is stored in the data engine (all nullable: cells may be empty). */
 export function storageType(column: InferredColumn): string {
@@ -45,10 +60,7 @@ export function storageType(column: InferredColumn): string {
     case 'categorical':
       return 'LowCardinality(Nullable(String))';
     case 'array':
-      return column.subtype === 'integer' || column.subtype === 'decimal' ? 'Array(Nullable(Float64))'
-        : column.subtype === 'boolean' ? 'Array(Nullable(Bool))'
-        : column.subtype === 'text' ? 'Array(Nullable(String))'
-        : 'Nullable(String)';
+      return arrayElements(column)?.storage ?? 'Nullable(String)';
     default:
       return 'Nullable(String)';
   }
@@ -61,7 +73,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /** A cell's text as the stored value of its column (JSONEachRow), or null when it is empty or does not convert. */
 export function convertCell(column: InferredColumn, cell: string | null): unknown {
-  if (isNullCell(cell)) return column.type === 'array' && storageType(column).startsWith('Array') ? [] : null;
+  if (isNullCell(cell)) return arrayElements(column) === undefined ? null : [];
   const text = cell!.trim();
   switch (column.type) {
     case 'integer': {
@@ -86,8 +98,8 @@ export function convertCell(column: InferredColumn, cell: string | null): unknow
     case 'datetime':
       return toUtcDateTime(column, text);
     case 'array': {
-      if (!storageType(column).startsWith('Array')) return text;
-      const elements = ARRAY_ELEMENTS[column.subtype ?? '']!;
+      const elements = arrayElements(column);
+      if (elements === undefined) return text;
       try {
         const value: unknown = JSON.parse(text);
         if (!Array.isArray(value) || !value.every((e) => e === null || elements.accepts(e))) return null;
