@@ -733,7 +733,7 @@ export const SweepSchema = Type.Object(
 const Verdict = literals(['meets', 'misses', 'unscorable'] as const);
 
 export const ScoreBody = Body({
-  rows: Type.Optional(Records('Rows to score, keyed by variable (exactly one of rows and rowsFrom)')),
+  rows: Type.Optional(Records('Rows to score, keyed by variable (exactly one of rows and rowsFrom); on a static panel a row may name its environment in the environment columns')),
   rowsFrom: Type.Optional(RowsFromSchema),
   targets: Type.Array(Target, { minItems: 1, maxItems: 20 }),
   maxChanges: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'Most changes proposed per row that misses (default 2)' })),

@@ -9,6 +9,8 @@ import type { EngineResults, EngineTask, MetricReply, TaskReply, WorkerMessage }
 import { loadWasmKernels } from '../src/compute/wasm.js';
 import { type FamilyEngine, type InferenceContext, rowResultsOf } from '../src/engine/inference/outcome.js';
 import { runScore } from '../src/engine/inference/score.js';
+import { isPanelModel } from '../src/engine/panel/model.js';
+import { runPanelScore } from '../src/engine/panel/score.js';
 import type { Frame } from '../src/engine/types.js';
 import { AppError } from '../src/errors.js';
 
@@ -47,7 +49,7 @@ async function dispatch(task: EngineTask): Promise<EngineResults[EngineTask['kin
         return task.rows === undefined ? outcome : { ...outcome, results: {}, rowResults: rowResultsOf(outcome.results, task.rows.nRows) };
       });
     case 'score':
-      return answer(task.port, task.seed, (context) => runScore(task.model, task.question, task.rows, context));
+      return answer(task.port, task.seed, (context) => (isPanelModel(task.model) ? runPanelScore(task.model, task.question, task.rows, context) : runScore(task.model, task.question, task.rows, context)));
   }
 }
 

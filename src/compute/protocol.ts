@@ -3,6 +3,7 @@ import type { ClassInput } from '../engine/identification/plan.js';
 import type { FamilyOutcome, ScoredColumns } from '../engine/inference/outcome.js';
 import type { ScoreQuestion } from '../engine/inference/scenario.js';
 import type { ProblemCode } from '../errors.js';
+import type { PanelModel } from '../engine/panel/model.js';
 import type { CbnModel, Frame } from '../engine/types.js';
 
 /**
@@ -18,8 +19,11 @@ export type EngineTask =
    * A batch chunk brings its `rows` (InferenceContext.rows) and gets its row results back as columns.
    */
   | { kind: 'question'; engine: string; model: unknown; scenario: { type: string }; seed: number; identification?: ClassOfModel; port?: MessagePort; rows?: Frame }
-  /** A chunk of a scoring run's rows (frame on shared memory), scored back as columns. */
-  | { kind: 'score'; model: CbnModel; question: ScoreQuestion; rows: Frame; seed: number; port?: MessagePort };
+  /**
+   * A chunk of a scoring run's rows (frame on shared memory), scored back as columns; on a static panel the rows carry
+   * their environment (ROW_ENVIRONMENT) and each is scored by its environment's network.
+   */
+  | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; seed: number; port?: MessagePort };
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
 export type ClassOfModel = Omit<ClassInput, 'kernels'>;

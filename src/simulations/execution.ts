@@ -8,6 +8,7 @@ import type { ComputePool } from '../compute/pool.js';
 import type { FamilyOutcome, SweepResult } from '../engine/inference/outcome.js';
 import { familyOf } from '../families/registry.js';
 import type { CbnModel } from '../engine/types.js';
+import { panelRouting } from '../engine/panel/routing.js';
 import { isPanelModel, type PanelModel } from '../engine/panel/model.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
@@ -24,6 +25,7 @@ import { runScoreBatch, type ScoreInput } from './batch/score.js';
 import type { ScenarioHandoff } from './handoff.js';
 import type { RowsTableRecord } from './batch/results.js';
 import { jobPrincipal } from '../auth/principal.js';
+import { twinKind } from '../twins/kinds/registry.js';
 
 /** What a run keeps of its submission (the job row's params; the scenario itself is the row's `input`). */
 export interface RunParams {
@@ -96,7 +98,7 @@ export class SimulationExecution {
     if (family === undefined) throw new JobError(`This service no longer answers '${input.type}' questions`);
     await this.phase(context, 'configured', 0.03);
     await this.phase(context, 'running', 0.05);
-    if (family === null) return this.runScore(context, model as CbnModel, input as ScoreInput);
+    if (family === null) return this.runScore(context, record.type, model, input as ScoreInput);
     const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
     const batchMode = family.batchRows?.[record.type];
     if (batchMode === 'always' || (batchMode === 'byReference' && (input as BatchScenario).rowsFrom !== undefined)) {
@@ -119,9 +121,7 @@ export class SimulationExecution {
   /** A batch: rows answered chunk by chunk on the pool; the results inline, or a table in the data store the outputs name. */
   private async runBatch(context: JobContext<RunParams>, model: CbnModel | PanelModel, scenario: BatchScenario, engine: string): Promise<RunResult> {
     const { params } = context;
-    const task = isPanelModel(model)
-      ? { ...this.batchTask(context, model.pooled), environments: { columns: model.environmentColumns, keys: model.environments.map((e) => e.key) } }
-      : this.batchTask(context, model);
+    const task = isPanelModel(model) ? { ...this.batchTask(context, model.pooled), environments: panelRouting(model) } : this.batchTask(context, model);
     const outcome = await runPredictionBatch(this.batch, task, scenario, engine, model);
     const table = outcome.record === undefined ? {} : { resultsTable: tableOf(outcome.record) };
     const details = JSON.stringify({ ...outcome.details, ...table, seed: params.seed });
@@ -131,9 +131,13 @@ export class SimulationExecution {
   }
 
   /** A scoring run: its rows scored chunk by chunk on the pool, written as its results table; the digest in its outputs. */
-  private async runScore(context: JobContext<RunParams>, model: CbnModel, input: ScoreInput): Promise<RunResult> {
+  private async runScore(context: JobContext<RunParams>, twinType: string, model: unknown, input: ScoreInput): Promise<RunResult> {
     const { params } = context;
-    const outcome = await runScoreBatch(this.batch, this.batchTask(context, model), input);
+    const scoring = twinKind(twinType).scoring;
+    if (scoring === undefined) throw new JobError(`This service no longer scores rows on ${twinType} twins`);
+    const scorer = scoring.scorer(model);
+    const task = { ...this.batchTask(context, scorer.network), ...(scorer.environments === undefined ? {} : { environments: scorer.environments }) };
+    const outcome = await runScoreBatch(this.batch, task, input, scorer, (rows) => scoring.inlineFrame(model, rows));
     const details = { digest: outcome.digest, targets: input.targets.map((t) => t.variable), ...outcome.details, resultsTable: tableOf(outcome.record), seed: params.seed };
     await this.saveBatch(context, JSON.stringify({ [params.versionLabel]: { results: {}, changepoints: {}, history: {}, details } }));
     return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };

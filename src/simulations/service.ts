@@ -19,7 +19,7 @@ import type { PanelArtifacts } from './panel-artifacts.js';
 import type { Readable } from 'node:stream';
 import { metricQueries, scenarioFamily, validateScenario } from './validate.js';
 import { familyOf, queryReaders } from '../families/registry.js';
-import { twinKind } from '../twins/kinds/registry.js';
+import { scoringKinds, twinKind } from '../twins/kinds/registry.js';
 import type { OntologyService } from '../ontology/service.js';
 import type { BatchExecution } from './batch/run.js';
 import { isBatch } from './batch/prediction.js';
@@ -77,24 +77,40 @@ export class SimulationService {
     return this.queue(principal, workspaceId, input.digitalTwinId, family.type, params, scenario, input.webhookUrl);
   }
 
-  /** Batch scoring of rows against targets: a run of its own kind, read back with score(). */
+  /**
+   * Batch scoring of rows against targets: a run of its own kind, read back with score(). Each twin kind scores its
+   * own way (its registry entry's `scoring`): static twins with their network, static panels each row with the
+   * mechanisms of the environment it names, temporal twins each row at its own step after the rows before it.
+   */
   async submitScore(principal: Principal, workspaceId: string, twinId: string, versionId: string, input: ScoreRequestBody): Promise<SimulationAccepted> {
     await this.access.require(principal, workspaceId, 'write');
     const { twinType, version, model } = await this.twins.simulationTarget(principal, workspaceId, twinId, versionId);
-    if (twinType !== 'static') throw new AppError('validation_failed', `Scoring rows answers for static twins; this twin is ${twinType}`);
+    const kind = twinKind(twinType);
+    if (kind.scoring === undefined) throw new AppError('validation_failed', `Scoring rows answers for ${scoringKinds().join(', ')} twins; this twin is ${twinType}`);
     const trained = requireTrained(version.version, model);
     const { webhookUrl, ...request } = input;
     if ((request.rows === undefined) === (request.rowsFrom === undefined)) {
       const message = 'give exactly one of rows (records, inline) and rowsFrom (a dataset or source of the workspace, read by the run)';
       throw new AppError('validation_failed', message, { errors: [{ location: 'body', message }] });
     }
-    // The counterfactual rules cover rows, targets and constraints: a score request is checked as one (rows by
-    // reference are checked against the data instead: an empty record stands in for them).
+    if (request.rowsFrom !== undefined && !kind.scoring.byReference) {
+      const message = `a ${twinType} twin scores rows given inline (rows, in time order); rows by reference score on ${scoringKinds().filter((type) => twinKind(type).scoring!.byReference).join(', ')} twins`;
+      throw new AppError('validation_failed', message, { errors: [{ location: 'body/rowsFrom', message }] });
+    }
+    const rowErrors = kind.scoring.rowRules(trained, request.rows ?? []).map((e) => ({ location: `body/rows${e.location}`, message: e.message }));
+    if (rowErrors.length > 0) throw new AppError('validation_failed', `The scoring request is invalid: ${rowErrors.map((e) => `${e.location}: ${e.message}`).join('; ')}`, { errors: rowErrors });
+    // The counterfactual rules cover rows, targets and constraints: a score request is checked as one, its errors
+    // located in the score body (rows by reference are checked against the data instead: an empty record stands in).
     const counterfactual = familyOf('counterfactual');
     if (counterfactual === undefined) throw new Error('the counterfactual family is not registered');
-    const asCounterfactual = { type: 'counterfactual', samples: request.rows ?? [{}], targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) };
-    validateScenario(counterfactual, asCounterfactual, { twinType, ...twinKind(twinType).questionContext(trained) });
-    if (request.rowsFrom !== undefined) await this.batch.rows.check(principal, workspaceId, request.rowsFrom, trained as CbnModel, request.targets.map((t) => t.variable), 'rowsFrom');
+    const keys = kind.scoring.rowKeys(trained);
+    const rows = request.rows?.map((row) => (keys.length === 0 ? row : Object.fromEntries(Object.entries(row).filter(([name]) => !keys.includes(name)))));
+    const asCounterfactual = { type: 'counterfactual', samples: rows ?? [{}], targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) };
+    inScoreBody(() => validateScenario(counterfactual, asCounterfactual, { twinType, ...kind.questionContext(trained) }));
+    if (request.rowsFrom !== undefined) {
+      const scorer = kind.scoring.scorer(trained);
+      await this.batch.rows.check(principal, workspaceId, request.rowsFrom, scorer.network, request.targets.map((t) => t.variable), 'rowsFrom', scorer.environments?.columns);
+    }
     const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'score', seed: randomInt(1, 2 ** 31 - 1), userQuery: null };
     const score: ScoreInput = { type: 'score', ...request };
     return this.queue(principal, workspaceId, twinId, 'score', params, score, webhookUrl);
@@ -343,6 +359,18 @@ export class SimulationService {
 }
 
 /** A version answers questions once it is trained. */
+/** A scoring request checked as a counterfactual scenario: its errors located in the score body (`rows`, `targets`). */
+function inScoreBody(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (!(error instanceof AppError) || error.extras.errors === undefined) throw error;
+    const relocate = (location: string) => location.replace(/^body\/scenario\/samples/, 'body/rows').replace(/^body\/scenario/, 'body');
+    const errors = error.extras.errors.map((e) => ({ ...e, location: relocate(e.location) }));
+    throw new AppError(error.code, `The scoring request is invalid: ${errors.map((e) => `${e.location}: ${e.message}`).join('; ')}`, { ...error.extras, errors });
+  }
+}
+
 function requireTrained(versionLabel: string, model: unknown) {
   if (model === null) throw new AppError('conflict', `Version ${versionLabel} is not trained: train it (or run the pipeline) before simulating`);
   return model;

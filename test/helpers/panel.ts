@@ -7,7 +7,11 @@
  * Coefficients vary around a shared mean per environment; intercepts shift per environment (the environment changes
  * the mechanisms of b and c).
  */
+import assert from 'node:assert/strict';
 import { Rng } from '../../src/engine/random.js';
+import type { TestApp } from './app.js';
+import { waitForJob } from './jobs.js';
+import type { TrainedTwin } from './simulations.js';
 
 export interface PanelTruth {
   keys: string[];
@@ -60,4 +64,24 @@ export function panelRows(truth: PanelTruth, seed: number): Array<Record<string,
       return { site: key.slice('site='.length), a, b: bv, c: cv, d, e: ev };
     });
   });
+}
+
+/**
+ * A static panel twin over `rows` by site, learned (alpha 0.01, no bootstrap): its version, the edge between two
+ * variables, and the twin as the simulation helpers take it.
+ */
+export async function sitePanel(app: TestApp, ws: string, name: string, rows: Array<Record<string, unknown>>) {
+  const api = '/api/v1';
+  const source = await app.call({ method: 'POST', url: `${api}/workspaces/${ws}/sources/from-data`, body: { name, rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${api}/workspaces/${ws}/digital-twins`, body: { name, type: 'multi-environment-static', sourceId: source.body.data.id, environmentColumns: ['site'] } });
+  const base = `${api}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
+  const accepted = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0, alpha: 0.01 } });
+  const job = await waitForJob(app, ws, accepted.body.data.jobId, 120_000);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  const versionId = created.body.data.versionId as string;
+  const version = (await app.call({ method: 'GET', url: `${base}/versions/${versionId}` })).body.data;
+  const between = (a: string, b: string) => version.causalGraph.find((e: Record<string, any>) => (e.source === a && e.target === b) || (e.source === b && e.target === a));
+  const twin: TrainedTwin = { app, ws, twinId: created.body.data.id, versionId, simulations: `${api}/workspaces/${ws}/simulations`, version: `${base}/versions/${versionId}` };
+  return { version, between, twin };
 }

@@ -1,5 +1,10 @@
 /** A daily series from a known lagged model, for tests of temporal twins (with faults injected on request). */
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import { buildTestApp } from './app.js';
+import { waitForJob } from './jobs.js';
 import { seededRandom } from './simulated.js';
+import type { TrainedTwin } from './simulations.js';
 
 export const DAY = 86_400_000;
 export const START = Date.UTC(2023, 0, 1);
@@ -66,4 +71,19 @@ export function dailySeries(days: number) {
     [rows[k], rows[j]] = [rows[j]!, rows[k]!];
   }
   return { rows, truth };
+}
+
+/** A temporal twin of the daily ads -> visits -> sales series (dailySeries), learned through the API on `days` days. */
+export async function dailyTwin(t: TestContext, days: number): Promise<TrainedTwin> {
+  const api = '/api/v1';
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const source = await app.call({ method: 'POST', url: `${api}/workspaces/${ws}/sources/from-data`, body: { name: 'daily', rows: dailySeries(days).rows } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${api}/workspaces/${ws}/digital-twins`, body: { name: 'daily', type: 'temporal', selectedTimeColumnName: 'day', sourceId: source.body.data.id } });
+  const twinId = created.body.data.id;
+  const versionId = created.body.data.versionId;
+  const job = await app.call({ method: 'POST', url: `${api}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: { bootstrapSamples: 0 } });
+  assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
+  return { app, ws, twinId, versionId, simulations: `${api}/workspaces/${ws}/simulations`, version: `${api}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}` };
 }

@@ -8,24 +8,10 @@ import { test } from 'node:test';
 import { Rng } from '../../src/engine/random.js';
 import { buildTestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
-import { panelRows, panelTruth } from '../helpers/panel.js';
+import { panelRows, panelTruth, sitePanel } from '../helpers/panel.js';
 import { type TrainedTwin, completedRun, submit, waitForRun } from '../helpers/simulations.js';
 
 const API = '/api/v1';
-
-/** A static panel twin over `rows` by site, learned (alpha 0.01, no bootstrap): its version, and the edge between two variables. */
-async function sitePanel(app: Awaited<ReturnType<typeof buildTestApp>>, ws: string, name: string, rows: Array<Record<string, unknown>>) {
-  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name, rows } });
-  assert.equal(source.status, 201, JSON.stringify(source.body));
-  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name, type: 'multi-environment-static', sourceId: source.body.data.id, environmentColumns: ['site'] } });
-  const base = `${API}/workspaces/${ws}/digital-twins/${created.body.data.id}`;
-  const accepted = await app.call({ method: 'POST', url: `${base}/run-pipeline`, body: { bootstrapSamples: 0, alpha: 0.01 } });
-  const job = await waitForJob(app, ws, accepted.body.data.jobId, 120_000);
-  assert.equal(job.status, 'completed', JSON.stringify(job));
-  const version = (await app.call({ method: 'GET', url: `${base}/versions/${created.body.data.versionId}` })).body.data;
-  const between = (a: string, b: string) => version.causalGraph.find((e: Record<string, any>) => (e.source === a && e.target === b) || (e.source === b && e.target === a));
-  return { version, between };
-}
 
 test('a multi-environment static twin learns what holds everywhere and what is gated, per environment', async (t) => {
   const app = await buildTestApp(t);

@@ -123,6 +123,9 @@ test('score: rows judged against a target, changes proposed for misses, read bac
   assert.equal((await twin.app.call({ method: 'GET', url: `${twin.simulations}/${run.id}/sweep` })).status, 404);
   const unknown = await twin.app.call({ method: 'POST', url: `${twin.version}/score`, body: { rows, targets: [{ variable: 'churn', value: 1 }] } });
   assert.equal(unknown.status, 422);
+  // Located in the score body, not in a scenario the request never had.
+  assert.equal(unknown.body.errors[0].location, 'body/targets/0/variable', JSON.stringify(unknown.body));
+  assert.match(unknown.body.detail, /^The scoring request is invalid: body\/targets\/0\/variable/);
 });
 
 test('scenario-from-query: plain English becomes a scenario that runs; what cannot be mapped answers 422', async (t) => {

@@ -3,27 +3,13 @@ import { test } from 'node:test';
 import { buildTestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { type TrainedTwin, completedRun, scenarioChecks } from '../helpers/simulations.js';
-import { DAY, START, dailyRecords, dailySeries, dailyTruth, dayText } from '../helpers/temporal.js';
+import { DAY, START, dailyRecords, dailyTruth, dailyTwin, dayText } from '../helpers/temporal.js';
 
 const API = '/api/v1';
 const DAYS = 500;
 
-/** A temporal twin of the daily ads -> visits -> sales series, learned through the API on DAYS days. */
-async function dailyTwin(t: Parameters<typeof buildTestApp>[0]): Promise<TrainedTwin> {
-  const app = await buildTestApp(t);
-  const ws = app.tenant.libraryWorkspaceId;
-  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'daily', rows: dailySeries(DAYS).rows } });
-  assert.equal(source.status, 201, JSON.stringify(source.body));
-  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'daily', type: 'temporal', selectedTimeColumnName: 'day', sourceId: source.body.data.id } });
-  const twinId = created.body.data.id;
-  const versionId = created.body.data.versionId;
-  const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: { bootstrapSamples: 0 } });
-  assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
-  return { app, ws, twinId, versionId, simulations: `${API}/workspaces/${ws}/simulations`, version: `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}` };
-}
-
 test('temporal root cause, anomaly scan and health monitor find injected faults through the API, and unchanged data stays quiet', async (t) => {
-  const twin = await dailyTwin(t);
+  const twin = await dailyTwin(t, DAYS);
   const { app } = twin;
 
   // A shock of 12 noise std to ads on day 520: visits and sales jump the next day, through ads' lag.
@@ -82,7 +68,7 @@ test('temporal root cause, anomaly scan and health monitor find injected faults 
 });
 
 test('temporal monitoring and explanation questions are checked at submit and read from plain English over the version\'s recent data', async (t) => {
-  const twin = await dailyTwin(t);
+  const twin = await dailyTwin(t, DAYS);
   const { app } = twin;
   const { post: submit, refusal } = scenarioChecks(twin);
   const window = dailyRecords(dailyTruth(DAYS), 400, 440);
@@ -138,7 +124,7 @@ test('temporal monitoring and explanation questions are checked at submit and re
 });
 
 test('temporal optimisation plans the levers over the horizon within windowed constraints, and the counterfactual finds earlier changes that reach a target', async (t) => {
-  const twin = await dailyTwin(t);
+  const twin = await dailyTwin(t, DAYS);
   const { app } = twin;
   const { post: submit, refusal } = scenarioChecks(twin);
   const objective = { objectives: [{ direction: 'maximise', variable: 'sales' }], decisionVars: ['ads'], variableConstraints: [{ variable: 'ads', type: 'range', minValue: 40, maxValue: 60 }] };

@@ -8,6 +8,8 @@
  */
 import { AbortError } from '../discovery/budget.js';
 import { selectRows } from '../frame.js';
+import type { PanelModel } from '../panel/model.js';
+import type { PanelRouting } from '../panel/routing.js';
 import type { CbnModel, Frame } from '../types.js';
 import { type InferenceContext, type ScoredColumns, type ScoredRow, VERDICTS } from './outcome.js';
 import type { ScoreQuestion } from './scenario.js';
@@ -17,6 +19,22 @@ import { DriverAttribution } from './score-drivers.js';
 import { planChangeSearch, searchUnits, type UnitAnswer } from './search.js';
 import { type ResolvedTarget, resolveTargets, targetMet } from './target-match.js';
 import { abductNeutral, completeNeutral, predictNode, targetPredictions, UnitProbe } from './unit-probe.js';
+
+/** A row given inline to a scoring request: values keyed by variable, and what else the kind reads (its time, its environment). */
+export type ScoredRecord = Record<string, number | string | boolean | null>;
+
+/**
+ * What scores a kind's rows: the network they are read as (their columns, its nodes), what answers them on the pool
+ * (the network itself, or a static panel that routes each row to its environment's network by the rows'
+ * environment codes: `environments`), and the nodes no proposed change may touch (a temporal twin's past steps and
+ * seasonal terms).
+ */
+export interface Scorer {
+  network: CbnModel;
+  answering: CbnModel | PanelModel;
+  environments?: PanelRouting;
+  fixed: string[];
+}
 
 /** Drivers listed per row (the largest by absolute contribution). */
 const DRIVERS_PER_ROW = 5;

@@ -57,20 +57,18 @@ export function recordTimes(records: readonly Record<string, Value>[], keys: rea
 }
 
 export function sampleWindow(model: TemporalModel, records: readonly Record<string, Value>[], at = '/samples'): SampleWindow {
-  const { times: read, problem } = recordTimes(records, timeKeys(model.timeColumn));
-  if (problem !== null) throw new AppError('validation_failed', `${at}${problem.location}: ${problem.message}`);
-  const timed = read !== null;
-  let recordSteps: number[];
-  if (read === null) recordSteps = records.map((_, i) => model.steps - records.length + i);
-  else {
-    recordSteps = read.map((t) => Math.round(stepOf(model.timeline, t)));
-    for (let i = 1; i < recordSteps.length; i++) {
-      if (recordSteps[i]! <= recordSteps[i - 1]!) throw new AppError('validation_failed', `${at}/${i}: two records fall on one ${model.timeline.granularity} step; give one record per step`);
-    }
-  }
+  const placed = placeRecords(model, records);
+  if ('location' in placed) throw new AppError('validation_failed', `${at}${placed.location}: ${placed.message}`);
+  return windowOn(model, records, placed.steps, placed.times);
+}
+
+/**
+ * The window of records at the given steps (increasing): one row per step from the first to the last, a skipped
+ * step a row of missing values; times where the records carry them (a skipped step's from the grid).
+ */
+function windowOn(model: TemporalModel, records: readonly Record<string, Value>[], recordSteps: readonly number[], read: readonly number[] | null): SampleWindow {
   const first = recordSteps[0] ?? 0;
   const span = (recordSteps.at(-1) ?? first) - first + 1;
-  if (span > MAX_WINDOW_STEPS) throw new AppError('validation_failed', `${at} spans ${span} steps; at most ${MAX_WINDOW_STEPS}`);
   const rowOf = recordSteps.map((s) => s - first);
   const recordOf = new Array<number>(span).fill(-1);
   rowOf.forEach((row, i) => (recordOf[row] = i));
@@ -80,8 +78,49 @@ export function sampleWindow(model: TemporalModel, records: readonly Record<stri
     return categoricalColumn(v.name, values.map((x) => (x === null ? null : v.categories.includes(String(x)) ? String(x) : null)), v.categories);
   });
   const steps = Array.from({ length: span }, (_, r) => first + r);
-  const times = recordOf.map((i, r) => (!timed ? null : i < 0 ? timestampAt(model.timeline, steps[r]!) : read[i]!));
+  const times = recordOf.map((i, r) => (read === null ? null : i < 0 ? timestampAt(model.timeline, steps[r]!) : read[i]!));
   return { frame: frameOf(columns), steps, times, recordOf, rowOf };
+}
+
+/**
+ * Records as a window with the steps just before the first one (as many as the model's lags reach) taken from the
+ * data the version keeps, where it keeps them: the past the first records' lags look into. `rowOf` and `recordOf`
+ * still refer to the records given (a kept step's row has record -1).
+ */
+export function windowWithKeptPast(model: TemporalModel, records: readonly Record<string, Value>[], at: string): SampleWindow {
+  const placed = placeRecords(model, records);
+  if ('location' in placed) throw new AppError('validation_failed', `${at}${placed.location}: ${placed.message}`);
+  const start = placed.steps[0];
+  if (start === undefined) return windowOn(model, records, [], null);
+  const kept: number[] = [];
+  for (let step = Math.max(model.tail.from, start - model.maxLag); step < Math.min(start, model.steps); step++) kept.push(step);
+  const past = kept.map((step) => Object.fromEntries(model.variables.map((v) => [v.name, model.tail.values[v.name]?.[step - model.tail.from] ?? null])));
+  const times = placed.times === null ? null : [...kept.map((step) => model.tail.times[step - model.tail.from]!), ...placed.times];
+  const window = windowOn(model, [...past, ...records], [...kept, ...placed.steps], times);
+  const rowOf = window.rowOf.slice(kept.length);
+  return { ...window, rowOf, recordOf: window.recordOf.map((i) => (i < kept.length ? -1 : i - kept.length)) };
+}
+
+/** What is wrong with records as a window of the model's steps (location relative to the records), or null. */
+export function windowProblem(model: TemporalModel, records: readonly Record<string, Value>[]): { location: string; message: string } | null {
+  const placed = placeRecords(model, records);
+  return 'location' in placed ? placed : null;
+}
+
+/**
+ * The step of each record: by its time on the model's grid (one record per step, in time order), or, without times,
+ * consecutive steps ending at the last step of the data; the window may span at most MAX_WINDOW_STEPS.
+ */
+function placeRecords(model: TemporalModel, records: readonly Record<string, Value>[]): { times: number[] | null; steps: number[] } | { location: string; message: string } {
+  const { times, problem } = recordTimes(records, timeKeys(model.timeColumn));
+  if (problem !== null) return problem;
+  const steps = times === null ? records.map((_, i) => model.steps - records.length + i) : times.map((t) => Math.round(stepOf(model.timeline, t)));
+  for (let i = 1; i < steps.length; i++) {
+    if (steps[i]! <= steps[i - 1]!) return { location: `/${i}`, message: `two records fall on one ${model.timeline.granularity} step; give one record per step` };
+  }
+  const span = (steps.at(-1) ?? 0) - (steps[0] ?? 0) + 1;
+  if (span > MAX_WINDOW_STEPS) return { location: '', message: `the records span ${span} steps; at most ${MAX_WINDOW_STEPS}` };
+  return { times, steps };
 }
 
 /** Steps [from, to) of the data the version keeps (indices into its tail), as a window on the version's own steps and times. */

@@ -1,10 +1,11 @@
 import { runPrediction } from '../../engine/inference/prediction.js';
 import type { PredictionScenario } from '../../engine/inference/scenario.js';
 import type { FamilyEngine, FamilyOutcome, InferenceContext, ResultRecord } from '../../engine/inference/outcome.js';
-import { ROW_ENVIRONMENT, rowEnvironment } from '../../engine/panel/keys.js';
+import { rowEnvironment } from '../../engine/panel/keys.js';
 import { environmentModel, isPanelModel, type PanelModel } from '../../engine/panel/model.js';
 import { perEnvironment } from '../../engine/panel/questions.js';
-import type { CategoricalColumn, CbnModel, Frame } from '../../engine/types.js';
+import { routedNetwork, routeRows } from '../../engine/panel/routing.js';
+import type { CbnModel, Frame } from '../../engine/types.js';
 import { selectRows } from '../../engine/frame.js';
 
 const perPlace = perEnvironment<PredictionScenario>({ run: runPrediction } as FamilyEngine<CbnModel, never>, 'prediction', { artifacts: true });
@@ -70,21 +71,11 @@ async function byRecord(model: PanelModel, scenario: PredictionScenario, context
  * order.
  */
 async function byRowEnvironment(model: PanelModel, scenario: PredictionScenario, frame: Frame, context: InferenceContext): Promise<FamilyOutcome> {
-  const environment = frame.columns.find((c): c is CategoricalColumn => c.name === ROW_ENVIRONMENT && c.kind === 'categorical');
-  const variables: Frame = { nRows: frame.nRows, columns: frame.columns.filter((c) => c.name !== ROW_ENVIRONMENT) };
-  const groups = new Map<number, number[]>();
-  for (let r = 0; r < frame.nRows; r++) {
-    const code = environment?.codes[r] ?? -1;
-    const key = code >= 0 && code < model.environments.length ? code : -1;
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [r]);
-    else group.push(r);
-  }
+  const { variables, groups } = routeRows(model, frame);
   const results: Record<string, ResultRecord[]> = {};
   let method: unknown;
   for (const [code, rows] of groups) {
-    const network = code < 0 ? model.pooled : environmentModel(model, model.environments[code]!.key);
-    const outcome = await runPrediction(network, scenario, { ...context, rows: selectRows(variables, rows) });
+    const outcome = await runPrediction(routedNetwork(model, code), scenario, { ...context, rows: selectRows(variables, rows) });
     method ??= outcome.details.method;
     for (const [variable, records] of Object.entries(outcome.results)) {
       results[variable] ??= new Array<ResultRecord>(frame.nRows);

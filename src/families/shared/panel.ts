@@ -41,7 +41,7 @@ export function environmentRules(s: { environments?: string[] }, context: CheckC
  * records do or none does; each names an environment of the version; and they are not also given `environments`
  * (the rows say where they are). Such records are answered each by its own environment's mechanisms.
  */
-export function rowEnvironmentRules(s: { environments?: string[]; sample?: Array<Record<string, unknown>> }, context: CheckContext): ScenarioError[] {
+export function rowEnvironmentRules(s: { environments?: string[]; sample?: ReadonlyArray<Readonly<Record<string, unknown>>> }, context: Pick<CheckContext, 'environmentColumns' | 'environments'>): ScenarioError[] {
   const columns = context.environmentColumns ?? [];
   const rows = s.sample ?? [];
   if (columns.length === 0 || rows.length === 0) return [];

@@ -12,6 +12,7 @@ import { orderBy } from '../../datasets/compiler/operations.js';
 import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import type { DataBinding, DatasetService } from '../../datasets/service.js';
 import { environmentKey, ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
+import type { PanelRouting } from '../../engine/panel/routing.js';
 import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
@@ -31,11 +32,6 @@ export interface StagedRows {
   environments?: { keys: string[]; unknownRows: number };
 }
 
-/** A panel's environment columns and keys, for rows that name their environment. */
-export interface BatchEnvironments {
-  columns: string[];
-  keys: string[];
-}
 
 /** The staged column of the i-th variable of the model, and of the i-th kept column. */
 export const variableColumn = (i: number) => `v${i}`;
@@ -48,7 +44,7 @@ const ENVIRONMENT_COLUMN = 'env';
  * `%`, `;` and `=` percent-encoded; values as text), looked up among the panel's keys; -1 when it is none of them
  * (a value missing, or an environment the twin never saw).
  */
-function environmentCode(environments: BatchEnvironments, params: Record<string, unknown>): string {
+function environmentCode(environments: PanelRouting, params: Record<string, unknown>): string {
   const escape = (text: string) => `replaceAll(replaceAll(replaceAll(${text}, '%', '%25'), ';', '%3B'), '=', '%3D')`;
   params.batch_env_keys = environments.keys;
   const parts = environments.columns.map((column, i) => {
@@ -88,7 +84,7 @@ export class BatchRows {
   }
 
   /** Stages the rows in one pass of the data engine (single-threaded, so row numbers follow the data's order). */
-  async stage(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: CbnModel, signal: AbortSignal, environments?: BatchEnvironments): Promise<StagedRows> {
+  async stage(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: CbnModel, signal: AbortSignal, environments?: PanelRouting): Promise<StagedRows> {
     const { compiled, condition } = await this.compile(principal, workspaceId, rowsFrom);
     const present = new Set(compiled.relation.columns.map((c) => c.name));
     const store = this.data();

@@ -9,7 +9,8 @@ import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
 import type { Principal } from '../../auth/principal.js';
 import type { DataStore } from '../../store/data/port.js';
 import { BatchResults, type ResultColumn, type RowsTableRecord } from './results.js';
-import { type BatchEnvironments, BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
+import type { PanelRouting } from '../../engine/panel/routing.js';
+import { BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
 import { runTable } from './tables.js';
 
 /**
@@ -39,7 +40,7 @@ export interface BatchTask {
   /** The network whose variables the rows are read as (a panel's pooled network). */
   model: CbnModel;
   /** A panel's environment columns and keys: each row read by reference carries its environment (ROW_ENVIRONMENT). */
-  environments?: BatchEnvironments;
+  environments?: PanelRouting;
   /** Where the rows come from: the data store (staged), or the request (a frame built on demand). */
   rows: { from: RowsFrom } | { inline: () => Frame };
   seed: number;

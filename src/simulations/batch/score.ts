@@ -7,10 +7,12 @@
 import type { ComputePool } from '../../compute/pool.js';
 import { type ScoreDigest, type ScoredColumns, type ScoredRow, VERDICTS, type Verdict } from '../../engine/inference/outcome.js';
 import type { ScoreQuestion } from '../../engine/inference/scenario.js';
-import { frameFromRecords } from '../../engine/inference/scm.js';
 import { ScoreTally } from '../../engine/inference/score-digest.js';
+import type { ScoredRecord, Scorer } from '../../engine/inference/score.js';
 import { DEFAULT_MAX_CHANGES } from '../../engine/inference/search.js';
-import type { Value } from '../../engine/inference/scenario.js';
+import { ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
+import type { PanelRouting } from '../../engine/panel/routing.js';
+import type { PanelModel } from '../../engine/panel/model.js';
 import type { CbnModel, Frame } from '../../engine/types.js';
 import type { ResultColumn, RowsTableRecord } from './results.js';
 import { RowBinaryWriter } from './row-binary.js';
@@ -18,13 +20,13 @@ import type { RowsFrom } from './rows-from.js';
 import type { BatchExecution, BatchTask, ChunkAnswers } from './run.js';
 
 /** A scoring run's input: the question, and its rows inline or by reference. */
-export type ScoreInput = ScoreQuestion & { type: 'score'; rows?: Record<string, Value | null>[]; rowsFrom?: RowsFrom };
+export type ScoreInput = ScoreQuestion & { type: 'score'; rows?: ScoredRecord[]; rowsFrom?: RowsFrom };
 
 export interface ScoreOutcome {
   record: RowsTableRecord;
   digest: ScoreDigest;
   summary: { summary: string; keyPoints: string[] };
-  details: { rows: number; chunks: number };
+  details: { rows: number; chunks: number; routing?: 'byRecord'; unknownEnvironmentRows?: number };
 }
 
 /**
@@ -33,14 +35,41 @@ export interface ScoreOutcome {
  */
 const SCORE_CHUNK_ROWS = 10_000;
 
-export async function runScoreBatch(batch: BatchExecution, task: Omit<BatchTask, 'rows'>, input: ScoreInput): Promise<ScoreOutcome> {
+/**
+ * The rows scored by a kind's scorer: read as its network (task.model, with task.environments on a panel), answered
+ * by what it names on the pool, no change proposed to its fixed nodes; `inline` builds the frame of inline rows.
+ */
+export async function runScoreBatch(batch: BatchExecution, task: Omit<BatchTask, 'rows'>, input: ScoreInput, scorer: Scorer, inline: (rows: ScoredRecord[]) => Frame): Promise<ScoreOutcome> {
   const { rows, rowsFrom, type: _type, ...question } = input;
-  const answers = new ScoreAnswers(task.model, question);
-  const from = rowsFrom !== undefined ? { from: rowsFrom } : { inline: () => frameFromRecords({ model: task.model }, rows ?? []) };
-  const run = await batch.run({ ...task, rows: from }, answers);
+  const fixed = Object.fromEntries(scorer.fixed.map((name) => [name, { type: 'fixed' as const }]));
+  const answers = new ScoreAnswers(task.model, scorer.answering, { ...question, constraints: { ...question.constraints, ...fixed } });
+  let unknownInline = 0;
+  const frame = () => {
+    const built = inline(rows ?? []);
+    unknownInline = countUnknown(built);
+    return built;
+  };
+  const run = await batch.run({ ...task, rows: rowsFrom !== undefined ? { from: rowsFrom } : { inline: frame } }, answers);
+  const unknown = run.unknownEnvironmentRows ?? unknownInline;
   const summary = answers.tally.summary(question.maxChanges ?? DEFAULT_MAX_CHANGES);
   const note = 'Each row\'s verdict, predictions, drivers and changes: GET .../simulations/{id}/score pages them with the digest, .../rows/export/{format} streams the table.';
-  return { record: run.record!, digest: answers.tally.digest(), summary: { ...summary, keyPoints: [...summary.keyPoints, note] }, details: { rows: run.rows, chunks: run.chunks } };
+  const routed = task.environments === undefined ? [] : [environmentNote(task.environments, unknown)];
+  const details = { rows: run.rows, chunks: run.chunks, ...(task.environments === undefined ? {} : { routing: 'byRecord' as const, unknownEnvironmentRows: unknown }) };
+  return { record: run.record!, digest: answers.tally.digest(), summary: { ...summary, keyPoints: [...summary.keyPoints, ...routed, note] }, details };
+}
+
+/** Rows of a frame whose ROW_ENVIRONMENT names no environment of the twin. */
+function countUnknown(frame: Frame): number {
+  const column = frame.columns.find((c) => c.name === ROW_ENVIRONMENT);
+  if (column?.kind !== 'categorical') return 0;
+  let unknown = 0;
+  for (const code of column.codes) if (code < 0) unknown++;
+  return unknown;
+}
+
+function environmentNote(environments: PanelRouting, unknown: number): string {
+  const pooled = unknown === 0 ? '' : `; ${unknown} row${unknown === 1 ? '' : 's'} named no environment of the twin and ${unknown === 1 ? 'was' : 'were'} scored with the pooled mechanisms`;
+  return `Each row was scored with the mechanisms of the environment its ${environments.columns.join(', ')} name${environments.columns.length === 1 ? 's' : ''}${pooled}.`;
 }
 
 class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
@@ -51,7 +80,7 @@ class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
   /** Variable names as JSON strings, written into every row's drivers and changes. */
   private readonly names: string[];
 
-  constructor(private readonly model: CbnModel, private readonly question: ScoreQuestion) {
+  constructor(private readonly model: CbnModel, private readonly answering: CbnModel | PanelModel, private readonly question: ScoreQuestion) {
     this.tally = new ScoreTally(model);
     this.names = model.nodes.map((node) => JSON.stringify(node.name));
     this.targets = question.targets.map((t) => {
@@ -69,7 +98,7 @@ class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
   }
 
   answer(pool: ComputePool, rows: Frame, seed: number, signal: AbortSignal): Promise<ScoredColumns> {
-    return pool.run({ kind: 'score', model: this.model, question: this.question, rows, seed }, { signal });
+    return pool.run({ kind: 'score', model: this.answering, question: this.question, rows, seed }, { signal });
   }
 
   add(offset: number, scored: ScoredColumns): void {

@@ -5,6 +5,8 @@
  */
 import type { Discover, Train, TwinType, TwinVersion } from '../../../schemas/twins.js';
 import type { ComputePool } from '../../compute/pool.js';
+import type { ScoredRecord, Scorer } from '../../engine/inference/score.js';
+import type { Frame } from '../../engine/types.js';
 import type { FieldError } from '../../errors.js';
 import type { QuestionContext } from '../../families/family.js';
 import type { JobContext } from '../../jobs/runner.js';
@@ -54,6 +56,22 @@ export interface KindLearner<D> {
   train(io: LearnIo, data: D, version: TwinVersion): Promise<Learned & { model: string }>;
 }
 
+/**
+ * How a kind's versions score rows (POST .../versions/{vId}/score): the network the rows are read as and scored over,
+ * with what answers them on the pool (engine/inference/score.ts, or a panel's routing: engine/panel/score.ts).
+ */
+export interface KindScoring<M> {
+  /** Whether rows may also come by reference (`rowsFrom`, read in bounded chunks); false: inline rows only. */
+  byReference: boolean;
+  scorer(model: M): Scorer;
+  /** Members of an inline row that are not variables (a panel's environment columns, a temporal twin's time keys). */
+  rowKeys(model: M): string[];
+  /** What is wrong with the inline rows as the kind reads them (locations relative to `rows`). */
+  rowRules(model: M, rows: readonly ScoredRecord[]): FieldError[];
+  /** The inline rows as a frame over the scorer's network, one row per given row (a panel's with their environment). */
+  inlineFrame(model: M, rows: readonly ScoredRecord[]): Frame;
+}
+
 export interface TwinKind<D = unknown, M = unknown> {
   type: TwinType;
   /** Whether its mechanisms act across time steps (fixed-graph pins may name a lag). */
@@ -64,6 +82,8 @@ export interface TwinKind<D = unknown, M = unknown> {
   learner?: KindLearner<D>;
   /** What questions may name and ask about, from a trained model. */
   questionContext(model: M): QuestionContext;
+  /** Absent: the kind's versions do not score rows (POST .../score answers 422). */
+  scoring?: KindScoring<M>;
 }
 
 export const defineKind = <D, M>(kind: TwinKind<D, M>): TwinKind => kind as unknown as TwinKind;

@@ -12,3 +12,6 @@ export function twinKind(type: TwinType | string): TwinKind {
   if (kind === undefined) throw new Error(`twin kind ${type} is not registered`);
   return kind;
 }
+
+/** The kinds whose versions score rows (POST .../score). */
+export const scoringKinds = (): string[] => [...kinds.values()].filter((kind) => kind.scoring !== undefined).map((kind) => kind.type);

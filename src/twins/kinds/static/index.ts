@@ -1,4 +1,5 @@
 /** Static twins: one causal Bayesian network over the columns, learned from rows in any order. */
+import { frameFromRecords } from '../../../engine/inference/scm.js';
 import type { CbnModel } from '../../../engine/types.js';
 import { defineKind, noStepAggregation } from '../kind.js';
 import { staticLearner } from './learn.js';
@@ -9,4 +10,11 @@ export default defineKind({
   requirements: (twin) => noStepAggregation('static', twin),
   learner: staticLearner,
   questionContext: (model: CbnModel) => ({ variables: new Map(model.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }])) }),
+  scoring: {
+    byReference: true,
+    scorer: (model: CbnModel) => ({ network: model, answering: model, fixed: [] }),
+    rowKeys: () => [],
+    rowRules: () => [],
+    inlineFrame: (model: CbnModel, rows) => frameFromRecords({ model }, [...rows]),
+  },
 });

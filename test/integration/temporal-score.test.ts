@@ -1,0 +1,84 @@
+/**
+ * Scoring rows on a temporal twin: each row is a step, its targets predicted from the same step's inputs and the
+ * steps before it (the lagged design the model was fitted on: the rows before it, and before the first row the data
+ * the version keeps), judged, and, when it misses, given the fewest changes to its own step's values (the past and
+ * the seasons stay as they were); checked against the known daily model.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { COEFFICIENTS, DAY, dailyRecords, dailyTruth, dailyTwin } from '../helpers/temporal.js';
+import { type TrainedTwin, waitForRun } from '../helpers/simulations.js';
+
+const DAYS = 400;
+
+async function scored(twin: TrainedTwin, body: Record<string, unknown>) {
+  const accepted = await twin.app.call({ method: 'POST', url: `${twin.version}/score`, body });
+  assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+  const run = await waitForRun(twin, accepted.body.data.runId);
+  assert.equal(run.status, 'completed', run.error);
+  const page = await twin.app.call({ method: 'GET', url: `${twin.simulations}/${run.id}/score?limit=100` });
+  assert.equal(page.status, 200, JSON.stringify(page.body));
+  return page.body.data as { rows: Array<Record<string, any>>; digest: Record<string, any> };
+}
+
+test('a temporal twin scores each row at its own step, after the steps before it', async (t) => {
+  const twin = await dailyTwin(t, DAYS);
+  const { app } = twin;
+  const truth = dailyTruth(DAYS);
+  const records = dailyRecords(truth, 300, 340);
+  const before = dailyRecords(truth, 299, 300)[0]!;
+  // sales(t) = 5 + 0.3 sales(t-1) + 0.4 visits(t): the model's one-step prediction from the row and the day before.
+  const yesterday = (k: number) => (k === 0 ? before : records[k - 1]!);
+  const expected = (k: number) => COEFFICIENTS.sales.c + COEFFICIENTS.sales.ar * yesterday(k).sales + COEFFICIENTS.sales.visits * records[k]!.visits;
+  const middle = records.map((_, k) => expected(k)).sort((a, b) => a - b)[20]!;
+  const targets = [{ variable: 'sales', value: middle, matchMode: 'orLess' }];
+  const { rows, digest } = await scored(twin, { rows: records, targets });
+  assert.equal(rows.length, records.length);
+  // Every row is scored: the first rows' past is the data the version keeps (the days before day 300).
+  for (const [k, row] of rows.entries()) {
+    assert.ok(Math.abs(row.predictions.sales - expected(k)) < 0.6, `day ${k}: predicted ${row.predictions.sales}, model ${expected(k)}`);
+    assert.equal(row.verdict, row.predictions.sales <= middle ? 'meets' : 'misses');
+    // Only the day's own values can change, and of them only visits moves sales the same day.
+    if (row.verdict === 'misses') {
+      assert.equal(row.reachable, true, JSON.stringify(row));
+      assert.deepEqual(row.changes.map((c: { variable: string }) => c.variable), ['visits'], JSON.stringify(row));
+      assert.ok(row.changes[0].to < row.changes[0].from, JSON.stringify(row));
+    }
+  }
+  const verdicts = digest.verdicts as { meets: number; misses: number };
+  assert.ok(verdicts.meets >= 10 && verdicts.misses >= 10, JSON.stringify(verdicts));
+  assert.ok(rows.every((r) => r.drivers.some((d: { variable: string }) => d.variable === 'visits' || d.variable === 'sales⟨t-1⟩')), 'drivers name the day and its past');
+
+  // Days after the data with no kept past: a row needs as many steps before it as the longest lag into sales (at
+  // least sales' own yesterday); the first rows cannot be scored, and their summaries name the past they lack.
+  const version = (await app.call({ method: 'GET', url: twin.version })).body.data;
+  const links = version.temporalDependencies.links as Array<{ target: string; lag: number }>;
+  const lags = new Set(links.filter((l) => l.target === 'sales' && l.lag > 0).map((l) => l.lag));
+  const history = Math.max(...lags);
+  assert.ok(lags.has(1) && history <= 7, `lags into sales ${[...lags]}`);
+  const later = (day: string) => new Date(Date.parse(day) + 1000 * DAY).toISOString().slice(0, 10);
+  const future = await scored(twin, { rows: records.map((r) => ({ ...r, day: later(r.day) })), targets });
+  future.rows.forEach((row, k) => assert.equal(row.verdict === 'unscorable', k < history, `future day ${k}`));
+  assert.match(future.digest.rowSummaries[0].summary, /^Unscorable: no value for .*sales⟨t-1⟩/);
+
+  // A day the rows skip is missing: the days whose lags reach it lack their past; the others answer as before.
+  const skipping = [...records.slice(0, 20), ...records.slice(21, 40)];
+  const gap = await scored(twin, { rows: skipping, targets });
+  gap.rows.forEach((row, i) => {
+    const day = i < 20 ? i : i + 1;
+    if (day > 20 && lags.has(day - 20)) assert.equal(row.verdict, 'unscorable', `day ${day}`);
+    else assert.equal(row.predictions.sales, rows[day]!.predictions.sales, `day ${day}`);
+  });
+
+  // Refused at submit: rows out of time order or two on one day, unknown variables, and rows by reference
+  // (temporal rows are scored inline).
+  const refused = async (body: Record<string, unknown>, location: string, message: RegExp) => {
+    const response = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, ...body } });
+    assert.equal(response.status, 422, JSON.stringify(response.body));
+    assert.ok(response.body.errors.some((e: { location: string; message: string }) => e.location === location && message.test(e.message)), JSON.stringify(response.body));
+  };
+  await refused({ rows: [records[2], records[1]] }, 'body/rows/1', /time order/);
+  await refused({ rows: [records[1], { ...records[1], day: `${records[1]!.day}T06:00:00Z` }] }, 'body/rows/1', /one day step/);
+  await refused({ rows: [{ ...records[1], clicks: 3 }] }, 'body/rows', /unknown variable 'clicks'/);
+  await refused({ rowsFrom: { sourceId: 'src_x' } }, 'body/rowsFrom', /scores rows given inline/);
+});
