@@ -90,17 +90,20 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
 }
 
 /**
- * Pairs the score search may join. With Gaussian scores (continuous data) a score costs a small solve on the
- * covariance, so every pair is a candidate; count and logistic scores pass over the rows, so there the search is
- * bounded by the pairs PC found marginally dependent (the idea of max-min hill climbing, Tsamardinos et al. 2006).
- * Pinned pairs are always candidates; pairs forbidden both ways never are.
+ * Pairs the score search may join. Between two continuous variables (in continuous or mixed data) either family is
+ * Gaussian and costs a small solve on the covariance, so every such pair is a candidate: a pair whose direct effect
+ * is cancelled along another path looks marginally independent and must stay open (a panel's heterogeneous
+ * mechanisms, searched with the environment indicator, hit this). Count and logistic scores pass over the rows, so
+ * pairs with a categorical end are bounded by those PC found marginally dependent (the idea of max-min hill
+ * climbing, Tsamardinos et al. 2006). Pinned pairs are always candidates; pairs forbidden both ways never are.
  */
 function candidatePairs(data: PreparedData, marginal: Uint8Array, pinned: Uint8Array, excluded: Uint8Array): Uint8Array {
   const { p } = data;
   const out = new Uint8Array(p * p);
   for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) {
     if (i === j) continue;
-    const open = data.mode === 'continuous' ? data.informative[i] === 1 && data.informative[j] === 1 : marginal[i * p + j] === 1;
+    const gaussianPair = data.kinds[i] === 'continuous' && data.kinds[j] === 'continuous' && data.informative[i] === 1 && data.informative[j] === 1;
+    const open = gaussianPair || marginal[i * p + j] === 1;
     out[i * p + j] = pinned[i * p + j] === 1 || (open && excluded[i * p + j] === 0) ? 1 : 0;
   }
   return out;

@@ -90,6 +90,18 @@ test('a generated panel: the pooled graph, gated edges, agreement rates and per-
   assert.ok(median <= 0.1, `median relative error of per-environment effects ${median}`);
 });
 
+test('a few environments whose direct and indirect effects nearly cancel in the pooled rows: the graph comes back', () => {
+  // a -> c (about +0.8) and a -> b -> c (about 1.2 x -1): pooled, a and c look independent; given b they are not.
+  // With the indicator the data are mixed, and a pair PC saw as marginally independent must stay open to the search.
+  for (const [environments, seed, rowSeed, sizes] of [[12, 12004, 7, { minRows: 40, maxRows: 300 }], [6, 6001, 4, { minRows: 150, maxRows: 300 }], [4, 4004, 7, { minRows: 150, maxRows: 300 }]] as const) {
+    const truth = panelTruth(environments, seed, sizes);
+    const { withIndicator } = panelFrame(panelRows(truth, rowSeed), truth.keys);
+    const found = discoverPanel(withIndicator, INDICATOR, { alpha: 0.01 }, kernels);
+    const edges = found.edges.map((e) => `${e.source}->${e.target}`).sort();
+    assert.deepEqual(edges, [...truth.edges].sort(), `${environments} environments, seed ${seed}: ${edges.join(', ')}`);
+  }
+});
+
 test('partial pooling predicts the small environments better than fitting each alone', () => {
   const truth = panelTruth(40, 21, { minRows: 12, maxRows: 600 });
   const rows = panelRows(truth, 22);
