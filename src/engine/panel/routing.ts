@@ -15,7 +15,7 @@ export interface PanelRouting {
 }
 
 /** The routing of a panel's rows. */
-export const panelRouting = (panel: PanelModel): PanelRouting => ({ columns: panel.environmentColumns, keys: panel.environments.map((e) => e.key) });
+export const panelRouting = (panel: { environmentColumns: string[]; environments: ReadonlyArray<{ key: string }> }): PanelRouting => ({ columns: panel.environmentColumns, keys: panel.environments.map((e) => e.key) });
 
 export interface RoutedRows {
   /** The frame without its environment column: the model's variables in model order. */

@@ -4,10 +4,7 @@
  * environment's own history (temporal-learn.ts).
  */
 import type { TwinType } from '../../../../schemas/twins.js';
-import { frameFromRecords } from '../../../engine/inference/scm.js';
 import type { PanelModel } from '../../../engine/panel/model.js';
-import { panelRouting, recordEnvironments } from '../../../engine/panel/routing.js';
-import { rowEnvironmentRules } from '../../../families/shared/panel.js';
 import { type TemporalPanelModel, environmentTemporalModel } from '../../../engine/panel/temporal.js';
 import { earliestOrigin } from '../../../engine/temporal/model.js';
 import type { FieldError } from '../../../errors.js';
@@ -15,6 +12,7 @@ import type { TwinRecord } from '../../records.js';
 import { defineKind, noStepAggregation } from '../kind.js';
 import temporal from '../temporal/index.js';
 import { panelLearner } from './learn.js';
+import { panelScoring, temporalPanelScoring } from './scoring.js';
 import { temporalPanelLearner } from './temporal-learn.js';
 
 const requirements = (type: TwinType, timed: boolean) => (twin: Pick<TwinRecord, 'selectedTimeColumnName' | 'environmentColumns' | 'stepAggregation'>): FieldError[] => [
@@ -33,18 +31,7 @@ export const multiEnvironmentStatic = defineKind({
     environments: model.environments.map((e) => e.key),
     environmentColumns: model.environmentColumns,
   }),
-  // Each row is scored with the mechanisms of the environment it names (engine/panel/score.ts).
-  scoring: {
-    byReference: true,
-    scorer: (model: PanelModel) => ({ network: model.pooled, answering: model, environments: panelRouting(model), fixed: [] }),
-    rowKeys: (model: PanelModel) => model.environmentColumns,
-    rowRules: (model: PanelModel, rows) => rowEnvironmentRules({ sample: [...rows] }, { environmentColumns: model.environmentColumns, environments: panelRouting(model).keys })
-      .map((e) => ({ ...e, location: e.location.replace(/^\/sample/, '') })),
-    inlineFrame: (model: PanelModel, rows) => {
-      const frame = frameFromRecords({ model: model.pooled }, [...rows]);
-      return { nRows: frame.nRows, columns: [...frame.columns, recordEnvironments(rows, model.environmentColumns, panelRouting(model).keys)] };
-    },
-  },
+  scoring: panelScoring,
 });
 
 /**
@@ -72,4 +59,5 @@ export const multiEnvironmentTemporal = defineKind({
       },
     };
   },
+  scoring: temporalPanelScoring,
 });

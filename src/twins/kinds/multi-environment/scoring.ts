@@ -1,0 +1,98 @@
+/**
+ * Scoring rows on panels: each row with the mechanisms of the environment it names (engine/panel/score.ts routes a
+ * chunk's rows by their environment codes). A static panel's rows may name no environment (the pooled mechanisms
+ * score them); a temporal panel's rows are each environment's steps in time order, scored after that environment's
+ * own past, so they must name it.
+ */
+import type { FieldError } from '../../../errors.js';
+import { rowEnvironmentRules } from '../../../families/shared/panel.js';
+import { frameFromRecords } from '../../../engine/inference/scm.js';
+import type { ScoredRecord } from '../../../engine/inference/score.js';
+import { rowEnvironment } from '../../../engine/panel/keys.js';
+import type { PanelModel } from '../../../engine/panel/model.js';
+import { panelRouting, recordEnvironments } from '../../../engine/panel/routing.js';
+import { type TemporalPanelModel, environmentTemporalModel } from '../../../engine/panel/temporal.js';
+import { timeKeys, windowProblem } from '../../../engine/temporal/window.js';
+import type { Frame, FrameColumn } from '../../../engine/types.js';
+import type { KindScoring } from '../kind.js';
+import { pastAndSeasons, stepFrame } from '../temporal/scoring.js';
+
+type Panel = { environmentColumns: string[]; environments: ReadonlyArray<{ key: string }> };
+
+/** The rows' environment naming checked (every row names one or none; each names an environment of the version). */
+const namingRules = (model: Panel, rows: readonly ScoredRecord[]): FieldError[] =>
+  rowEnvironmentRules({ sample: rows }, { environmentColumns: model.environmentColumns, environments: panelRouting(model).keys })
+    .map((e) => ({ ...e, location: e.location.replace(/^\/sample/, '') }));
+
+export const panelScoring: KindScoring<PanelModel> = {
+  byReference: true,
+  scorer: (model) => ({ network: model.pooled, answering: model, environments: panelRouting(model), fixed: [] }),
+  rowKeys: (model) => model.environmentColumns,
+  rowRules: namingRules,
+  inlineFrame: (model, rows) => {
+    const frame = frameFromRecords({ model: model.pooled }, [...rows]);
+    return { nRows: frame.nRows, columns: [...frame.columns, recordEnvironments(rows, model.environmentColumns, panelRouting(model).keys)] };
+  },
+};
+
+export const temporalPanelScoring: KindScoring<TemporalPanelModel> = {
+  byReference: false,
+  // The network over the lagged design as a static panel (the histories stay behind: the frames carry the past).
+  scorer: (model) => ({
+    network: model.pooled,
+    answering: { kind: 'panel', environmentColumns: model.environmentColumns, pooled: model.pooled, environments: model.environments.map(({ history: _history, ...environment }) => environment) },
+    environments: panelRouting(model),
+    fixed: pastAndSeasons(model, model.pooled),
+  }),
+  rowKeys: (model) => [...model.environmentColumns, ...timeKeys(model.timeColumn)],
+  rowRules: (model, rows) => {
+    const named = namingRules(model, rows);
+    if (named.length > 0) return named;
+    if (rows.length > 0 && model.environmentColumns.some((column) => rows[0]![column] === undefined || rows[0]![column] === null)) {
+      return [{ location: '/0', message: `each row names its environment (${model.environmentColumns.join(', ')}): a temporal panel scores an environment's rows after its own past` }];
+    }
+    for (const [key, indices] of byEnvironment(model, rows)) {
+      const problem = windowProblem(environmentTemporalModel(model, key), indices.map((i) => rows[i]!));
+      // The problem's first segment is an index among this environment's rows: located at the row given.
+      if (problem !== null) return [{ location: problem.location.replace(/^\/(\d+)/, (_, i: string) => `/${indices[Number(i)]!}`), message: `${key}: ${problem.message}` }];
+    }
+    return [];
+  },
+  inlineFrame: (model, rows) => {
+    const parts = [...byEnvironment(model, rows)].map(([key, indices]) => ({ indices, frame: stepFrame(environmentTemporalModel(model, key), indices.map((i) => rows[i]!)) }));
+    return { nRows: rows.length, columns: [...scattered(model.pooled.nodes.length, rows.length, parts), recordEnvironments(rows, model.environmentColumns, panelRouting(model).keys)] };
+  },
+};
+
+/** Row indices per environment key, in the rows' order. */
+function byEnvironment(model: Panel, rows: readonly ScoredRecord[]): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  rows.forEach((row, i) => {
+    const key = rowEnvironment(row, model.environmentColumns);
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  });
+  return groups;
+}
+
+/** Frames of the same columns, each for some of the rows, as one frame in the rows' order. */
+function scattered(width: number, n: number, parts: ReadonlyArray<{ indices: number[]; frame: Frame }>): FrameColumn[] {
+  const first = parts[0]?.frame;
+  if (first === undefined) return [];
+  return Array.from({ length: width }, (_, j): FrameColumn => {
+    const column = first.columns[j]!;
+    if (column.kind === 'continuous') {
+      const values = new Float64Array(n);
+      for (const { indices, frame } of parts) {
+        const own = frame.columns[j] as typeof column;
+        indices.forEach((row, k) => (values[row] = own.values[k]!));
+      }
+      return { ...column, values };
+    }
+    const codes = new Int32Array(n);
+    for (const { indices, frame } of parts) {
+      const own = frame.columns[j] as typeof column;
+      indices.forEach((row, k) => (codes[row] = own.codes[k]!));
+    }
+    return { ...column, codes };
+  });
+}

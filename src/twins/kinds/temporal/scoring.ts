@@ -1,0 +1,36 @@
+/**
+ * Scoring rows on a temporal twin: the rows are steps, given inline in time order; each is scored at its own step by
+ * the model's network over the lagged design (its values, the steps before it, the seasons), the past and the
+ * seasons fixed so that the changes proposed fall on the row's own values.
+ */
+import { selectRows } from '../../../engine/frame.js';
+import type { Frame } from '../../../engine/types.js';
+import type { TemporalModel } from '../../../engine/temporal/model.js';
+import { designOf, timeKeys, windowProblem, windowWithKeptPast } from '../../../engine/temporal/window.js';
+import type { ScoredRecord } from '../../../engine/inference/score.js';
+import type { KindScoring } from '../kind.js';
+
+/** The nodes of a temporal model's network that are not its variables at the step: past values and seasonal terms. */
+export const pastAndSeasons = (model: Pick<TemporalModel, 'variables'>, network: { nodes: ReadonlyArray<{ name: string }> }): string[] =>
+  network.nodes.map((n) => n.name).filter((name) => !model.variables.some((v) => v.name === name));
+
+/**
+ * The rows as the model's lagged design, one design row per given row: the rows before each (a step they skip is
+ * missing) and, before the first, the data the version keeps.
+ */
+export function stepFrame(model: TemporalModel, rows: readonly ScoredRecord[], at = '/rows'): Frame {
+  const window = windowWithKeptPast(model, rows, at);
+  return selectRows(designOf(model, window), window.rowOf);
+}
+
+export const temporalScoring: KindScoring<TemporalModel> = {
+  // Rows by reference would need each chunk's preceding steps: not built; inline rows only.
+  byReference: false,
+  scorer: (model) => ({ network: model.cbn, answering: model.cbn, fixed: pastAndSeasons(model, model.cbn) }),
+  rowKeys: (model) => timeKeys(model.timeColumn),
+  rowRules: (model, rows) => {
+    const problem = windowProblem(model, rows);
+    return problem === null ? [] : [problem];
+  },
+  inlineFrame: (model, rows) => stepFrame(model, rows),
+};
