@@ -6,6 +6,7 @@
  */
 import type { ComputePool } from '../compute/pool.js';
 import type { FamilyOutcome, SweepResult } from '../engine/inference/outcome.js';
+import type { ScoredRecord } from '../engine/inference/score.js';
 import { familyOf } from '../families/registry.js';
 import type { CbnModel } from '../engine/types.js';
 import { panelRouting } from '../engine/panel/routing.js';
@@ -136,8 +137,13 @@ export class SimulationExecution {
     const scoring = twinKind(twinType).scoring;
     if (scoring === undefined) throw new JobError(`This service no longer scores rows on ${twinType} twins`);
     const scorer = scoring.scorer(model);
-    const task = { ...this.batchTask(context, scorer.network), ...(scorer.environments === undefined ? {} : { environments: scorer.environments }) };
-    const outcome = await runScoreBatch(this.batch, task, input, scorer, (rows) => scoring.inlineFrame(model, rows));
+    const frame = (rows: ScoredRecord[]) => scoring.inlineFrame(model, rows);
+    const task = {
+      ...this.batchTask(context, scorer.network),
+      ...(scorer.environments === undefined ? {} : { environments: scorer.environments }),
+      ...(scorer.series === undefined ? {} : { series: { ...scorer.series, frame } }),
+    };
+    const outcome = await runScoreBatch(this.batch, task, input, scorer, frame);
     const details = { digest: outcome.digest, targets: input.targets.map((t) => t.variable), ...outcome.details, resultsTable: tableOf(outcome.record), seed: params.seed };
     await this.saveBatch(context, JSON.stringify({ [params.versionLabel]: { results: {}, changepoints: {}, history: {}, details } }));
     return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };

@@ -262,11 +262,12 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
         'Every twin kind scores. On a panel each row is scored with the mechanisms of the ' +
         'environment its environment columns name (inline: every row names one or none; by reference: the data must have the columns), a row naming ' +
         'no environment of the twin with the pooled mechanisms (the run\'s `details.unknownEnvironmentRows` counts them), and each row summary starts ' +
-        'with its environment key. On a temporal twin the rows are steps, inline and in time order (times under the time column or `timestamp`, or none: ' +
-        'the last steps of the data), each scored at its own step from the same step\'s values and the steps before it (the rows before it; before the ' +
+        'with its environment key. On a temporal twin the rows are steps: inline in time order (times under the time column or `timestamp`, or none: ' +
+        'the last steps of the data) or by reference (ordered by the twin\'s time column, which the data must have; rows without a time are left out), ' +
+        'each scored at its own step from the same step\'s values and the steps before it (the rows before it; before the ' +
         'first row, the data the version keeps; a step the rows skip is missing); drivers may name past values (`sales⟨t-1⟩`) and seasonal terms, and ' +
         'changes fall on the row\'s own values only. A temporal panel\'s rows each name their environment and are scored as a temporal twin\'s, each ' +
-        'environment\'s rows after its own past. Temporal kinds take rows inline only (`rowsFrom` answers 422).',
+        'environment\'s rows after its own past; it takes rows inline only (`rowsFrom` answers 422).',
       tags,
       params: VersionParams,
       body: ScoreBody,

@@ -61,7 +61,7 @@ export class SimulationService {
     if (isBatch(scenario) && scenario.rowsFrom !== undefined) {
       // A panel's rows are read as its pooled network's variables and name their environment in its columns.
       const network = isPanelModel(trained) ? trained.pooled : (trained as CbnModel);
-      await this.batch.rows.check(principal, workspaceId, scenario.rowsFrom, network, scenario.targetVars, undefined, isPanelModel(trained) ? trained.environmentColumns : []);
+      await this.batch.rows.check(principal, workspaceId, scenario.rowsFrom, network, scenario.targetVars, undefined, { environmentColumns: isPanelModel(trained) ? trained.environmentColumns : [] });
     }
     // environmentGroupIds narrow panel runs only: a single-environment twin ignores them (spec).
     const selection = context.environments === undefined ? { snapshots: [] } : runEnvironments(scenario.environments, input.environmentGroupIds, groups, profile, context.environments, version.version);
@@ -93,10 +93,8 @@ export class SimulationService {
       const message = 'give exactly one of rows (records, inline) and rowsFrom (a dataset or source of the workspace, read by the run)';
       throw new AppError('validation_failed', message, { errors: [{ location: 'body', message }] });
     }
-    if (request.rowsFrom !== undefined && !kind.scoring.byReference) {
-      const message = `a ${twinType} twin scores rows given inline (rows, in time order); rows by reference score on ${scoringKinds().filter((type) => twinKind(type).scoring!.byReference).join(', ')} twins`;
-      throw new AppError('validation_failed', message, { errors: [{ location: 'body/rowsFrom', message }] });
-    }
+    const refusal = request.rowsFrom === undefined ? null : kind.scoring.byReference(trained);
+    if (refusal !== null) throw new AppError('validation_failed', refusal, { errors: [{ location: 'body/rowsFrom', message: refusal }] });
     const rowErrors = kind.scoring.rowRules(trained, request.rows ?? []).map((e) => ({ location: `body/rows${e.location}`, message: e.message }));
     if (rowErrors.length > 0) throw new AppError('validation_failed', `The scoring request is invalid: ${rowErrors.map((e) => `${e.location}: ${e.message}`).join('; ')}`, { errors: rowErrors });
     // The counterfactual rules cover rows, targets and constraints: a score request is checked as one, its errors
@@ -109,7 +107,8 @@ export class SimulationService {
     inScoreBody(() => validateScenario(counterfactual, asCounterfactual, { twinType, ...kind.questionContext(trained) }));
     if (request.rowsFrom !== undefined) {
       const scorer = kind.scoring.scorer(trained);
-      await this.batch.rows.check(principal, workspaceId, request.rowsFrom, scorer.network, request.targets.map((t) => t.variable), 'rowsFrom', scorer.environments?.columns);
+      const reads = { ...(scorer.environments === undefined ? {} : { environmentColumns: scorer.environments.columns }), ...(scorer.series === undefined ? {} : { timeColumn: scorer.series.timeColumn }) };
+      await this.batch.rows.check(principal, workspaceId, request.rowsFrom, scorer.series?.variables ?? scorer.network, request.targets.map((t) => t.variable), 'rowsFrom', reads);
     }
     const params: RunParams = { versionId: version.id, versionLabel: version.version, kind: 'score', seed: randomInt(1, 2 ** 31 - 1), userQuery: null };
     const score: ScoreInput = { type: 'score', ...request };

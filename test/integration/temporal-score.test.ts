@@ -70,8 +70,7 @@ test('a temporal twin scores each row at its own step, after the steps before it
     else assert.equal(row.predictions.sales, rows[day]!.predictions.sales, `day ${day}`);
   });
 
-  // Refused at submit: rows out of time order or two on one day, unknown variables, and rows by reference
-  // (temporal rows are scored inline).
+  // Refused at submit: rows out of time order or two on one day, unknown variables, data that is not there.
   const refused = async (body: Record<string, unknown>, location: string, message: RegExp) => {
     const response = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, ...body } });
     assert.equal(response.status, 422, JSON.stringify(response.body));
@@ -80,5 +79,43 @@ test('a temporal twin scores each row at its own step, after the steps before it
   await refused({ rows: [records[2], records[1]] }, 'body/rows/1', /time order/);
   await refused({ rows: [records[1], { ...records[1], day: `${records[1]!.day}T06:00:00Z` }] }, 'body/rows/1', /one day step/);
   await refused({ rows: [{ ...records[1], clicks: 3 }] }, 'body/rows', /unknown variable 'clicks'/);
-  await refused({ rowsFrom: { sourceId: 'src_x' } }, 'body/rowsFrom', /scores rows given inline/);
+  await refused({ rowsFrom: { sourceId: 'src_doesnotexist' } }, 'body/rowsFrom/sourceId', /not a tabular source/);
+});
+
+test('a temporal twin scores rows read by reference in time order, chunk after chunk, as it scores them inline', async (t) => {
+  const twin = await dailyTwin(t, DAYS);
+  const { app } = twin;
+  // 10,500 days after the data (more than one chunk of 10,000 rows), stored shuffled, one without a day.
+  const truth = dailyTruth(DAYS + 10_500);
+  const records = dailyRecords(truth, DAYS, DAYS + 10_500);
+  const stored = [...records.map((r, i) => ({ id: `d${i}`, ...r })), { id: 'none', day: null, ads: 1, visits: 1, sales: 1 }];
+  const shuffled = stored.map((row, k) => ({ row, at: (k * 7919) % stored.length })).sort((x, y) => x.at - y.at).map(({ row }) => row);
+  const source = await app.call({ method: 'POST', url: `/api/v1/workspaces/${twin.ws}/sources/from-data`, body: { name: 'days to score', rows: shuffled } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const targets = [{ variable: 'sales', value: 62, matchMode: 'orLess' }];
+  const run = async (body: Record<string, unknown>) => {
+    const accepted = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, ...body } });
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    const done = await waitForRun(twin, accepted.body.data.runId, 120_000);
+    assert.equal(done.status, 'completed', done.error);
+    return done;
+  };
+  const inline = await run({ rows: records });
+  const byReference = await run({ rowsFrom: { sourceId: source.body.data.id, keepColumns: ['id'] } });
+  assert.equal(byReference.outputs['1.0.0'].details.chunks, 2);
+  const page = async (id: string, cursor: string | null) => (await app.call({ method: 'GET', url: `${twin.simulations}/${id}/score?limit=1000${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}` })).body.data;
+  let cursors: [string | null, string | null] = [null, null];
+  let compared = 0;
+  do {
+    const [a, b] = [await page(inline.id, cursors[0]), await page(byReference.id, cursors[1])];
+    assert.deepEqual(b.rows, a.rows);
+    compared += a.rows.length;
+    cursors = [a.pagination.hasMore ? a.pagination.cursor : null, b.pagination.hasMore ? b.pagination.cursor : null];
+  } while (cursors[0] !== null);
+  assert.equal(compared, records.length, 'the row without a day is left out');
+  const kept = (await app.call({ method: 'GET', url: `${twin.simulations}/${byReference.id}/rows?limit=3` })).body.data;
+  assert.deepEqual(kept.map((r: { id: string }) => r.id), ['d0', 'd1', 'd2'], 'rows in time order');
+  const refused = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, rowsFrom: { sourceId: (await app.call({ method: 'POST', url: `/api/v1/workspaces/${twin.ws}/sources/from-data`, body: { name: 'no days', rows: [{ ads: 1, visits: 2, sales: 3 }] } })).body.data.id } } });
+  assert.equal(refused.status, 422, JSON.stringify(refused.body));
+  assert.match(refused.body.errors[0].message, /time column 'day'/);
 });

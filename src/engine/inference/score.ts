@@ -23,6 +23,11 @@ import { abductNeutral, completeNeutral, predictNode, targetPredictions, UnitPro
 /** A row given inline to a scoring request: values keyed by variable, and what else the kind reads (its time, its environment). */
 export type ScoredRecord = Record<string, number | string | boolean | null>;
 
+/** What rows are read as: variables by name, numbers as they are and categories as their code in the list. */
+export interface RowShape {
+  nodes: ReadonlyArray<{ name: string; kind: 'continuous' } | { name: string; kind: 'categorical'; categories: readonly string[] }>;
+}
+
 /**
  * What scores a kind's rows: the network they are read as (their columns, its nodes), what answers them on the pool
  * (the network itself, or a static panel that routes each row to its environment's network by the rows'
@@ -34,6 +39,12 @@ export interface Scorer {
   answering: CbnModel | PanelModel;
   environments?: PanelRouting;
   fixed: string[];
+  /**
+   * Rows that are steps of a series (a temporal twin's): read by reference in time order as records of `variables`
+   * with their time under `timeColumn`, each chunk with the `lookBack` rows before it (the past its first rows' lags
+   * reach), made a frame over the network as inline rows are.
+   */
+  series?: { timeColumn: string; lookBack: number; variables: RowShape };
 }
 
 /** Drivers listed per row (the largest by absolute contribution). */

@@ -13,7 +13,8 @@ import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import type { DataBinding, DatasetService } from '../../datasets/service.js';
 import { environmentKey, ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
-import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
+import type { RowShape, ScoredRecord } from '../../engine/inference/score.js';
+import type { Frame, FrameColumn } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
 import { runTable } from './tables.js';
@@ -23,6 +24,11 @@ export type RowsFrom = Static<typeof RowsFromSchema>;
 /** Where a prediction's rowsFrom is in its request (a scoring request's is `rowsFrom`). */
 const SCENARIO_ROWS_FROM = 'scenario/rowsFrom';
 
+/** A series read by reference (a temporal twin's rows): its time column, staged beside the rows in time order. */
+export interface StagedSeries {
+  timeColumn: string;
+}
+
 /** The staged input of a run: how many rows, and the data's columns it keeps beside the results (their storage types). */
 export interface StagedRows {
   table: TableRef;
@@ -30,6 +36,8 @@ export interface StagedRows {
   keep: Array<{ name: string; type: string }>;
   /** On a panel: its environment keys (the staged `env` column codes into them) and the rows naming none of them. */
   environments?: { keys: string[]; unknownRows: number };
+  /** A series: the rows are in time order, each with its time (the `time` column, as text); rows without one are left out. */
+  series?: StagedSeries;
 }
 
 
@@ -38,6 +46,8 @@ export const variableColumn = (i: number) => `v${i}`;
 export const keptColumn = (i: number) => `k${i}`;
 /** The staged column of a panel row's environment (a code into its keys, -1 for none of them). */
 const ENVIRONMENT_COLUMN = 'env';
+/** The staged column of a series row's time (as text: read back as a time key). */
+const TIME_COLUMN = 'time';
 
 /**
  * SQL of a row's environment code: its key built as environmentKey builds it (`column=value` joined by `;`, with
@@ -65,13 +75,18 @@ export class BatchRows {
    * What a submit checks: the data exists in the workspace, the filter compiles, the kept columns are columns of
    * it, and at least one variable the prediction conditions on is a column (else every row would be the prior).
    */
-  async check(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, model: CbnModel, targets: readonly string[], at = SCENARIO_ROWS_FROM, environmentColumns: readonly string[] = []): Promise<void> {
+  async check(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, model: RowShape, targets: readonly string[], at = SCENARIO_ROWS_FROM, reads: { environmentColumns?: readonly string[]; timeColumn?: string } = {}): Promise<void> {
     const { compiled } = await this.compile(principal, workspaceId, rowsFrom, at);
     const where = `body/${at}`;
     const columns = new Set(compiled.relation.columns.map((c) => c.name));
+    const environmentColumns = reads.environmentColumns ?? [];
     const unnamed = environmentColumns.filter((name) => !columns.has(name));
     if (unnamed.length > 0) {
       const message = `the rows name their environment in the twin's environment columns (${environmentColumns.join(', ')}); the data has no ${unnamed.join(', ')}`;
+      throw new AppError('validation_failed', message, { errors: [{ location: where, message }] });
+    }
+    if (reads.timeColumn !== undefined && !columns.has(reads.timeColumn)) {
+      const message = `the rows are steps of a series placed by the twin's time column '${reads.timeColumn}'; the data has no such column`;
       throw new AppError('validation_failed', message, { errors: [{ location: where, message }] });
     }
     const missing = (rowsFrom.keepColumns ?? []).flatMap((name, i) => (columns.has(name) ? [] : [{ location: `${where}/keepColumns/${i}`, message: `'${name}' is not a column of the data` }]));
@@ -84,14 +99,17 @@ export class BatchRows {
   }
 
   /** Stages the rows in one pass of the data engine (single-threaded, so row numbers follow the data's order). */
-  async stage(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: CbnModel, signal: AbortSignal, environments?: PanelRouting): Promise<StagedRows> {
+  async stage(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: RowShape, signal: AbortSignal, environments?: PanelRouting, series?: StagedSeries): Promise<StagedRows> {
     const { compiled, condition } = await this.compile(principal, workspaceId, rowsFrom);
     const present = new Set(compiled.relation.columns.map((c) => c.name));
     const store = this.data();
     const table = runTable('input', principal.organisationId, runId);
     const keepNames = rowsFrom.keepColumns ?? [];
+    // A series in time order (its rows without a time left out); other rows in the data's own order.
+    const time = series === undefined ? null : `s.${quoteColumn(series.timeColumn)}`;
+    const where = [...(condition === null ? [] : [condition]), ...(time === null ? [] : [`${time} IS NOT NULL`])];
     const inner = (sql: Parameters<CompiledDataset['relation']['sql']>[0]) =>
-      `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${condition === null ? '' : ` WHERE ${condition}`} ORDER BY ${orderBy(compiled.relation, 's')}${rowsFrom.limit === undefined ? '' : ` LIMIT ${Math.floor(rowsFrom.limit)}`}`;
+      `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY ${time === null ? '' : `${time}, `}${orderBy(compiled.relation, 's')}${rowsFrom.limit === undefined ? '' : ` LIMIT ${Math.floor(rowsFrom.limit)}`}`;
     const params: Record<string, unknown> = { ...compiled.params.values };
     const variables = model.nodes.map((node, i) => {
       if (!present.has(node.name)) return 'nan';
@@ -108,11 +126,13 @@ export class BatchRows {
       { name: 'row', type: 'UInt64' },
       ...model.nodes.map((_, i) => ({ name: variableColumn(i), type: 'Float64' })),
       ...(environments === undefined ? [] : [{ name: ENVIRONMENT_COLUMN, type: 'Float64' }]),
+      ...(series === undefined ? [] : [{ name: TIME_COLUMN, type: 'String' }]),
       ...keep.map((column, i) => ({ name: keptColumn(i), type: column.type })),
     ], ['row']);
     const select = [
       ...variables.map((expression, i) => `${expression} AS ${variableColumn(i)}`),
       ...(environments === undefined ? [] : [`${environmentCode(environments, params)} AS ${ENVIRONMENT_COLUMN}`]),
+      ...(time === null ? [] : [`toString(${time}) AS ${TIME_COLUMN}`]),
       ...keepNames.map((name, i) => `s.${quoteColumn(name)} AS ${keptColumn(i)}`),
     ];
     await store.insertSelect(table, (sql) => `SELECT rowNumberInAllBlocks() AS row, ${select.join(', ')} FROM (${inner(sql)}) AS s`, params, { singleThreaded: true, signal });
@@ -121,11 +141,12 @@ export class BatchRows {
     return {
       table, rows: Number(counted?.n ?? 0), keep,
       ...(environments === undefined ? {} : { environments: { keys: environments.keys, unknownRows: Number(counted?.unknown ?? 0) } }),
+      ...(series === undefined ? {} : { series }),
     };
   }
 
   /** Rows [from, to) of the staged table as a frame in the model's order, on SharedArrayBuffers (RowBinary, no JSON). */
-  async chunk(staged: StagedRows, model: CbnModel, from: number, to: number, signal: AbortSignal): Promise<Frame> {
+  async chunk(staged: StagedRows, model: RowShape, from: number, to: number, signal: AbortSignal): Promise<Frame> {
     const read = [...model.nodes.map((_, i) => variableColumn(i)), ...(staged.environments === undefined ? [] : [ENVIRONMENT_COLUMN])];
     const width = read.length;
     const stream = await this.data().export(
@@ -158,6 +179,31 @@ export class BatchRows {
       columns.push({ name: ROW_ENVIRONMENT, kind: 'categorical', codes, categories: [...staged.environments.keys] });
     }
     return { nRows: n, columns };
+  }
+
+  /**
+   * Rows [from, to) of a staged series as records: each variable by name (a number, a class label, or null) and the
+   * row's time under the series' time column, in time order.
+   */
+  async records(staged: StagedRows, model: RowShape, from: number, to: number, signal: AbortSignal): Promise<ScoredRecord[]> {
+    const timeColumn = staged.series?.timeColumn;
+    if (timeColumn === undefined) throw new Error('records are read from a staged series');
+    const cells = model.nodes.map((_, i) => `if(isNaN(${variableColumn(i)}), NULL, ${variableColumn(i)}) AS c${i}`);
+    const rows = await this.data().query<Record<string, number | string | null>>(
+      staged.table.organisationId,
+      (sql) => `SELECT ${[...cells, TIME_COLUMN].join(', ')} FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64} ORDER BY row`,
+      { from, to },
+      { signal },
+    );
+    return rows.map((row) => {
+      const record: ScoredRecord = { [timeColumn]: row[TIME_COLUMN] ?? null };
+      model.nodes.forEach((node, i) => {
+        const cell = row[`c${i}`];
+        const value = cell === null || cell === undefined ? null : Number(cell);
+        record[node.name] = value === null ? null : node.kind === 'continuous' ? value : node.categories[value] ?? null;
+      });
+      return record;
+    });
   }
 
   private async compile(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, at = SCENARIO_ROWS_FROM): Promise<{ compiled: CompiledDataset; condition: string | null }> {

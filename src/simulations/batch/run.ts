@@ -5,6 +5,7 @@
  * any size. A failed or cancelled batch drops every table it made: nothing half-written stays.
  */
 import type { ComputePool } from '../../compute/pool.js';
+import type { RowShape, ScoredRecord } from '../../engine/inference/score.js';
 import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
 import type { Principal } from '../../auth/principal.js';
 import type { DataStore } from '../../store/data/port.js';
@@ -41,6 +42,12 @@ export interface BatchTask {
   model: CbnModel;
   /** A panel's environment columns and keys: each row read by reference carries its environment (ROW_ENVIRONMENT). */
   environments?: PanelRouting;
+  /**
+   * Rows that are steps of a series (a temporal twin's), read by reference: staged in time order as records of
+   * `variables`, each chunk read with the `lookBack` rows before it and made a frame over `model` by `frame` (one
+   * frame row per record), of which the chunk's own rows are answered.
+   */
+  series?: { timeColumn: string; lookBack: number; variables: RowShape; frame(records: ScoredRecord[]): Frame };
   /** Where the rows come from: the data store (staged), or the request (a frame built on demand). */
   rows: { from: RowsFrom } | { inline: () => Frame };
   seed: number;
@@ -78,7 +85,8 @@ export class BatchExecution {
     let staged: StagedRows | null = null;
     try {
       task.progress(0.06, 'reading rows');
-      staged = 'from' in task.rows ? await this.rows.stage(principal, task.workspaceId, runId, task.rows.from, model, signal, task.environments) : null;
+      const series = task.series;
+      staged = 'from' in task.rows ? await this.rows.stage(principal, task.workspaceId, runId, task.rows.from, series?.variables ?? model, signal, task.environments, series === undefined ? undefined : { timeColumn: series.timeColumn }) : null;
       const inline = 'inline' in task.rows ? shared(task.rows.inline()) : null;
       const total = staged?.rows ?? inline!.nRows;
       const writer = answers.columns === null ? null : await this.results.create(organisationId, runId, answers.columns, staged?.keep ?? []);
@@ -98,7 +106,7 @@ export class BatchExecution {
       for (let offset = 0; offset < total; offset += answers.chunkRows) {
         signal.throwIfAborted();
         const to = Math.min(total, offset + answers.chunkRows);
-        const rows = staged === null ? sliceFrame(inline!, offset, to) : await this.rows.chunk(staged, model, offset, to, signal);
+        const rows = staged === null ? sliceFrame(inline!, offset, to) : series === undefined ? await this.rows.chunk(staged, model, offset, to, signal) : await this.seriesChunk(staged, series, offset, to, signal);
         const answer = answers.answer(pool, rows, task.seed + chunks++, signal);
         // Settled later, in order; a rejection is never left unobserved meanwhile.
         answer.catch(() => undefined);
@@ -115,6 +123,13 @@ export class BatchExecution {
       await this.discard(organisationId, runId);
       throw error;
     }
+  }
+
+  /** Rows [from, to) of a staged series as a frame over the network, the rows before them read for their lags. */
+  private async seriesChunk(staged: StagedRows, series: NonNullable<BatchTask['series']>, from: number, to: number, signal: AbortSignal): Promise<Frame> {
+    const start = Math.max(0, from - series.lookBack);
+    const frame = series.frame(await this.rows.records(staged, series.variables, start, to, signal));
+    return shared(sliceFrame(frame, from - start, frame.nRows));
   }
 
   /** Drops every table a batch run makes (a failed, cancelled or deleted run). */

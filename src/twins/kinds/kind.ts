@@ -61,8 +61,8 @@ export interface KindLearner<D> {
  * with what answers them on the pool (engine/inference/score.ts, or a panel's routing: engine/panel/score.ts).
  */
 export interface KindScoring<M> {
-  /** Whether rows may also come by reference (`rowsFrom`, read in bounded chunks); false: inline rows only. */
-  byReference: boolean;
+  /** Why rows may not come by reference (`rowsFrom`, read in bounded chunks) for this model; null: they may. */
+  byReference(model: M): string | null;
   scorer(model: M): Scorer;
   /** Members of an inline row that are not variables (a panel's environment columns, a temporal twin's time keys). */
   rowKeys(model: M): string[];

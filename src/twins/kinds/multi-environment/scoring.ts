@@ -25,7 +25,7 @@ const namingRules = (model: Panel, rows: readonly ScoredRecord[]): FieldError[] 
     .map((e) => ({ ...e, location: e.location.replace(/^\/sample/, '') }));
 
 export const panelScoring: KindScoring<PanelModel> = {
-  byReference: true,
+  byReference: () => null,
   scorer: (model) => ({ network: model.pooled, answering: model, environments: panelRouting(model), fixed: [] }),
   rowKeys: (model) => model.environmentColumns,
   rowRules: namingRules,
@@ -36,7 +36,7 @@ export const panelScoring: KindScoring<PanelModel> = {
 };
 
 export const temporalPanelScoring: KindScoring<TemporalPanelModel> = {
-  byReference: false,
+  byReference: () => 'a temporal panel scores rows given inline (each environment\'s steps in time order): rows by reference are not read for it yet',
   // The network over the lagged design as a static panel (the histories stay behind: the frames carry the past).
   scorer: (model) => ({
     network: model.pooled,

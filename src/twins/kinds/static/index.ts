@@ -11,7 +11,7 @@ export default defineKind({
   learner: staticLearner,
   questionContext: (model: CbnModel) => ({ variables: new Map(model.nodes.map((node) => [node.name, { kind: node.kind, categories: node.kind === 'categorical' ? node.categories : [] }])) }),
   scoring: {
-    byReference: true,
+    byReference: () => null,
     scorer: (model: CbnModel) => ({ network: model, answering: model, fixed: [] }),
     rowKeys: () => [],
     rowRules: () => [],

@@ -1,5 +1,6 @@
 /**
- * Scoring rows on a temporal twin: the rows are steps, given inline in time order; each is scored at its own step by
+ * Scoring rows on a temporal twin: the rows are steps, inline in time order or read by reference (ordered by the time
+ * column); each is scored at its own step by
  * the model's network over the lagged design (its values, the steps before it, the seasons), the past and the
  * seasons fixed so that the changes proposed fall on the row's own values.
  */
@@ -24,9 +25,14 @@ export function stepFrame(model: TemporalModel, rows: readonly ScoredRecord[], a
 }
 
 export const temporalScoring: KindScoring<TemporalModel> = {
-  // Rows by reference would need each chunk's preceding steps: not built; inline rows only.
-  byReference: false,
-  scorer: (model) => ({ network: model.cbn, answering: model.cbn, fixed: pastAndSeasons(model, model.cbn) }),
+  byReference: (model) => (model.timeColumn === undefined ? 'this version does not record its time column (learned before scoring by reference): send the rows inline, or relearn it' : null),
+  // By reference: the rows in time order, each chunk with the maxLag rows before it.
+  scorer: (model) => ({
+    network: model.cbn,
+    answering: model.cbn,
+    fixed: pastAndSeasons(model, model.cbn),
+    ...(model.timeColumn === undefined ? {} : { series: { timeColumn: model.timeColumn, lookBack: model.maxLag, variables: { nodes: model.variables } } }),
+  }),
   rowKeys: (model) => timeKeys(model.timeColumn),
   rowRules: (model, rows) => {
     const problem = windowProblem(model, rows);
