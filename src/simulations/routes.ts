@@ -267,7 +267,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
         'each scored at its own step from the same step\'s values and the steps before it (the rows before it; before the ' +
         'first row, the data the version keeps; a step the rows skip is missing); drivers may name past values (`sales⟨t-1⟩`) and seasonal terms, and ' +
         'changes fall on the row\'s own values only. A temporal panel\'s rows each name their environment and are scored as a temporal twin\'s, each ' +
-        'environment\'s rows after its own past; it takes rows inline only (`rowsFrom` answers 422).',
+        'environment\'s rows after its own past (by reference: ordered by environment, then time; a row naming no environment of the twin is `unscorable`).',
       tags,
       params: VersionParams,
       body: ScoreBody,

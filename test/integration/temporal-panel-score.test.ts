@@ -50,6 +50,26 @@ test('a temporal panel scores each row at its step with its environment\'s mecha
   });
   assert.match(scored.digest.rowSummaries[1].summary, new RegExp(`^${truth.keys[without]}: `));
 
+  // By reference: each site's rows in time order, as the same rows sent inline in that order answer; a site the twin
+  // never saw cannot be followed in time, so its row is unscorable, and the run says so.
+  const stored: Array<Record<string, number | string>> = [...given.map((row, i) => ({ id: `r${i}`, ...row })), { id: 'elsewhere', ...given[0]!, site: 'nowhere' }];
+  const source2 = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'to score', rows: [...stored].reverse() } });
+  assert.equal(source2.status, 201, JSON.stringify(source2.body));
+  const byReference = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, rowsFrom: { sourceId: source2.body.data.id, keepColumns: ['id'] } } });
+  assert.equal(byReference.status, 202, JSON.stringify(byReference.body));
+  const referenced = await waitForRun(twin, byReference.body.data.runId);
+  assert.equal(referenced.status, 'completed', referenced.error);
+  assert.equal(referenced.outputs['1.0.0'].details.unknownEnvironmentRows, 1);
+  assert.match(referenced.resultsSummary.keyPoints.join(' '), /1 row named no environment of the twin and could not be scored/);
+  const table = (await app.call({ method: 'GET', url: `${twin.simulations}/${referenced.id}/rows?limit=100` })).body.data as Array<Record<string, any>>;
+  const order = [...stored].sort((x, y) => (x.site === y.site ? String(x.day).localeCompare(String(y.day)) : String(x.site).localeCompare(String(y.site))));
+  assert.deepEqual(table.map((r) => r.id), order.map((r) => r.id));
+  const referencedRows = (await app.call({ method: 'GET', url: `${twin.simulations}/${referenced.id}/score?limit=100` })).body.data.rows as Array<Record<string, any>>;
+  order.forEach((row, k) => {
+    if (row.id === 'elsewhere') assert.equal(referencedRows[k]!.verdict, 'unscorable');
+    else assert.deepEqual({ ...referencedRows[k], index: 0 }, { ...scored.rows[Number(String(row.id).slice(1))], index: 0 }, String(row.id));
+  });
+
   // Refused at submit: rows naming no environment, and one environment's rows out of time order.
   const refused = async (body: Record<string, unknown>, location: string, message: RegExp) => {
     const response = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, ...body } });

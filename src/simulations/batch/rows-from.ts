@@ -11,7 +11,7 @@ import { compileCondition } from '../../datasets/compiler/filter.js';
 import { orderBy } from '../../datasets/compiler/operations.js';
 import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import type { DataBinding, DatasetService } from '../../datasets/service.js';
-import { environmentKey, ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
+import { environmentKey, parseEnvironmentKey, ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
 import type { RowShape, ScoredRecord } from '../../engine/inference/score.js';
 import type { Frame, FrameColumn } from '../../engine/types.js';
@@ -108,8 +108,10 @@ export class BatchRows {
     // A series in time order (its rows without a time left out); other rows in the data's own order.
     const time = series === undefined ? null : `s.${quoteColumn(series.timeColumn)}`;
     const where = [...(condition === null ? [] : [condition]), ...(time === null ? [] : [`${time} IS NOT NULL`])];
+    // A panel's series: each environment's rows together, in time order.
+    const seriesOrder = time === null ? '' : `${[...(environments?.columns ?? []).map((column) => `s.${quoteColumn(column)}`), time].join(', ')}, `;
     const inner = (sql: Parameters<CompiledDataset['relation']['sql']>[0]) =>
-      `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY ${time === null ? '' : `${time}, `}${orderBy(compiled.relation, 's')}${rowsFrom.limit === undefined ? '' : ` LIMIT ${Math.floor(rowsFrom.limit)}`}`;
+      `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY ${seriesOrder}${orderBy(compiled.relation, 's')}${rowsFrom.limit === undefined ? '' : ` LIMIT ${Math.floor(rowsFrom.limit)}`}`;
     const params: Record<string, unknown> = { ...compiled.params.values };
     const variables = model.nodes.map((node, i) => {
       if (!present.has(node.name)) return 'nan';
@@ -182,21 +184,25 @@ export class BatchRows {
   }
 
   /**
-   * Rows [from, to) of a staged series as records: each variable by name (a number, a class label, or null) and the
-   * row's time under the series' time column, in time order.
+   * Rows [from, to) of a staged series as records: each variable by name (a number, a class label, or null), the
+   * row's time under the series' time column and, on a panel, its environment's columns; in time order (a panel's:
+   * environment after environment).
    */
   async records(staged: StagedRows, model: RowShape, from: number, to: number, signal: AbortSignal): Promise<ScoredRecord[]> {
     const timeColumn = staged.series?.timeColumn;
     if (timeColumn === undefined) throw new Error('records are read from a staged series');
     const cells = model.nodes.map((_, i) => `if(isNaN(${variableColumn(i)}), NULL, ${variableColumn(i)}) AS c${i}`);
+    const keys = staged.environments?.keys;
     const rows = await this.data().query<Record<string, number | string | null>>(
       staged.table.organisationId,
-      (sql) => `SELECT ${[...cells, TIME_COLUMN].join(', ')} FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64} ORDER BY row`,
+      (sql) => `SELECT ${[...cells, TIME_COLUMN, ...(keys === undefined ? [] : [ENVIRONMENT_COLUMN])].join(', ')} FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64} ORDER BY row`,
       { from, to },
       { signal },
     );
     return rows.map((row) => {
-      const record: ScoredRecord = { [timeColumn]: row[TIME_COLUMN] ?? null };
+      // A panel's row names its environment in the environment columns (none: a row naming no environment of the twin).
+      const key = keys?.[Number(row[ENVIRONMENT_COLUMN] ?? -1)];
+      const record: ScoredRecord = { ...(key === undefined ? {} : parseEnvironmentKey(key)), [timeColumn]: row[TIME_COLUMN] ?? null };
       model.nodes.forEach((node, i) => {
         const cell = row[`c${i}`];
         const value = cell === null || cell === undefined ? null : Number(cell);

@@ -53,7 +53,7 @@ export async function runScoreBatch(batch: BatchExecution, task: Omit<BatchTask,
   const unknown = run.unknownEnvironmentRows ?? unknownInline;
   const summary = answers.tally.summary(question.maxChanges ?? DEFAULT_MAX_CHANGES);
   const note = 'Each row\'s verdict, predictions, drivers and changes: GET .../simulations/{id}/score pages them with the digest, .../rows/export/{format} streams the table.';
-  const routed = task.environments === undefined ? [] : [environmentNote(task.environments, unknown)];
+  const routed = task.environments === undefined ? [] : [environmentNote(task.environments, unknown, task.series !== undefined)];
   const details = { rows: run.rows, chunks: run.chunks, ...(task.environments === undefined ? {} : { routing: 'byRecord' as const, unknownEnvironmentRows: unknown }) };
   return { record: run.record!, digest: answers.tally.digest(), summary: { ...summary, keyPoints: [...summary.keyPoints, ...routed, note] }, details };
 }
@@ -67,8 +67,11 @@ function countUnknown(frame: Frame): number {
   return unknown;
 }
 
-function environmentNote(environments: PanelRouting, unknown: number): string {
-  const pooled = unknown === 0 ? '' : `; ${unknown} row${unknown === 1 ? '' : 's'} named no environment of the twin and ${unknown === 1 ? 'was' : 'were'} scored with the pooled mechanisms`;
+/** How the rows were routed; rows naming no environment of the twin take the pooled mechanisms, or in a series are unscorable (no environment's past to follow). */
+function environmentNote(environments: PanelRouting, unknown: number, series: boolean): string {
+  const were = unknown === 1 ? 'was' : 'were';
+  const fate = series ? `could not be scored (${were} unscorable: no environment's past to follow)` : `${were} scored with the pooled mechanisms`;
+  const pooled = unknown === 0 ? '' : `; ${unknown} row${unknown === 1 ? '' : 's'} named no environment of the twin and ${fate}`;
   return `Each row was scored with the mechanisms of the environment its ${environments.columns.join(', ')} name${environments.columns.length === 1 ? 's' : ''}${pooled}.`;
 }
 

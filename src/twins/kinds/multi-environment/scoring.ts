@@ -13,7 +13,7 @@ import type { PanelModel } from '../../../engine/panel/model.js';
 import { panelRouting, recordEnvironments } from '../../../engine/panel/routing.js';
 import { type TemporalPanelModel, environmentTemporalModel } from '../../../engine/panel/temporal.js';
 import { timeKeys, windowProblem } from '../../../engine/temporal/window.js';
-import type { Frame, FrameColumn } from '../../../engine/types.js';
+import type { CategoricalColumn, CbnModel, ContinuousColumn, Frame, FrameColumn } from '../../../engine/types.js';
 import type { KindScoring } from '../kind.js';
 import { pastAndSeasons, stepFrame } from '../temporal/scoring.js';
 
@@ -36,13 +36,15 @@ export const panelScoring: KindScoring<PanelModel> = {
 };
 
 export const temporalPanelScoring: KindScoring<TemporalPanelModel> = {
-  byReference: () => 'a temporal panel scores rows given inline (each environment\'s steps in time order): rows by reference are not read for it yet',
-  // The network over the lagged design as a static panel (the histories stay behind: the frames carry the past).
+  byReference: (model) => (model.timeColumn === undefined ? 'this version does not record its time column (learned before scoring by reference): send the rows inline, or relearn it' : null),
+  // The network over the lagged design as a static panel (the histories stay behind: the frames carry the past); by
+  // reference, each environment's rows in time order, each chunk with the maxLag rows before it.
   scorer: (model) => ({
     network: model.pooled,
     answering: { kind: 'panel', environmentColumns: model.environmentColumns, pooled: model.pooled, environments: model.environments.map(({ history: _history, ...environment }) => environment) },
     environments: panelRouting(model),
     fixed: pastAndSeasons(model, model.pooled),
+    ...(model.timeColumn === undefined ? {} : { series: { timeColumn: model.timeColumn, lookBack: model.maxLag, variables: { nodes: model.variables } } }),
   }),
   rowKeys: (model) => [...model.environmentColumns, ...timeKeys(model.timeColumn)],
   rowRules: (model, rows) => {
@@ -58,9 +60,11 @@ export const temporalPanelScoring: KindScoring<TemporalPanelModel> = {
     }
     return [];
   },
+  // Rows naming no environment of the twin (read by reference) have no past to follow: left missing, unscorable.
   inlineFrame: (model, rows) => {
-    const parts = [...byEnvironment(model, rows)].map(([key, indices]) => ({ indices, frame: stepFrame(environmentTemporalModel(model, key), indices.map((i) => rows[i]!)) }));
-    return { nRows: rows.length, columns: [...scattered(model.pooled.nodes.length, rows.length, parts), recordEnvironments(rows, model.environmentColumns, panelRouting(model).keys)] };
+    const known = new Set(panelRouting(model).keys);
+    const parts = [...byEnvironment(model, rows)].filter(([key]) => known.has(key)).map(([key, indices]) => ({ indices, frame: stepFrame(environmentTemporalModel(model, key), indices.map((i) => rows[i]!)) }));
+    return { nRows: rows.length, columns: [...scattered(model.pooled, rows.length, parts), recordEnvironments(rows, model.environmentColumns, panelRouting(model).keys)] };
   },
 };
 
@@ -74,25 +78,22 @@ function byEnvironment(model: Panel, rows: readonly ScoredRecord[]): Map<string,
   return groups;
 }
 
-/** Frames of the same columns, each for some of the rows, as one frame in the rows' order. */
-function scattered(width: number, n: number, parts: ReadonlyArray<{ indices: number[]; frame: Frame }>): FrameColumn[] {
-  const first = parts[0]?.frame;
-  if (first === undefined) return [];
-  return Array.from({ length: width }, (_, j): FrameColumn => {
-    const column = first.columns[j]!;
-    if (column.kind === 'continuous') {
-      const values = new Float64Array(n);
+/** Frames over the network, each for some of the rows, as one frame in the rows' order (rows in none: missing). */
+function scattered(network: CbnModel, n: number, parts: ReadonlyArray<{ indices: number[]; frame: Frame }>): FrameColumn[] {
+  return network.nodes.map((node, j): FrameColumn => {
+    if (node.kind === 'continuous') {
+      const values = new Float64Array(n).fill(Number.NaN);
       for (const { indices, frame } of parts) {
-        const own = frame.columns[j] as typeof column;
+        const own = frame.columns[j] as ContinuousColumn;
         indices.forEach((row, k) => (values[row] = own.values[k]!));
       }
-      return { ...column, values };
+      return { name: node.name, kind: 'continuous', values };
     }
-    const codes = new Int32Array(n);
+    const codes = new Int32Array(n).fill(-1);
     for (const { indices, frame } of parts) {
-      const own = frame.columns[j] as typeof column;
+      const own = frame.columns[j] as CategoricalColumn;
       indices.forEach((row, k) => (codes[row] = own.codes[k]!));
     }
-    return { ...column, codes };
+    return { name: node.name, kind: 'categorical', codes, categories: [...node.categories] };
   });
 }
