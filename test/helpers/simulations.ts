@@ -90,3 +90,14 @@ export async function completedRun(twin: TrainedTwin, scenario: Record<string, u
   assert.equal(run.status, 'completed', JSON.stringify({ error: run.error, scenario }));
   return run;
 }
+
+/** Scores rows (POST .../score with `body`), waits for the run and reads its first page of up to 1000 rows with the digest. */
+export async function scoredRows(twin: TrainedTwin, body: Record<string, unknown>): Promise<{ run: Record<string, any>; rows: Array<Record<string, any>>; digest: Record<string, any> }> {
+  const accepted = await twin.app.call({ method: 'POST', url: `${twin.version}/score`, body });
+  assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+  const run = await waitForRun(twin, accepted.body.data.runId);
+  assert.equal(run.status, 'completed', run.error);
+  const page = await twin.app.call({ method: 'GET', url: `${twin.simulations}/${run.id}/score?limit=1000` });
+  assert.equal(page.status, 200, JSON.stringify(page.body));
+  return { run, rows: page.body.data.rows, digest: page.body.data.digest };
+}

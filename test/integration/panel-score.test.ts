@@ -7,19 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildTestApp } from '../helpers/app.js';
 import { panelRows, panelTruth, sitePanel } from '../helpers/panel.js';
-import { type TrainedTwin, completedRun, waitForRun } from '../helpers/simulations.js';
+import { completedRun, scoredRows } from '../helpers/simulations.js';
 
 const API = '/api/v1';
-
-async function score(twin: TrainedTwin, body: Record<string, unknown>) {
-  const accepted = await twin.app.call({ method: 'POST', url: `${twin.version}/score`, body });
-  assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
-  const run = await waitForRun(twin, accepted.body.data.runId);
-  assert.equal(run.status, 'completed', run.error);
-  const page = await twin.app.call({ method: 'GET', url: `${twin.simulations}/${run.id}/score?limit=1000` });
-  assert.equal(page.status, 200, JSON.stringify(page.body));
-  return { run, rows: page.body.data.rows as Array<Record<string, any>>, digest: page.body.data.digest };
-}
 
 test('a static panel scores each row by the mechanisms of the environment it names, inline and by reference', async (t) => {
   const app = await buildTestApp(t);
@@ -39,7 +29,7 @@ test('a static panel scores each row by the mechanisms of the environment it nam
 
   // Interleaved rows of both sites: the low site meets, the high one misses and is told what would meet.
   const rows = Array.from({ length: 6 }, (_, i) => ({ site: site(i % 2 === 0 ? low : high), ...inputs, a: inputs.a + 0.01 * i }));
-  const mixed = await score(twin, { rows, targets });
+  const mixed = await scoredRows(twin, { rows, targets });
   assert.deepEqual(mixed.rows.map((r) => r.verdict), ['meets', 'misses', 'meets', 'misses', 'meets', 'misses']);
   assert.ok(Math.abs(mixed.rows[0]!.predictions.c - atLow) < 1e-6 && Math.abs(mixed.rows[1]!.predictions.c - atHigh) < 0.05, JSON.stringify(mixed.rows.slice(0, 2)));
   assert.ok(mixed.rows.filter((r) => r.verdict === 'misses').every((r) => r.reachable === true && r.changes.length > 0), JSON.stringify(mixed.rows));
@@ -48,7 +38,7 @@ test('a static panel scores each row by the mechanisms of the environment it nam
   assert.match(mixed.digest.rowSummaries[1].summary, new RegExp(`^${high}: Misses`));
   // Merged back in order: each row answers as it does when its site's rows are scored alone.
   for (const key of [low, high]) {
-    const alone = await score(twin, { rows: rows.filter((row) => row.site === site(key)), targets });
+    const alone = await scoredRows(twin, { rows: rows.filter((row) => row.site === site(key)), targets });
     const same = mixed.rows.filter((row) => rows[row.index]!.site === site(key)).map(({ index: _index, ...row }) => row);
     assert.deepEqual(same, alone.rows.map(({ index: _index, ...row }) => row), key);
   }
@@ -58,11 +48,11 @@ test('a static panel scores each row by the mechanisms of the environment it nam
   const stored = [...rows.slice(0, 2).map((row, i) => ({ id: `r${i}`, ...row })), { id: 'r2', site: 'nowhere', ...inputs }];
   const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'to score', rows: stored } });
   assert.equal(source.status, 201, JSON.stringify(source.body));
-  const byReference = await score(twin, { rowsFrom: { sourceId: source.body.data.id, keepColumns: ['id'] }, targets });
+  const byReference = await scoredRows(twin, { rowsFrom: { sourceId: source.body.data.id, keepColumns: ['id'] }, targets });
   assert.deepEqual(byReference.rows.slice(0, 2), mixed.rows.slice(0, 2));
   assert.equal(byReference.run.outputs['1.0.0'].details.unknownEnvironmentRows, 1);
   assert.match(byReference.run.resultsSummary.keyPoints.join(' '), /1 row named no environment of the twin and was scored with the pooled mechanisms/);
-  const pooled = await score(twin, { rows: [inputs], targets });
+  const pooled = await scoredRows(twin, { rows: [inputs], targets });
   assert.equal(pooled.run.outputs['1.0.0'].details.unknownEnvironmentRows, 1);
   assert.deepEqual({ ...pooled.rows[0], index: 2 }, byReference.rows[2]);
   assert.ok(Math.abs(pooled.rows[0]!.predictions.c - atLow) > 1e-3 && Math.abs(pooled.rows[0]!.predictions.c - atHigh) > 1e-3, 'pooled is neither site');

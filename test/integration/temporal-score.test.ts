@@ -7,19 +7,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { COEFFICIENTS, DAY, dailyRecords, dailyTruth, dailyTwin } from '../helpers/temporal.js';
-import { type TrainedTwin, waitForRun } from '../helpers/simulations.js';
+import { scoredRows, waitForRun } from '../helpers/simulations.js';
 
 const DAYS = 400;
-
-async function scored(twin: TrainedTwin, body: Record<string, unknown>) {
-  const accepted = await twin.app.call({ method: 'POST', url: `${twin.version}/score`, body });
-  assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
-  const run = await waitForRun(twin, accepted.body.data.runId);
-  assert.equal(run.status, 'completed', run.error);
-  const page = await twin.app.call({ method: 'GET', url: `${twin.simulations}/${run.id}/score?limit=100` });
-  assert.equal(page.status, 200, JSON.stringify(page.body));
-  return page.body.data as { rows: Array<Record<string, any>>; digest: Record<string, any> };
-}
 
 test('a temporal twin scores each row at its own step, after the steps before it', async (t) => {
   const twin = await dailyTwin(t, DAYS);
@@ -32,7 +22,7 @@ test('a temporal twin scores each row at its own step, after the steps before it
   const expected = (k: number) => COEFFICIENTS.sales.c + COEFFICIENTS.sales.ar * yesterday(k).sales + COEFFICIENTS.sales.visits * records[k]!.visits;
   const middle = records.map((_, k) => expected(k)).sort((a, b) => a - b)[20]!;
   const targets = [{ variable: 'sales', value: middle, matchMode: 'orLess' }];
-  const { rows, digest } = await scored(twin, { rows: records, targets });
+  const { rows, digest } = await scoredRows(twin, { rows: records, targets });
   assert.equal(rows.length, records.length);
   // Every row is scored: the first rows' past is the data the version keeps (the days before day 300).
   for (const [k, row] of rows.entries()) {
@@ -57,13 +47,13 @@ test('a temporal twin scores each row at its own step, after the steps before it
   const history = Math.max(...lags);
   assert.ok(lags.has(1) && history <= 7, `lags into sales ${[...lags]}`);
   const later = (day: string) => new Date(Date.parse(day) + 1000 * DAY).toISOString().slice(0, 10);
-  const future = await scored(twin, { rows: records.map((r) => ({ ...r, day: later(r.day) })), targets });
+  const future = await scoredRows(twin, { rows: records.map((r) => ({ ...r, day: later(r.day) })), targets });
   future.rows.forEach((row, k) => assert.equal(row.verdict === 'unscorable', k < history, `future day ${k}`));
   assert.match(future.digest.rowSummaries[0].summary, /^Unscorable: no value for .*sales⟨t-1⟩/);
 
   // A day the rows skip is missing: the days whose lags reach it lack their past; the others answer as before.
   const skipping = [...records.slice(0, 20), ...records.slice(21, 40)];
-  const gap = await scored(twin, { rows: skipping, targets });
+  const gap = await scoredRows(twin, { rows: skipping, targets });
   gap.rows.forEach((row, i) => {
     const day = i < 20 ? i : i + 1;
     if (day > 20 && lags.has(day - 20)) assert.equal(row.verdict, 'unscorable', `day ${day}`);
