@@ -357,7 +357,6 @@ export class SimulationService {
   }
 }
 
-/** A version answers questions once it is trained. */
 /** A scoring request checked as a counterfactual scenario: its errors located in the score body (`rows`, `targets`). */
 function inScoreBody(check: () => void): void {
   try {
@@ -370,6 +369,7 @@ function inScoreBody(check: () => void): void {
   }
 }
 
+/** A version answers questions once it is trained. */
 function requireTrained(versionLabel: string, model: unknown) {
   if (model === null) throw new AppError('conflict', `Version ${versionLabel} is not trained: train it (or run the pipeline) before simulating`);
   return model;
