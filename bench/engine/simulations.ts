@@ -2,7 +2,7 @@
  * Simulation runs through the service, each beside the engine alone in the same run (ANCHORS.md "Service"):
  * - a 10,000-sample intervention on a 50-node linear twin, submit -> completed (goal <= 200 ms end to end);
  * - batch prediction on a 20-node linear twin, 100,000 rows in one request (goal >= 100k rows/s), and the same rows
- *   through the score endpoint;
+ *   through the score endpoint; 100,000 steps scored on a temporal twin;
  * - 16 concurrent interventions sharing the pool, then 8 more cancelled right after submit.
  * Twins are learned through the API from data sampled from known linear SCMs (CSV upload, true edges pinned).
  */
@@ -13,7 +13,10 @@ import { frameFromRecords } from '../../src/engine/inference/scm.js';
 import { runScore } from '../../src/engine/inference/score.js';
 import type { InferenceContext } from '../../src/engine/inference/outcome.js';
 import { randomModel, sampleModel } from '../../src/engine/simulate.js';
+import type { TemporalModel } from '../../src/engine/temporal/model.js';
 import type { CbnModel, Frame } from '../../src/engine/types.js';
+import { temporalScoring } from '../../src/twins/kinds/temporal/scoring.js';
+import { dailyRecords, dailySeries, dailyTruth } from '../../test/helpers/temporal.js';
 import { machineLine, median, writeSection } from '../lib/report.js';
 import { type Call, startService } from '../lib/service.js';
 import { REPO_ROOT } from './benchmark-data.js';
@@ -49,6 +52,20 @@ async function linearTwin(call: Call, ws: string, p: number, seed: number, model
   await until(call, `/workspaces/${ws}/jobs/${job.jobId}`);
   // The outcome: the last variable in causal order; the lever: the first.
   return { twinId: twin.id as string, versionId: twin.versionId as string, frame, model: await modelOf(twin.versionId), lever: scm.nodes[scm.order[0]!]!.name, outcome: scm.nodes[scm.order[p - 1]!]!.name };
+}
+
+/** Days of the daily series a temporal twin learns from (test/helpers/temporal.ts dailySeries). */
+const DAILY_DAYS = 400;
+
+/** A temporal twin of the daily ads -> visits -> sales series, learned through the API. */
+async function dailyTwin(call: Call, ws: string) {
+  const { rows } = dailySeries(DAILY_DAYS);
+  const source = (await call('POST', `/workspaces/${ws}/sources`, { name: 'daily', dataFormat: 'Tabular' })).data.id;
+  await call('POST', `/workspaces/${ws}/sources/${source}/upload?fileName=daily.csv`, ['day,ads,visits,sales', ...rows.map((r) => `${r.day},${r.ads ?? ''},${r.visits ?? ''},${r.sales ?? ''}`)].join('\n'), 'text/csv');
+  const twin = (await call('POST', `/workspaces/${ws}/digital-twins`, { name: 'daily', type: 'temporal', selectedTimeColumnName: 'day', sourceId: source })).data;
+  const job = (await call('POST', `/workspaces/${ws}/digital-twins/${twin.id}/run-pipeline`, { bootstrapSamples: 0 })).data;
+  await until(call, `/workspaces/${ws}/jobs/${job.jobId}`);
+  return { twinId: twin.id as string, versionId: twin.versionId as string };
 }
 
 /** A multi-environment twin of the same data split over SITES sites (row r at site r % SITES), its graph pinned. */
@@ -194,6 +211,42 @@ async function main(): Promise<void> {
     };
     lines.push(scoreRow('score endpoint, 100k rows by reference (`rowsFrom` a source) against one target (about half miss and get a change search)', 'reference'));
     lines.push(scoreRow('the same rows inline (`rows`, JSON records)', 'inline'));
+
+    // Scoring on a temporal twin: 100k daily steps after its data, each at its own step after the steps before it,
+    // by reference (ordered by the time column, chunks read with their lags' rows) and inline; the engine alone lays
+    // the same rows on the lagged design and scores them as one chunk on this thread.
+    const daily = await dailyTwin(call, ws);
+    const steps = dailyRecords(dailyTruth(DAILY_DAYS + 100_000), DAILY_DAYS, DAILY_DAYS + 100_000);
+    const stepsSource = (await call('POST', `/workspaces/${ws}/sources`, { name: 'steps to score', dataFormat: 'Tabular', ontologyMode: 'manual' })).data.id;
+    await call('POST', `/workspaces/${ws}/sources/${stepsSource}/upload?fileName=steps.csv`, ['day,ads,visits,sales', ...steps.map((d) => `${d.day},${d.ads},${d.visits},${d.sales}`)].join('\n'), 'text/csv');
+    const dailyModel = JSON.parse((await context.meta.db.selectFrom('twin_versions').select('model').where('id', '=', daily.versionId).executeTakeFirstOrThrow()).model!) as TemporalModel;
+    const dailyTargets = [{ variable: 'sales', value: 62, matchMode: 'orLess' }];
+    const dailyUrl = `/workspaces/${ws}/digital-twins/${daily.twinId}/versions/${daily.versionId}/score`;
+    const stepTimed = async (body: Record<string, unknown>) => {
+      const text = JSON.stringify({ ...body, targets: dailyTargets });
+      const t0 = performance.now();
+      const accepted = await call('POST', dailyUrl, text);
+      if (accepted.status !== 202) throw new Error(JSON.stringify(accepted).slice(0, 500));
+      await untilDone(accepted.data.runId as string);
+      return performance.now() - t0;
+    };
+    const stepScoring: Record<string, number[]> = { inline: [], reference: [], engine: [] };
+    const scorer = temporalScoring.scorer(dailyModel);
+    const fixed = Object.fromEntries(scorer.fixed.map((name) => [name, { type: 'fixed' as const }]));
+    for (let round = 0; round <= BATCH_ROUNDS; round++) {
+      const took = { inline: await stepTimed({ rows: steps }), reference: await stepTimed({ rowsFrom: { sourceId: stepsSource } }), engine: 0 };
+      const t1 = performance.now();
+      await runScore(scorer.network, { targets: dailyTargets as never, constraints: fixed }, temporalScoring.inlineFrame(dailyModel, steps), engineContext(1));
+      took.engine = performance.now() - t1;
+      if (round > 0) for (const [way, ms] of Object.entries(took)) stepScoring[way]!.push(ms);
+    }
+    const stepEngine = median(stepScoring.engine!);
+    const stepRow = (label: string, way: string) => {
+      const ms = median(stepScoring[way]!);
+      return `| ${label} | ${rate(ms)} (${ms.toFixed(0)} ms) | engine alone, one thread ${rate(stepEngine)} | ${(stepEngine / ms).toFixed(2)} | |`;
+    };
+    lines.push(stepRow('score endpoint on a temporal twin (daily ads -> visits -> sales), 100k steps by reference (`rowsFrom`, in the order of the time column)', 'reference'));
+    lines.push(stepRow('the same steps inline (`rows`, JSON records with their day)', 'inline'));
 
     // 3. Concurrent runs share the pool; runs cancelled right after submit end cancelled.
     const t3 = performance.now();

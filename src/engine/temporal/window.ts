@@ -94,7 +94,7 @@ export function windowWithKeptPast(model: TemporalModel, records: readonly Recor
   if (start === undefined) return windowOn(model, records, [], null);
   const kept: number[] = [];
   for (let step = Math.max(model.tail.from, start - model.maxLag); step < Math.min(start, model.steps); step++) kept.push(step);
-  const past = kept.map((step) => Object.fromEntries(model.variables.map((v) => [v.name, model.tail.values[v.name]?.[step - model.tail.from] ?? null])));
+  const past = kept.map((step) => keptRecord(model, step - model.tail.from));
   const times = placed.times === null ? null : [...kept.map((step) => model.tail.times[step - model.tail.from]!), ...placed.times];
   const window = windowOn(model, [...past, ...records], [...kept, ...placed.steps], times);
   const rowOf = window.rowOf.slice(kept.length);
@@ -123,9 +123,12 @@ function placeRecords(model: TemporalModel, records: readonly Record<string, Val
   return { times, steps };
 }
 
+/** The values of the kept tail's `index`-th step, by variable. */
+const keptRecord = (model: TemporalModel, index: number): Record<string, Value> => Object.fromEntries(model.variables.map((v) => [v.name, model.tail.values[v.name]?.[index] ?? null]));
+
 /** Steps [from, to) of the data the version keeps (indices into its tail), as a window on the version's own steps and times. */
 export function keptWindow(model: TemporalModel, from: number, to: number): SampleWindow {
-  const records = Array.from({ length: to - from }, (_, k) => Object.fromEntries(model.variables.map((v) => [v.name, model.tail.values[v.name]?.[from + k] ?? null])));
+  const records = Array.from({ length: to - from }, (_, k) => keptRecord(model, from + k));
   const window = sampleWindow(model, records);
   return { ...window, steps: window.steps.map((_, r) => model.tail.from + from + r), times: model.tail.times.slice(from, to) };
 }
