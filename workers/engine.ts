@@ -49,7 +49,7 @@ async function dispatch(task: EngineTask): Promise<EngineResults[EngineTask['kin
         return task.rows === undefined ? outcome : { ...outcome, results: {}, rowResults: rowResultsOf(outcome.results, task.rows.nRows) };
       });
     case 'score':
-      return answer(task.port, task.seed, (context) => (isPanelModel(task.model) ? runPanelScore(task.model, task.question, task.rows, context) : runScore(task.model, task.question, task.rows, context)));
+      return answer(task.port, task.seed, (context) => (isPanelModel(task.model) ? runPanelScore(task.model, task.question, task.rows, context, task.unknownEnvironments) : runScore(task.model, task.question, task.rows, context)));
   }
 }
 

@@ -23,7 +23,7 @@ export type EngineTask =
    * A chunk of a scoring run's rows (frame on shared memory), scored back as columns; on a static panel the rows carry
    * their environment (ROW_ENVIRONMENT) and each is scored by its environment's network.
    */
-  | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; seed: number; port?: MessagePort };
+  | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; seed: number; unknownEnvironments?: 'pooled' | 'unscorable'; port?: MessagePort };
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
 export type ClassOfModel = Omit<ClassInput, 'kernels'>;

@@ -259,13 +259,14 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
         'filtered and limited, read by the run). Rows are scored in chunks on every pool worker and written as the run\'s results table in the data store ' +
         '(`verdict`, `<target>_predicted`, `drivers`, `changes`, `reachable`, and any `keepColumns`). Answers 202 with a run; read it with ' +
         'GET .../simulations/{runId}/score (digest and pages), or stream it with GET .../simulations/{runId}/rows/export/{format}. ' +
-        'Every twin kind scores. On a panel each row is scored with the mechanisms of the ' +
-        'environment its environment columns name (inline: every row names one or none; by reference: the data must have the columns), a row naming ' +
-        'no environment of the twin with the pooled mechanisms (the run\'s `details.unknownEnvironmentRows` counts them), and each row summary starts ' +
-        'with its environment key. On a temporal twin the rows are steps: inline in time order (times under the time column or `timestamp`, or none: ' +
-        'the last steps of the data) or by reference (ordered by the twin\'s time column, which the data must have; rows without a time are left out), ' +
+        'Every twin kind scores. On a static panel each row is scored with the mechanisms of the environment its environment columns name (inline: ' +
+        'every row names an environment of the version, or none does and all use the pooled mechanisms; by reference: the data must have the columns, ' +
+        'and a row naming an environment the twin never saw uses the pooled mechanisms, counted in the run\'s `details.unknownEnvironmentRows`); each ' +
+        'row summary starts with its environment key (or `no environment of the twin`). On a temporal twin the rows are steps: inline in time order (times under the time column or `timestamp`, or none: ' +
+        'the last steps of the data) or by reference (ordered by the twin\'s time column, which the data must have; rows without a time are left out, ' +
+        'rows that share a time answer 422), ' +
         'each scored at its own step from the same step\'s values and the steps before it (the rows before it; before the ' +
-        'first row, the data the version keeps; a step the rows skip is missing); drivers may name past values (`sales⟨t-1⟩`) and seasonal terms, and ' +
+        'first row, the data the version keeps; a step the rows skip is missing, and a row whose target needs it is `unscorable`); drivers may name past values (`sales⟨t-1⟩`) and seasonal terms, and ' +
         'changes fall on the row\'s own values only. A temporal panel\'s rows each name their environment and are scored as a temporal twin\'s, each ' +
         'environment\'s rows after its own past (by reference: ordered by environment, then time; a row naming no environment of the twin is `unscorable`).',
       tags,

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { ScoreRequestBody, SimulationAccepted, SimulationRunSummary, SubmitSimulation } from '../../schemas/simulations.js';
 import type { Principal } from '../auth/principal.js';
 import type { ScoreDigest, ScoredRow, SweepResult } from '../engine/inference/outcome.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, type FieldError, notFound } from '../errors.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import type { JobService } from '../jobs/service.js';
 import type { CursorCodec } from '../lib/cursor.js';
@@ -96,7 +96,7 @@ export class SimulationService {
     const refusal = request.rowsFrom === undefined ? null : kind.scoring.byReference(trained);
     if (refusal !== null) throw new AppError('validation_failed', refusal, { errors: [{ location: 'body/rowsFrom', message: refusal }] });
     const rowErrors = kind.scoring.rowRules(trained, request.rows ?? []).map((e) => ({ location: `body/rows${e.location}`, message: e.message }));
-    if (rowErrors.length > 0) throw new AppError('validation_failed', `The scoring request is invalid: ${rowErrors.map((e) => `${e.location}: ${e.message}`).join('; ')}`, { errors: rowErrors });
+    if (rowErrors.length > 0) throw invalidScoreRequest(rowErrors);
     // The counterfactual rules cover rows, targets and constraints: a score request is checked as one, its errors
     // located in the score body (rows by reference are checked against the data instead: an empty record stands in).
     const counterfactual = familyOf('counterfactual');
@@ -364,10 +364,11 @@ function inScoreBody(check: () => void): void {
   } catch (error) {
     if (!(error instanceof AppError) || error.extras.errors === undefined) throw error;
     const relocate = (location: string) => location.replace(/^body\/scenario\/samples/, 'body/rows').replace(/^body\/scenario/, 'body');
-    const errors = error.extras.errors.map((e) => ({ ...e, location: relocate(e.location) }));
-    throw new AppError(error.code, `The scoring request is invalid: ${errors.map((e) => `${e.location}: ${e.message}`).join('; ')}`, { ...error.extras, errors });
+    throw invalidScoreRequest(error.extras.errors.map((e) => ({ ...e, location: relocate(e.location) })));
   }
 }
+
+const invalidScoreRequest = (errors: FieldError[]) => new AppError('validation_failed', `The scoring request is invalid: ${errors.map((e) => `${e.location}: ${e.message}`).join('; ')}`, { errors });
 
 /** A version answers questions once it is trained. */
 function requireTrained(versionLabel: string, model: unknown) {

@@ -105,7 +105,24 @@ test('a temporal twin scores rows read by reference in time order, chunk after c
   assert.equal(compared, records.length, 'the row without a day is left out');
   const kept = (await app.call({ method: 'GET', url: `${twin.simulations}/${byReference.id}/rows?limit=3` })).body.data;
   assert.deepEqual(kept.map((r: { id: string }) => r.id), ['d0', 'd1', 'd2'], 'rows in time order');
-  const refused = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, rowsFrom: { sourceId: (await app.call({ method: 'POST', url: `/api/v1/workspaces/${twin.ws}/sources/from-data`, body: { name: 'no days', rows: [{ ads: 1, visits: 2, sales: 3 }] } })).body.data.id } } });
-  assert.equal(refused.status, 422, JSON.stringify(refused.body));
-  assert.match(refused.body.errors[0].message, /time column 'day'/);
+  const refused = async (rows: Array<Record<string, unknown>>, message: RegExp) => {
+    const data = await app.call({ method: 'POST', url: `/api/v1/workspaces/${twin.ws}/sources/from-data`, body: { name: 'steps', rows } });
+    const response = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, rowsFrom: { sourceId: data.body.data.id } } });
+    assert.equal(response.status, 422, JSON.stringify(response.body));
+    assert.equal(response.body.errors[0].location, 'body/rowsFrom');
+    assert.match(response.body.errors[0].message, message);
+  };
+  await refused([{ ads: 1, visits: 2, sales: 3 }], /time column 'day'/);
+  // Learning combines rows that share a day; scoring answers each row, so the data must say which one is the day's.
+  await refused([records[0]!, records[1]!, { ...records[1]!, sales: 70 }], /2 rows share one time .*2\d{3}-\d\d-\d\d.*combine them in a dataset/);
+  // Two rows on one day at different hours pass the submit and fail the run, saying which row of the data.
+  const hours = await app.call({ method: 'POST', url: `/api/v1/workspaces/${twin.ws}/sources/from-data`, body: { name: 'hours', rows: records.slice(0, 3).flatMap((r) => [{ ...r, day: `${r.day}T06:00:00Z` }, { ...r, day: `${r.day}T18:00:00Z` }]) } });
+  const split = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, rowsFrom: { sourceId: hours.body.data.id } } });
+  assert.equal(split.status, 202, JSON.stringify(split.body));
+  const failed = await waitForRun(twin, split.body.data.runId);
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.error, /the data's row \d in time order \(day 2\d{3}-\d\d-\d\d \d\d:00:00(\.000)?\): two records fall on one day step/);
+  // A series whose target's only same-step input is absent still has the target's own past to read.
+  const onlySales = await app.call({ method: 'POST', url: `/api/v1/workspaces/${twin.ws}/sources/from-data`, body: { name: 'sales only', rows: records.slice(0, 20).map(({ day, sales }) => ({ day, sales })) } });
+  assert.equal((await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, rowsFrom: { sourceId: onlySales.body.data.id } } })).status, 202);
 });

@@ -38,6 +38,8 @@ export interface Scorer {
   network: CbnModel;
   answering: CbnModel | PanelModel;
   environments?: PanelRouting;
+  /** On a panel, what a row naming no environment of the twin gets: the pooled mechanisms (default), or `unscorable`. */
+  unknownEnvironments?: 'pooled' | 'unscorable';
   fixed: string[];
   /**
    * Rows that are steps of a series (a temporal twin's): read by reference in time order as records of `variables`
@@ -90,6 +92,26 @@ export async function runScore(model: CbnModel, question: ScoreQuestion, observe
   }
   context.hooks.progress?.(1, 'done');
   return scored;
+}
+
+/** Rows judged unscorable without a look (`summary` says why): no prediction, driver or change. */
+export function unscorableColumns(n: number, targets: number, variables: number, summary: string): ScoredColumns {
+  return {
+    nRows: n,
+    verdicts: new Uint8Array(n).fill(UNSCORABLE),
+    predictions: Array.from({ length: targets }, () => new Float64Array(n).fill(Number.NaN)),
+    driversPerRow: DRIVERS_PER_ROW,
+    driverNodes: new Int32Array(n * DRIVERS_PER_ROW).fill(-1),
+    driverContributions: new Float64Array(n * DRIVERS_PER_ROW),
+    changeStart: new Int32Array(n + 1),
+    changeNodes: new Int32Array(0),
+    changeFrom: new Float64Array(0),
+    changeTo: new Float64Array(0),
+    reachable: new Int8Array(n).fill(-1),
+    driverSums: new Float64Array(variables),
+    topCounts: new Int32Array(variables),
+    summaries: Array.from({ length: Math.min(n, SUMMARISED_ROWS) }, () => summary),
+  };
 }
 
 /** Row r of scored columns as a reader sees it (variables by name, classes by label). */

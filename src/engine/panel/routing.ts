@@ -42,7 +42,23 @@ export function routeRows(panel: PanelModel, frame: Frame): RoutedRows {
 export const routedNetwork = (panel: PanelModel, code: number): CbnModel => (code < 0 ? panel.pooled : environmentModel(panel, panel.environments[code]!.key));
 
 /** A description of a routed group for people: its environment key, or that the pooled mechanisms answered it. */
-export const routedLabel = (panel: PanelModel, code: number): string => (code < 0 ? 'no environment of the twin (pooled mechanisms)' : panel.environments[code]!.key);
+export const routedLabel = (panel: PanelModel, code: number): string => (code < 0 ? 'no environment of the twin' : panel.environments[code]!.key);
+
+/** Whether a record names an environment: a value in every environment column. */
+export const namesEnvironment = (record: Readonly<Record<string, unknown>>, columns: readonly string[]): boolean =>
+  columns.every((column) => record[column] !== undefined && record[column] !== null);
+
+/** Record indices by the environment key each names, in the records' order. */
+export function recordsByEnvironment(records: ReadonlyArray<Readonly<Record<string, unknown>>>, columns: readonly string[]): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  records.forEach((record, i) => {
+    const key = rowEnvironment(record, columns);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [i]);
+    else group.push(i);
+  });
+  return groups;
+}
 
 /**
  * The ROW_ENVIRONMENT column of records that may name their environment in the panel's environment columns: the
@@ -52,8 +68,7 @@ export function recordEnvironments(records: ReadonlyArray<Readonly<Record<string
   const index = new Map(keys.map((key, i) => [key, i]));
   const codes = new Int32Array(records.length);
   records.forEach((record, r) => {
-    const named = columns.every((column) => record[column] !== undefined && record[column] !== null);
-    codes[r] = named ? index.get(rowEnvironment(record, columns)) ?? -1 : -1;
+    codes[r] = namesEnvironment(record, columns) ? index.get(rowEnvironment(record, columns)) ?? -1 : -1;
   });
   return { name: ROW_ENVIRONMENT, kind: 'categorical', codes, categories: [...keys] };
 }

@@ -6,17 +6,26 @@
 import { selectRows } from '../frame.js';
 import type { InferenceContext, ScoredColumns } from '../inference/outcome.js';
 import type { ScoreQuestion } from '../inference/scenario.js';
-import { runScore } from '../inference/score.js';
+import { runScore, unscorableColumns } from '../inference/score.js';
 import { SUMMARISED_ROWS } from '../inference/score-digest.js';
 import type { Frame } from '../types.js';
 import type { PanelModel } from './model.js';
 import { routedLabel, routedNetwork, routeRows } from './routing.js';
 
-export async function runPanelScore(panel: PanelModel, question: ScoreQuestion, frame: Frame, context: InferenceContext): Promise<ScoredColumns> {
+/**
+ * `unknown`: what the rows naming no environment of the twin get, the pooled network's answer or, where the
+ * environment is what gives a row its meaning (a temporal panel's past), the verdict unscorable.
+ */
+export async function runPanelScore(panel: PanelModel, question: ScoreQuestion, frame: Frame, context: InferenceContext, unknown: 'pooled' | 'unscorable' = 'pooled'): Promise<ScoredColumns> {
   const { variables, groups } = routeRows(panel, frame);
   const parts: Array<{ rows: number[]; label: string; scored: ScoredColumns }> = [];
   let done = 0;
   for (const [code, rows] of groups) {
+    if (code < 0 && unknown === 'unscorable') {
+      const reason = 'Unscorable: the row names no environment of the twin, so it has no environment\'s past to follow.';
+      parts.push({ rows, label: routedLabel(panel, code), scored: unscorableColumns(rows.length, question.targets.length, panel.pooled.nodes.length, reason) });
+      continue;
+    }
     const hooks: InferenceContext['hooks'] = {
       progress: (fraction, state) => context.hooks.progress?.((done + fraction * rows.length) / frame.nRows, state),
       ...(context.hooks.aborted === undefined ? {} : { aborted: context.hooks.aborted }),

@@ -4,7 +4,7 @@ import type { FamilyEngine, FamilyOutcome, InferenceContext, ResultRecord } from
 import { rowEnvironment } from '../../engine/panel/keys.js';
 import { environmentModel, isPanelModel, type PanelModel } from '../../engine/panel/model.js';
 import { perEnvironment } from '../../engine/panel/questions.js';
-import { routedNetwork, routeRows } from '../../engine/panel/routing.js';
+import { namesEnvironment, recordsByEnvironment, routedNetwork, routeRows } from '../../engine/panel/routing.js';
 import type { CbnModel, Frame } from '../../engine/types.js';
 import { selectRows } from '../../engine/frame.js';
 
@@ -19,7 +19,7 @@ export default {
     if (!isPanelModel(model)) return runPrediction(model, scenario, context);
     if (context.rows !== undefined) return byRowEnvironment(model, scenario, context.rows, context);
     const first = scenario.sample?.[0];
-    const routed = first !== undefined && model.environmentColumns.length > 0 && model.environmentColumns.every((column) => first[column] !== undefined && first[column] !== null);
+    const routed = first !== undefined && model.environmentColumns.length > 0 && namesEnvironment(first, model.environmentColumns);
     return routed ? byRecord(model, scenario, context) : perPlace.run(model, scenario, context);
   },
 } satisfies FamilyEngine<CbnModel | PanelModel, PredictionScenario>;
@@ -31,8 +31,7 @@ export default {
 async function byRecord(model: PanelModel, scenario: PredictionScenario, context: InferenceContext): Promise<FamilyOutcome> {
   const sample = scenario.sample!;
   const keys = sample.map((row) => rowEnvironment(row, model.environmentColumns));
-  const groups = new Map<string, number[]>();
-  keys.forEach((key, row) => groups.set(key, [...(groups.get(key) ?? []), row]));
+  const groups = recordsByEnvironment(sample, model.environmentColumns);
   const results: Record<string, ResultRecord[]> = {};
   const panelResults: Record<string, Record<string, ResultRecord[]>> = {};
   const environments: Record<string, { rows: number; summary: string }> = {};

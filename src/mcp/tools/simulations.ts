@@ -55,7 +55,7 @@ export const simulationTools: Tool[] = [
   }),
   defineTool({
     name: 'score_rows', title: 'Score rows against targets', scope: 'simulations:execute', effect: 'long',
-    description: 'Scores rows against targets on a trained version (on a panel each row by the environment it names; on temporal twins and panels the rows are consecutive steps in time order): meets, misses with the fewest changes that would meet, unscorable. Answers the run id.',
+    description: 'Scores rows against targets on a trained version (on a multi-environment twin each row by the environment it names; on a temporal twin or temporal panel the rows are steps in time order): meets, misses with the fewest changes that would meet, unscorable. Answers the run id.',
     input: { workspaceId: WorkspaceId, twinId: TwinId, versionId: VersionId, ...ScoreBody.properties }, output: SimulationAcceptedSchema,
     intent: (args) => `score ${Array.isArray(args.rows) ? args.rows.length : 0} rows on twin ${String(args.twinId)}`,
     follow: followRun,

@@ -50,6 +50,18 @@ const ENVIRONMENT_COLUMN = 'env';
 const TIME_COLUMN = 'time';
 
 /**
+ * The rows a batch reads, filtered and limited: in the data's own order, or a series in time order (a panel's each
+ * environment's rows together; rows without a time left out) before the data's order settles ties.
+ */
+function selection(compiled: CompiledDataset, condition: string | null, limit: number | undefined, timeColumn?: string, environmentColumns: readonly string[] = []) {
+  const time = timeColumn === undefined ? null : `s.${quoteColumn(timeColumn)}`;
+  const where = [...(condition === null ? [] : [condition]), ...(time === null ? [] : [`${time} IS NOT NULL`])];
+  const seriesOrder = time === null ? '' : `${[...environmentColumns.map((column) => `s.${quoteColumn(column)}`), time].join(', ')}, `;
+  return (sql: Parameters<CompiledDataset['relation']['sql']>[0]) =>
+    `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY ${seriesOrder}${orderBy(compiled.relation, 's')}${limit === undefined ? '' : ` LIMIT ${Math.floor(limit)}`}`;
+}
+
+/**
  * SQL of a row's environment code: its key built as environmentKey builds it (`column=value` joined by `;`, with
  * `%`, `;` and `=` percent-encoded; values as text), looked up among the panel's keys; -1 when it is none of them
  * (a value missing, or an environment the twin never saw).
@@ -76,7 +88,7 @@ export class BatchRows {
    * it, and at least one variable the prediction conditions on is a column (else every row would be the prior).
    */
   async check(principal: Principal, workspaceId: string, rowsFrom: RowsFrom, model: RowShape, targets: readonly string[], at = SCENARIO_ROWS_FROM, reads: { environmentColumns?: readonly string[]; timeColumn?: string } = {}): Promise<void> {
-    const { compiled } = await this.compile(principal, workspaceId, rowsFrom, at);
+    const { compiled, condition } = await this.compile(principal, workspaceId, rowsFrom, at);
     const where = `body/${at}`;
     const columns = new Set(compiled.relation.columns.map((c) => c.name));
     const environmentColumns = reads.environmentColumns ?? [];
@@ -89,13 +101,32 @@ export class BatchRows {
       const message = `the rows are steps of a series placed by the twin's time column '${reads.timeColumn}'; the data has no such column`;
       throw new AppError('validation_failed', message, { errors: [{ location: where, message }] });
     }
+    if (reads.timeColumn !== undefined) await this.oneRowPerTime(principal, rowsFrom, compiled, condition, reads.timeColumn, environmentColumns, where);
     const missing = (rowsFrom.keepColumns ?? []).flatMap((name, i) => (columns.has(name) ? [] : [{ location: `${where}/keepColumns/${i}`, message: `'${name}' is not a column of the data` }]));
     if (missing.length > 0) throw new AppError('validation_failed', missing[0]!.message, { errors: missing });
-    const inputs = model.nodes.filter((node) => !targets.includes(node.name) && columns.has(node.name));
+    // A series' targets are inputs too: their own past.
+    const inputs = model.nodes.filter((node) => (reads.timeColumn !== undefined || !targets.includes(node.name)) && columns.has(node.name));
     if (inputs.length === 0) {
       const message = `none of the twin's input variables (${model.nodes.filter((n) => !targets.includes(n.name)).slice(0, 8).map((n) => n.name).join(', ')}) is a column of the data`;
       throw new AppError('validation_failed', message, { errors: [{ location: where, message }] });
     }
+  }
+
+  /**
+   * A series is scored one row per step: rows that share a time (within an environment) are refused at submit,
+   * naming the first such time (learning combines them; scoring answers each row, so the data must say which).
+   */
+  private async oneRowPerTime(principal: Principal, rowsFrom: RowsFrom, compiled: CompiledDataset, condition: string | null, timeColumn: string, environmentColumns: readonly string[], where: string): Promise<void> {
+    const keys = [...environmentColumns, timeColumn].map((column) => `s.${quoteColumn(column)}`);
+    const rows = selection(compiled, condition, rowsFrom.limit, timeColumn, environmentColumns);
+    const [shared] = await this.data().query<{ at: string; n: number | string }>(
+      principal.organisationId,
+      (sql) => `SELECT toString(tuple(${keys.join(', ')})) AS at, count() AS n FROM (${rows(sql)}) AS s GROUP BY ${keys.join(', ')} HAVING n > 1 LIMIT 1`,
+      compiled.params.values,
+    );
+    if (shared === undefined) return;
+    const message = `${Number(shared.n)} rows share one time ${shared.at} (${[...environmentColumns, timeColumn].join(', ')}): a series is scored one row per step; combine them in a dataset or filter them out`;
+    throw new AppError('validation_failed', message, { errors: [{ location: where, message }] });
   }
 
   /** Stages the rows in one pass of the data engine (single-threaded, so row numbers follow the data's order). */
@@ -105,13 +136,7 @@ export class BatchRows {
     const store = this.data();
     const table = runTable('input', principal.organisationId, runId);
     const keepNames = rowsFrom.keepColumns ?? [];
-    // A series in time order (its rows without a time left out); other rows in the data's own order.
-    const time = series === undefined ? null : `s.${quoteColumn(series.timeColumn)}`;
-    const where = [...(condition === null ? [] : [condition]), ...(time === null ? [] : [`${time} IS NOT NULL`])];
-    // A panel's series: each environment's rows together, in time order.
-    const seriesOrder = time === null ? '' : `${[...(environments?.columns ?? []).map((column) => `s.${quoteColumn(column)}`), time].join(', ')}, `;
-    const inner = (sql: Parameters<CompiledDataset['relation']['sql']>[0]) =>
-      `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY ${seriesOrder}${orderBy(compiled.relation, 's')}${rowsFrom.limit === undefined ? '' : ` LIMIT ${Math.floor(rowsFrom.limit)}`}`;
+    const inner = selection(compiled, condition, rowsFrom.limit, series?.timeColumn, environments?.columns);
     const params: Record<string, unknown> = { ...compiled.params.values };
     const variables = model.nodes.map((node, i) => {
       if (!present.has(node.name)) return 'nan';
@@ -134,7 +159,7 @@ export class BatchRows {
     const select = [
       ...variables.map((expression, i) => `${expression} AS ${variableColumn(i)}`),
       ...(environments === undefined ? [] : [`${environmentCode(environments, params)} AS ${ENVIRONMENT_COLUMN}`]),
-      ...(time === null ? [] : [`toString(${time}) AS ${TIME_COLUMN}`]),
+      ...(series === undefined ? [] : [`toString(s.${quoteColumn(series.timeColumn)}) AS ${TIME_COLUMN}`]),
       ...keepNames.map((name, i) => `s.${quoteColumn(name)} AS ${keptColumn(i)}`),
     ];
     await store.insertSelect(table, (sql) => `SELECT rowNumberInAllBlocks() AS row, ${select.join(', ')} FROM (${inner(sql)}) AS s`, params, { singleThreaded: true, signal });

@@ -9,6 +9,7 @@ import type { RowShape, ScoredRecord } from '../../engine/inference/score.js';
 import type { CbnModel, Frame, FrameColumn } from '../../engine/types.js';
 import type { Principal } from '../../auth/principal.js';
 import type { DataStore } from '../../store/data/port.js';
+import { AppError } from '../../errors.js';
 import { BatchResults, type ResultColumn, type RowsTableRecord } from './results.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
 import { BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
@@ -128,8 +129,15 @@ export class BatchExecution {
   /** Rows [from, to) of a staged series as a frame over the network, the rows before them read for their lags. */
   private async seriesChunk(staged: StagedRows, series: NonNullable<BatchTask['series']>, from: number, to: number, signal: AbortSignal): Promise<Frame> {
     const start = Math.max(0, from - series.lookBack);
-    const frame = series.frame(await this.rows.records(staged, series.variables, start, to, signal));
-    return shared(sliceFrame(frame, from - start, frame.nRows));
+    const records = await this.rows.records(staged, series.variables, start, to, signal);
+    try {
+      const frame = series.frame(records);
+      return shared(sliceFrame(frame, from - start, frame.nRows));
+    } catch (error) {
+      // A window's problem is located among this chunk's records: said of the data's rows in time order.
+      if (!(error instanceof AppError)) throw error;
+      throw new AppError(error.code, error.detail.replace(/^\/rows\/(\d+)/, (_, i: string) => `the data's row ${start + Number(i) + 1} in time order (${series.timeColumn} ${String(records[Number(i)]?.[series.timeColumn] ?? '')})`));
+    }
   }
 
   /** Drops every table a batch run makes (a failed, cancelled or deleted run). */

@@ -12,7 +12,6 @@ import type { ScoredRecord, Scorer } from '../../engine/inference/score.js';
 import { DEFAULT_MAX_CHANGES } from '../../engine/inference/search.js';
 import { ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
-import type { PanelModel } from '../../engine/panel/model.js';
 import type { CbnModel, Frame } from '../../engine/types.js';
 import type { ResultColumn, RowsTableRecord } from './results.js';
 import { RowBinaryWriter } from './row-binary.js';
@@ -42,7 +41,7 @@ const SCORE_CHUNK_ROWS = 10_000;
 export async function runScoreBatch(batch: BatchExecution, task: Omit<BatchTask, 'rows'>, input: ScoreInput, scorer: Scorer, inline: (rows: ScoredRecord[]) => Frame): Promise<ScoreOutcome> {
   const { rows, rowsFrom, type: _type, ...question } = input;
   const fixed = Object.fromEntries(scorer.fixed.map((name) => [name, { type: 'fixed' as const }]));
-  const answers = new ScoreAnswers(task.model, scorer.answering, { ...question, constraints: { ...question.constraints, ...fixed } });
+  const answers = new ScoreAnswers(task.model, scorer, { ...question, constraints: { ...question.constraints, ...fixed } });
   let unknownInline = 0;
   const frame = () => {
     const built = inline(rows ?? []);
@@ -53,7 +52,7 @@ export async function runScoreBatch(batch: BatchExecution, task: Omit<BatchTask,
   const unknown = run.unknownEnvironmentRows ?? unknownInline;
   const summary = answers.tally.summary(question.maxChanges ?? DEFAULT_MAX_CHANGES);
   const note = 'Each row\'s verdict, predictions, drivers and changes: GET .../simulations/{id}/score pages them with the digest, .../rows/export/{format} streams the table.';
-  const routed = task.environments === undefined ? [] : [environmentNote(task.environments, unknown, task.series !== undefined)];
+  const routed = task.environments === undefined ? [] : [environmentNote(task.environments, unknown, scorer.unknownEnvironments ?? 'pooled')];
   const details = { rows: run.rows, chunks: run.chunks, ...(task.environments === undefined ? {} : { routing: 'byRecord' as const, unknownEnvironmentRows: unknown }) };
   return { record: run.record!, digest: answers.tally.digest(), summary: { ...summary, keyPoints: [...summary.keyPoints, ...routed, note] }, details };
 }
@@ -68,10 +67,10 @@ function countUnknown(frame: Frame): number {
 }
 
 /** How the rows were routed; rows naming no environment of the twin take the pooled mechanisms, or in a series are unscorable (no environment's past to follow). */
-function environmentNote(environments: PanelRouting, unknown: number, series: boolean): string {
+function environmentNote(environments: PanelRouting, unknown: number, fate: NonNullable<Scorer['unknownEnvironments']>): string {
   const were = unknown === 1 ? 'was' : 'were';
-  const fate = series ? `could not be scored (${were} unscorable: no environment's past to follow)` : `${were} scored with the pooled mechanisms`;
-  const pooled = unknown === 0 ? '' : `; ${unknown} row${unknown === 1 ? '' : 's'} named no environment of the twin and ${fate}`;
+  const what = fate === 'unscorable' ? `could not be scored (${were} unscorable: no environment's past to follow)` : `${were} scored with the pooled mechanisms`;
+  const pooled = unknown === 0 ? '' : `; ${unknown} row${unknown === 1 ? '' : 's'} named no environment of the twin and ${what}`;
   return `Each row was scored with the mechanisms of the environment its ${environments.columns.join(', ')} name${environments.columns.length === 1 ? 's' : ''}${pooled}.`;
 }
 
@@ -83,7 +82,7 @@ class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
   /** Variable names as JSON strings, written into every row's drivers and changes. */
   private readonly names: string[];
 
-  constructor(private readonly model: CbnModel, private readonly answering: CbnModel | PanelModel, private readonly question: ScoreQuestion) {
+  constructor(private readonly model: CbnModel, private readonly scorer: Scorer, private readonly question: ScoreQuestion) {
     this.tally = new ScoreTally(model);
     this.names = model.nodes.map((node) => JSON.stringify(node.name));
     this.targets = question.targets.map((t) => {
@@ -101,7 +100,8 @@ class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
   }
 
   answer(pool: ComputePool, rows: Frame, seed: number, signal: AbortSignal): Promise<ScoredColumns> {
-    return pool.run({ kind: 'score', model: this.answering, question: this.question, rows, seed }, { signal });
+    const unknown = this.scorer.unknownEnvironments === undefined ? {} : { unknownEnvironments: this.scorer.unknownEnvironments };
+    return pool.run({ kind: 'score', model: this.scorer.answering, question: this.question, rows, seed, ...unknown }, { signal });
   }
 
   add(offset: number, scored: ScoredColumns): void {

@@ -8,14 +8,13 @@ import type { FieldError } from '../../../errors.js';
 import { rowEnvironmentRules } from '../../../families/shared/panel.js';
 import { frameFromRecords } from '../../../engine/inference/scm.js';
 import type { ScoredRecord } from '../../../engine/inference/score.js';
-import { rowEnvironment } from '../../../engine/panel/keys.js';
 import type { PanelModel } from '../../../engine/panel/model.js';
-import { panelRouting, recordEnvironments } from '../../../engine/panel/routing.js';
+import { namesEnvironment, panelRouting, recordEnvironments, recordsByEnvironment } from '../../../engine/panel/routing.js';
 import { type TemporalPanelModel, environmentTemporalModel } from '../../../engine/panel/temporal.js';
 import { timeKeys, windowProblem } from '../../../engine/temporal/window.js';
 import type { CategoricalColumn, CbnModel, ContinuousColumn, Frame, FrameColumn } from '../../../engine/types.js';
 import type { KindScoring } from '../kind.js';
-import { pastAndSeasons, stepFrame } from '../temporal/scoring.js';
+import { pastAndSeasons, seriesOf, seriesRefusal, stepFrame } from '../temporal/scoring.js';
 
 type Panel = { environmentColumns: string[]; environments: ReadonlyArray<{ key: string }> };
 
@@ -36,47 +35,40 @@ export const panelScoring: KindScoring<PanelModel> = {
 };
 
 export const temporalPanelScoring: KindScoring<TemporalPanelModel> = {
-  byReference: (model) => (model.timeColumn === undefined ? 'this version does not record its time column (learned before scoring by reference): send the rows inline, or relearn it' : null),
+  byReference: seriesRefusal,
   // The network over the lagged design as a static panel (the histories stay behind: the frames carry the past); by
   // reference, each environment's rows in time order, each chunk with the maxLag rows before it.
   scorer: (model) => ({
     network: model.pooled,
     answering: { kind: 'panel', environmentColumns: model.environmentColumns, pooled: model.pooled, environments: model.environments.map(({ history: _history, ...environment }) => environment) },
     environments: panelRouting(model),
+    // A row naming no environment of the twin has no past to follow.
+    unknownEnvironments: 'unscorable',
     fixed: pastAndSeasons(model, model.pooled),
-    ...(model.timeColumn === undefined ? {} : { series: { timeColumn: model.timeColumn, lookBack: model.maxLag, variables: { nodes: model.variables } } }),
+    ...seriesOf(model),
   }),
   rowKeys: (model) => [...model.environmentColumns, ...timeKeys(model.timeColumn)],
   rowRules: (model, rows) => {
     const named = namingRules(model, rows);
     if (named.length > 0) return named;
-    if (rows.length > 0 && model.environmentColumns.some((column) => rows[0]![column] === undefined || rows[0]![column] === null)) {
+    if (rows.length > 0 && !namesEnvironment(rows[0]!, model.environmentColumns)) {
       return [{ location: '/0', message: `each row names its environment (${model.environmentColumns.join(', ')}): a temporal panel scores an environment's rows after its own past` }];
     }
-    for (const [key, indices] of byEnvironment(model, rows)) {
+    for (const [key, indices] of recordsByEnvironment(rows, model.environmentColumns)) {
       const problem = windowProblem(environmentTemporalModel(model, key), indices.map((i) => rows[i]!));
       // The problem's first segment is an index among this environment's rows: located at the row given.
       if (problem !== null) return [{ location: problem.location.replace(/^\/(\d+)/, (_, i: string) => `/${indices[Number(i)]!}`), message: `${key}: ${problem.message}` }];
     }
     return [];
   },
-  // Rows naming no environment of the twin (read by reference) have no past to follow: left missing, unscorable.
+  // Rows naming no environment of the twin (read by reference) have no past to follow: left missing, and the
+  // scorer answers them unscorable.
   inlineFrame: (model, rows) => {
     const known = new Set(panelRouting(model).keys);
-    const parts = [...byEnvironment(model, rows)].filter(([key]) => known.has(key)).map(([key, indices]) => ({ indices, frame: stepFrame(environmentTemporalModel(model, key), indices.map((i) => rows[i]!)) }));
+    const parts = [...recordsByEnvironment(rows, model.environmentColumns)].filter(([key]) => known.has(key)).map(([key, indices]) => ({ indices, frame: stepFrame(environmentTemporalModel(model, key), indices.map((i) => rows[i]!)) }));
     return { nRows: rows.length, columns: [...scattered(model.pooled, rows.length, parts), recordEnvironments(rows, model.environmentColumns, panelRouting(model).keys)] };
   },
 };
-
-/** Row indices per environment key, in the rows' order. */
-function byEnvironment(model: Panel, rows: readonly ScoredRecord[]): Map<string, number[]> {
-  const groups = new Map<string, number[]>();
-  rows.forEach((row, i) => {
-    const key = rowEnvironment(row, model.environmentColumns);
-    groups.set(key, [...(groups.get(key) ?? []), i]);
-  });
-  return groups;
-}
 
 /** Frames over the network, each for some of the rows, as one frame in the rows' order (rows in none: missing). */
 function scattered(network: CbnModel, n: number, parts: ReadonlyArray<{ indices: number[]; frame: Frame }>): FrameColumn[] {

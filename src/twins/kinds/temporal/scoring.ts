@@ -8,7 +8,7 @@ import { selectRows } from '../../../engine/frame.js';
 import type { Frame } from '../../../engine/types.js';
 import type { TemporalModel } from '../../../engine/temporal/model.js';
 import { designOf, timeKeys, windowProblem, windowWithKeptPast } from '../../../engine/temporal/window.js';
-import type { ScoredRecord } from '../../../engine/inference/score.js';
+import type { ScoredRecord, Scorer } from '../../../engine/inference/score.js';
 import type { KindScoring } from '../kind.js';
 
 /** The nodes of a temporal model's network that are not its variables at the step: past values and seasonal terms. */
@@ -24,15 +24,19 @@ export function stepFrame(model: TemporalModel, rows: readonly ScoredRecord[], a
   return selectRows(designOf(model, window), window.rowOf);
 }
 
+type Timed = Pick<TemporalModel, 'timeColumn' | 'maxLag' | 'variables'>;
+
+/** Why a temporal model's rows cannot be read by reference (it does not record its time column), or null. */
+export const seriesRefusal = (model: Timed): string | null =>
+  model.timeColumn === undefined ? 'this version does not record its time column (learned before scoring by reference): send the rows inline, or relearn it' : null;
+
+/** How rows by reference are read as a series: in the order of the time column, each chunk with the maxLag rows before it. */
+export const seriesOf = (model: Timed): Pick<Scorer, 'series'> =>
+  model.timeColumn === undefined ? {} : { series: { timeColumn: model.timeColumn, lookBack: model.maxLag, variables: { nodes: model.variables } } };
+
 export const temporalScoring: KindScoring<TemporalModel> = {
-  byReference: (model) => (model.timeColumn === undefined ? 'this version does not record its time column (learned before scoring by reference): send the rows inline, or relearn it' : null),
-  // By reference: the rows in time order, each chunk with the maxLag rows before it.
-  scorer: (model) => ({
-    network: model.cbn,
-    answering: model.cbn,
-    fixed: pastAndSeasons(model, model.cbn),
-    ...(model.timeColumn === undefined ? {} : { series: { timeColumn: model.timeColumn, lookBack: model.maxLag, variables: { nodes: model.variables } } }),
-  }),
+  byReference: seriesRefusal,
+  scorer: (model) => ({ network: model.cbn, answering: model.cbn, fixed: pastAndSeasons(model, model.cbn), ...seriesOf(model) }),
   rowKeys: (model) => timeKeys(model.timeColumn),
   rowRules: (model, rows) => {
     const problem = windowProblem(model, rows);
