@@ -136,7 +136,10 @@ export class BatchExecution {
     } catch (error) {
       // A window's problem is located among this chunk's records: said of the data's rows in time order.
       if (!(error instanceof AppError)) throw error;
-      throw new AppError(error.code, error.detail.replace(/^\/rows\/(\d+)/, (_, i: string) => `the data's row ${start + Number(i) + 1} in time order (${series.timeColumn} ${String(records[Number(i)]?.[series.timeColumn] ?? '')})`));
+      const located = (i: string | undefined) => (i === undefined
+        ? `the data's rows ${start + 1} to ${start + records.length} in time order`
+        : `the data's row ${start + Number(i) + 1} in time order (${series.timeColumn} ${String(records[Number(i)]?.[series.timeColumn] ?? '')})`);
+      throw new AppError(error.code, error.detail.replace(/^\/rows(?:\/(\d+))?/, (_, i: string | undefined) => located(i)));
     }
   }
 
