@@ -137,13 +137,7 @@ export class SimulationExecution {
     const scoring = twinKind(twinType).scoring;
     if (scoring === undefined) throw new JobError(`This service no longer scores rows on ${twinType} twins`);
     const scorer = scoring.scorer(model);
-    const frame = (rows: ScoredRecord[]) => scoring.inlineFrame(model, rows);
-    const task = {
-      ...this.batchTask(context, scorer.network),
-      ...(scorer.environments === undefined ? {} : { environments: scorer.environments }),
-      ...(scorer.series === undefined ? {} : { series: { ...scorer.series, frame } }),
-    };
-    const outcome = await runScoreBatch(this.batch, task, input, scorer, frame);
+    const outcome = await runScoreBatch(this.batch, this.batchTask(context, scorer.network), input, scorer, (rows: ScoredRecord[]) => scoring.inlineFrame(model, rows));
     const details = { digest: outcome.digest, targets: input.targets.map((t) => t.variable), ...outcome.details, resultsTable: tableOf(outcome.record), seed: params.seed };
     await this.saveBatch(context, JSON.stringify({ [params.versionLabel]: { results: {}, changepoints: {}, history: {}, details } }));
     return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };

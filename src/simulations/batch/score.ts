@@ -35,11 +35,17 @@ export interface ScoreOutcome {
 const SCORE_CHUNK_ROWS = 10_000;
 
 /**
- * The rows scored by a kind's scorer: read as its network (task.model, with task.environments on a panel), answered
- * by what it names on the pool, no change proposed to its fixed nodes; `inline` builds the frame of inline rows.
+ * The rows scored by a kind's scorer: read as its network (`base.model`; on a panel with their environment, a series
+ * in time order), answered by what it names on the pool, no change proposed to its fixed nodes; `inline` builds the
+ * frame of inline rows (and of a series' chunks read by reference).
  */
-export async function runScoreBatch(batch: BatchExecution, task: Omit<BatchTask, 'rows'>, input: ScoreInput, scorer: Scorer, inline: (rows: ScoredRecord[]) => Frame): Promise<ScoreOutcome> {
+export async function runScoreBatch(batch: BatchExecution, base: Omit<BatchTask, 'rows'>, input: ScoreInput, scorer: Scorer, inline: (rows: ScoredRecord[]) => Frame): Promise<ScoreOutcome> {
   const { rows, rowsFrom, type: _type, ...question } = input;
+  const task = {
+    ...base,
+    ...(scorer.environments === undefined ? {} : { environments: scorer.environments }),
+    ...(scorer.series === undefined ? {} : { series: { ...scorer.series, frame: inline } }),
+  };
   const fixed = Object.fromEntries(scorer.fixed.map((name) => [name, { type: 'fixed' as const }]));
   const answers = new ScoreAnswers(task.model, scorer, { ...question, constraints: { ...question.constraints, ...fixed } });
   let unknownInline = 0;

@@ -1,8 +1,7 @@
 /**
  * Scoring rows on a temporal twin: the rows are steps, inline in time order or read by reference (ordered by the time
- * column); each is scored at its own step by
- * the model's network over the lagged design (its values, the steps before it, the seasons), the past and the
- * seasons fixed so that the changes proposed fall on the row's own values.
+ * column); each is scored at its own step by the model's network over the lagged design (its values, the steps before
+ * it, the seasons), the past and the seasons fixed so that the changes proposed fall on the row's own values.
  */
 import { selectRows } from '../../../engine/frame.js';
 import type { Frame } from '../../../engine/types.js';
