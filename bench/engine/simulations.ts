@@ -145,7 +145,7 @@ async function main(): Promise<void> {
     const sitesSource = (await call('POST', `/workspaces/${ws}/sources`, { name: 'rows with sites', dataFormat: 'Tabular', ontologyMode: 'manual' })).data.id;
     await call('POST', `/workspaces/${ws}/sources/${sitesSource}/upload?fileName=sites-rows.csv`, [['site', ...inputs].join(','), ...rows.map((row, r) => [`s${r % SITES}`, ...inputs.map((name) => row[name])].join(','))].join('\n'), 'text/csv');
     const byReferencePanel = { type: 'prediction', rowsFrom: { sourceId: sitesSource }, targetVars: [small.outcome] };
-    const BATCH_ROUNDS = Math.min(ROUNDS, 3);
+    const BATCH_ROUNDS = Math.min(ROUNDS, 5);
     // Bodies are serialised before the clock starts (a client does that on its own machine), and completion is
     // polled every 20 ms on the run's status (GET .../status: the record without its 100k-row scenario).
     const untilDone = async (runId: string) => {

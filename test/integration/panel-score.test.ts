@@ -51,6 +51,10 @@ test('a static panel scores each row by the mechanisms of the environment it nam
   const byReference = await scoredRows(twin, { rowsFrom: { sourceId: source.body.data.id, keepColumns: ['id'] }, targets });
   assert.deepEqual(byReference.rows.slice(0, 2), mixed.rows.slice(0, 2));
   assert.equal(byReference.run.outputs['1.0.0'].details.unknownEnvironmentRows, 1);
+  // Nothing kept: read straight from the data by its row key, the environment codes counted as the chunks are read.
+  const direct = await scoredRows(twin, { rowsFrom: { sourceId: source.body.data.id }, targets });
+  assert.deepEqual(direct.rows, byReference.rows);
+  assert.equal(direct.run.outputs['1.0.0'].details.unknownEnvironmentRows, 1);
   assert.match(byReference.run.resultsSummary.keyPoints.join(' '), /1 row named no environment of the twin and was scored with the pooled mechanisms/);
   const pooled = await scoredRows(twin, { rows: [inputs], targets });
   assert.equal(pooled.run.outputs['1.0.0'].details.unknownEnvironmentRows, 1);

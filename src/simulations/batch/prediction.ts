@@ -60,7 +60,7 @@ export async function runPredictionBatch(batch: BatchExecution, task: Omit<Batch
   const environments = run.unknownEnvironmentRows === undefined
     ? ''
     : ` Each row was predicted with the mechanisms of the environment its environment columns name${unknown > 0 ? `; ${unknown} row${unknown === 1 ? '' : 's'} named no environment of the twin and used the pooled mechanisms` : ''}.`;
-  const note = `The row results are a table in the data store${run.staged ? ' (the rows were read from it)' : ''}: GET .../simulations/{id}/rows pages them, .../rows/export/{format} streams them.${environments}`;
+  const note = `The row results are a table in the data store${run.byReference ? ' (the rows were read from it)' : ''}: GET .../simulations/{id}/rows pages them, .../rows/export/{format} streams them.${environments}`;
   return { record: run.record, summary: answers.tally.summary(confidenceLevel, answers.method, note), details };
 }
 

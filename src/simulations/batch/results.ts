@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { AppError } from '../../errors.js';
 import { type ColumnSpec, type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
-import { type StagedRows, keptColumn } from './rows-from.js';
+import { type KeptInput, keptColumn } from './input.js';
 import { runTable, tableExists } from './tables.js';
 
 /** A column of a batch's answers: the name a reader sees, the stored column and its type. */
@@ -39,7 +39,8 @@ export class BatchResults {
   constructor(private readonly data: () => DataStore) {}
 
   /** Creates the run's results table (and its chunk table when input columns are kept beside the results). */
-  async create(organisationId: string, runId: string, answers: readonly ResultColumn[], keep: StagedRows['keep']): Promise<ResultsWriter> {
+  async create(organisationId: string, runId: string, answers: readonly ResultColumn[], kept: KeptInput | null): Promise<ResultsWriter> {
+    const keep = kept?.columns ?? [];
     const taken = new Set(['row', ...answers.map((c) => c.name)]);
     const clash = keep.find((column) => taken.has(column.name));
     if (clash !== undefined) throw new AppError('validation_failed', `keepColumns: '${clash.name}' is also the name of a result column; rename it in a dataset or leave it out`);
@@ -57,7 +58,7 @@ export class BatchResults {
       ...keep.map((column, i) => ({ name: column.name, column: keptColumn(i) })),
       ...answers.map(({ name, column }) => ({ name, column })),
     ];
-    return new ResultsWriter(store, results, keep.length > 0 ? { table: chunk, columns: chunkColumns } : null, columns);
+    return new ResultsWriter(store, results, kept === null || keep.length === 0 ? null : { table: chunk, columns: chunkColumns, kept }, columns);
   }
 
   /** One page of rows after `after` (a row number), in row order. */
@@ -110,7 +111,7 @@ export class ResultsWriter {
     private readonly store: DataStore,
     readonly table: TableRef,
     /** Where a chunk waits to be joined with its kept input columns (null: nothing kept, chunks go straight in). */
-    private readonly chunk: { table: TableRef; columns: ColumnSpec[] } | null,
+    private readonly chunk: { table: TableRef; columns: ColumnSpec[]; kept: KeptInput } | null,
     readonly columns: RowsTableRecord['columns'],
   ) {}
 
@@ -118,17 +119,17 @@ export class ResultsWriter {
    * The rows [offset, offset + rows) of a chunk, `body` their RowBinary (`row`, then the answers' columns); kept
    * input columns are joined in from the staged input.
    */
-  async write(offset: number, rows: number, body: Buffer, staged: StagedRows | null, signal: AbortSignal): Promise<void> {
-    if (this.chunk === null || staged === null) {
+  async write(offset: number, rows: number, body: Buffer, signal: AbortSignal): Promise<void> {
+    if (this.chunk === null) {
       await this.store.insertRowBinary(this.table, body);
       return;
     }
-    const { table: chunk, columns } = this.chunk;
+    const { table: chunk, columns, kept } = this.chunk;
     await this.store.insertRowBinary(chunk, body);
-    const select = ['c.row', ...staged.keep.map((_, i) => `i.${keptColumn(i)}`), ...columns.slice(1).map((c) => `c.${c.name}`)];
+    const select = ['c.row', ...kept.columns.map((_, i) => `i.${keptColumn(i)}`), ...columns.slice(1).map((c) => `c.${c.name}`)];
     await this.store.insertSelect(
       this.table,
-      (sql) => `SELECT ${select.join(', ')} FROM ${sql.table(chunk.tableId)} AS c INNER JOIN (SELECT * FROM ${sql.table(staged.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64}) AS i ON i.row = c.row`,
+      (sql) => `SELECT ${select.join(', ')} FROM ${sql.table(chunk.tableId)} AS c INNER JOIN (SELECT * FROM ${sql.table(kept.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64}) AS i ON i.row = c.row`,
       { from: offset, to: offset + rows },
       { signal },
     );

@@ -12,7 +12,9 @@ import type { DataStore } from '../../store/data/port.js';
 import { AppError } from '../../errors.js';
 import { BatchResults, type ResultColumn, type RowsTableRecord } from './results.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
-import { BatchRows, type RowsFrom, type StagedRows } from './rows-from.js';
+import type { BatchInput } from './input.js';
+import { BatchRows, type RowsFrom } from './rows-from.js';
+import type { StagedInput } from './staged.js';
 import { runTable } from './tables.js';
 
 /**
@@ -49,7 +51,7 @@ export interface BatchTask {
    * frame row per record), of which the chunk's own rows are answered.
    */
   series?: { timeColumn: string; lookBack: number; variables: RowShape; frame(records: ScoredRecord[]): Frame };
-  /** Where the rows come from: the data store (staged), or the request (a frame built on demand). */
+  /** Where the rows come from: the data store, or the request (a frame built on demand). */
   rows: { from: RowsFrom } | { inline: () => Frame };
   seed: number;
   signal: AbortSignal;
@@ -62,7 +64,7 @@ export interface BatchRun {
   rows: number;
   chunks: number;
   /** Whether the rows were read from the data store. */
-  staged: boolean;
+  byReference: boolean;
   /** On a panel: the rows that named no environment of the twin (answered by its pooled mechanisms). */
   unknownEnvironmentRows?: number;
 }
@@ -83,14 +85,19 @@ export class BatchExecution {
   async run<R extends { nRows: number }>(task: BatchTask, answers: ChunkAnswers<R>): Promise<BatchRun> {
     const { principal, runId, model, signal } = task;
     const organisationId = principal.organisationId;
-    let staged: StagedRows | null = null;
+    let input: BatchInput | null = null;
     try {
       task.progress(0.06, 'reading rows');
       const series = task.series;
-      staged = 'from' in task.rows ? await this.rows.stage(principal, task.workspaceId, runId, task.rows.from, series?.variables ?? model, signal, task.environments, series === undefined ? undefined : { timeColumn: series.timeColumn }) : null;
+      let staged: StagedInput | null = null;
+      if ('from' in task.rows) {
+        const from = task.rows.from;
+        if (series === undefined) input = await this.rows.open(principal, task.workspaceId, runId, from, model, signal, task.environments);
+        else input = staged = await this.rows.stageSeries(principal, task.workspaceId, runId, from, series.variables, series.timeColumn, signal, task.environments);
+      }
       const inline = 'inline' in task.rows ? shared(task.rows.inline()) : null;
-      const total = staged?.rows ?? inline!.nRows;
-      const writer = answers.columns === null ? null : await this.results.create(organisationId, runId, answers.columns, staged?.keep ?? []);
+      const total = input?.rows ?? inline!.nRows;
+      const writer = answers.columns === null ? null : await this.results.create(organisationId, runId, answers.columns, input?.kept ?? null);
       const pool = this.compute();
       const inFlight: Array<{ offset: number; answer: Promise<R> }> = [];
       let done = 0;
@@ -99,7 +106,7 @@ export class BatchExecution {
         const { offset, answer } = inFlight.shift()!;
         const results = await answer;
         answers.add(offset, results);
-        if (writer !== null) await writer.write(offset, results.nRows, answers.encode(offset, results), staged, signal);
+        if (writer !== null) await writer.write(offset, results.nRows, answers.encode(offset, results), signal);
         done += results.nRows;
         task.progress(0.1 + 0.85 * (done / Math.max(total, 1)), answers.progress(done, total));
       };
@@ -107,7 +114,7 @@ export class BatchExecution {
       for (let offset = 0; offset < total; offset += answers.chunkRows) {
         signal.throwIfAborted();
         const to = Math.min(total, offset + answers.chunkRows);
-        const rows = staged === null ? sliceFrame(inline!, offset, to) : series === undefined ? await this.rows.chunk(staged, model, offset, to, signal) : await this.seriesChunk(staged, series, offset, to, signal);
+        const rows = input === null ? sliceFrame(inline!, offset, to) : staged !== null ? await this.seriesChunk(staged, series!, offset, to, signal) : await input.chunk(offset, to, signal);
         const answer = answers.answer(pool, rows, task.seed + chunks++, signal);
         // Settled later, in order; a rejection is never left unobserved meanwhile.
         answer.catch(() => undefined);
@@ -115,8 +122,9 @@ export class BatchExecution {
         if (inFlight.length >= pool.size) await takeOldest();
       }
       while (inFlight.length > 0) await takeOldest();
-      if (staged !== null) await this.data().dropTable(staged.table);
-      const counts = { rows: total, chunks, staged: staged !== null, ...(staged?.environments === undefined ? {} : { unknownEnvironmentRows: staged.environments.unknownRows }) };
+      await input?.close();
+      const unknownEnvironmentRows = input?.unknownEnvironmentRows();
+      const counts = { rows: total, chunks, byReference: input !== null, ...(unknownEnvironmentRows === undefined ? {} : { unknownEnvironmentRows }) };
       if (writer === null) return counts;
       await writer.finish();
       return { record: { tableId: writer.table.tableId, rows: total, columns: writer.columns }, ...counts };
@@ -127,9 +135,9 @@ export class BatchExecution {
   }
 
   /** Rows [from, to) of a staged series as a frame over the network, the rows before them read for their lags. */
-  private async seriesChunk(staged: StagedRows, series: NonNullable<BatchTask['series']>, from: number, to: number, signal: AbortSignal): Promise<Frame> {
+  private async seriesChunk(staged: StagedInput, series: NonNullable<BatchTask['series']>, from: number, to: number, signal: AbortSignal): Promise<Frame> {
     const start = Math.max(0, from - series.lookBack);
-    const records = await this.rows.records(staged, series.variables, start, to, signal);
+    const records = await staged.records(start, to, signal);
     try {
       const frame = series.frame(records);
       return shared(sliceFrame(frame, from - start, frame.nRows));

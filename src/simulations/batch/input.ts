@@ -1,0 +1,116 @@
+/**
+ * A batch's rows by reference, as the run reads them: how many, chunk after chunk as frames over the model's
+ * variables, and where the data's columns kept beside the answers come from. Two ways in: staged once as numbered
+ * rows (staged.ts), or read straight from the data chunk by chunk on its row key (keyset.ts). This module holds what
+ * both read with: the SQL of the selection and of each cell, and the RowBinary decoding of a chunk.
+ */
+import { orderBy } from '../../datasets/compiler/operations.js';
+import type { CompiledDataset } from '../../datasets/compiler/compile.js';
+import { environmentKey, ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
+import type { PanelRouting } from '../../engine/panel/routing.js';
+import type { RowShape } from '../../engine/inference/score.js';
+import type { Frame, FrameColumn } from '../../engine/types.js';
+import { type TableRef, quoteColumn } from '../../store/data/port.js';
+
+/** The data's columns kept beside each row's answers: a staged table holding them by row (`row`, keptColumn(i)). */
+export interface KeptInput {
+  table: TableRef;
+  columns: Array<{ name: string; type: string }>;
+}
+
+export interface BatchInput {
+  /** How many rows the batch answers. */
+  readonly rows: number;
+  readonly kept: KeptInput | null;
+  /** Rows [from, to) as a frame over the model's variables (on a panel, with ROW_ENVIRONMENT), on SharedArrayBuffers; read in order. */
+  chunk(from: number, to: number, signal: AbortSignal): Promise<Frame>;
+  /** On a panel: the rows read so far that name no environment of the twin (every row's, once all are read). */
+  unknownEnvironmentRows(): number | undefined;
+  /** Drops what the input made in the data store. */
+  close(): Promise<void>;
+}
+
+/** The column of the i-th kept column of the data, in the staged input and the results table. */
+export const keptColumn = (i: number) => `k${i}`;
+
+type Sql = Parameters<CompiledDataset['relation']['sql']>[0];
+
+/**
+ * The rows a batch reads, filtered and limited: in the data's own order, or a series in time order (a panel's each
+ * environment's rows together; rows without a time left out) before the data's order settles ties.
+ */
+export function selection(compiled: CompiledDataset, condition: string | null, limit: number | undefined, timeColumn?: string, environmentColumns: readonly string[] = []) {
+  const time = timeColumn === undefined ? null : `s.${quoteColumn(timeColumn)}`;
+  const where = [...(condition === null ? [] : [condition]), ...(time === null ? [] : [`${time} IS NOT NULL`])];
+  const seriesOrder = time === null ? '' : `${[...environmentColumns.map((column) => `s.${quoteColumn(column)}`), time].join(', ')}, `;
+  return (sql: Sql) =>
+    `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY ${seriesOrder}${orderBy(compiled.relation, 's')}${limit === undefined ? '' : ` LIMIT ${Math.floor(limit)}`}`;
+}
+
+/**
+ * SQL of each of the model's variables of a row `s` as Float64: a number as it is (NaN when missing or not a
+ * number), a category as its code in the model's list (-1 when missing or unknown), NaN for a variable the data
+ * lacks. Category lists are bound into `params`.
+ */
+export function variableCells(model: RowShape, compiled: CompiledDataset, params: Record<string, unknown>): string[] {
+  const present = new Set(compiled.relation.columns.map((c) => c.name));
+  return model.nodes.map((node, i) => {
+    if (!present.has(node.name)) return 'nan';
+    const column = `s.${quoteColumn(node.name)}`;
+    if (node.kind === 'continuous') return `ifNull(accurateCastOrNull(${column}, 'Float64'), nan)`;
+    params[`batch_c${i}`] = node.categories;
+    return `toFloat64(indexOf({batch_c${i}:Array(String)}, toString(${column})) - 1)`;
+  });
+}
+
+/**
+ * SQL of a row's environment code: its key built as environmentKey builds it (`column=value` joined by `;`, with
+ * `%`, `;` and `=` percent-encoded; values as text), looked up among the panel's keys; -1 when it is none of them
+ * (a value missing, or an environment the twin never saw).
+ */
+export function environmentCode(environments: PanelRouting, params: Record<string, unknown>): string {
+  const escape = (text: string) => `replaceAll(replaceAll(replaceAll(${text}, '%', '%25'), ';', '%3B'), '=', '%3D')`;
+  params.batch_env_keys = environments.keys;
+  const parts = environments.columns.map((column, i) => {
+    params[`batch_env_p${i}`] = environmentKey([column], { [column]: '' });
+    return `concat({batch_env_p${i}:String}, ${escape(`toString(s.${quoteColumn(column)})`)})`;
+  });
+  const key = parts.length === 1 ? parts[0]! : `concat(${parts.join(", ';', ")})`;
+  return `toFloat64(indexOf({batch_env_keys:Array(String)}, ${key}) - 1)`;
+}
+
+/**
+ * A chunk read as RowBinary rows of Float64 cells: the model's variables, then (on a panel) the environment code,
+ * then `extra` cells the caller reads itself; as a frame on SharedArrayBuffers, with the rows' cells for the caller.
+ */
+export function chunkFrame(bytes: Buffer, model: RowShape, environmentKeys: readonly string[] | undefined, extra = 0): { frame: Frame; cells: Float64Array; width: number } {
+  const width = model.nodes.length + (environmentKeys === undefined ? 0 : 1) + extra;
+  const n = Math.floor(bytes.length / (8 * width));
+  // Copied once into an aligned buffer: RowBinary is little-endian Float64, row after row.
+  const cells = new Float64Array(n * width);
+  new Uint8Array(cells.buffer).set(bytes.subarray(0, n * width * 8));
+  const columns = model.nodes.map((node, j): FrameColumn => {
+    if (node.kind === 'continuous') {
+      const values = new Float64Array(new SharedArrayBuffer(n * 8));
+      for (let r = 0; r < n; r++) values[r] = cells[r * width + j]!;
+      return { name: node.name, kind: 'continuous', values };
+    }
+    const codes = new Int32Array(new SharedArrayBuffer(n * 4));
+    for (let r = 0; r < n; r++) codes[r] = cells[r * width + j]!;
+    return { name: node.name, kind: 'categorical', codes, categories: [...node.categories] };
+  });
+  if (environmentKeys !== undefined) {
+    const j = model.nodes.length;
+    const codes = new Int32Array(new SharedArrayBuffer(n * 4));
+    for (let r = 0; r < n; r++) codes[r] = cells[r * width + j]!;
+    columns.push({ name: ROW_ENVIRONMENT, kind: 'categorical', codes, categories: [...environmentKeys] });
+  }
+  return { frame: { nRows: n, columns }, cells, width };
+}
+
+/** A readable's bytes, whole. */
+export async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,84 @@
+/**
+ * A batch's rows read straight from the data, chunk after chunk, by keyset on the data's row key: each read is
+ * the next `n` rows after the last key read (`key > after ORDER BY key LIMIT n`), which the engine answers from the
+ * key's index, reading in order and stopping early, whatever the batch's size. Nothing is staged, so the run starts
+ * answering at once and every read overlaps the pool's answers. Used when the data's order is its one row key (a
+ * source, or a dataset that neither sorts nor joins) and nothing is kept beside the answers; else staged.ts.
+ * A version's rows never change (a source version ends at a recorded batch), so the reads see one set of rows.
+ */
+import type { CompiledDataset } from '../../datasets/compiler/compile.js';
+import type { PanelRouting } from '../../engine/panel/routing.js';
+import type { RowShape } from '../../engine/inference/score.js';
+import type { Frame } from '../../engine/types.js';
+import { AppError } from '../../errors.js';
+import { type DataStore, quoteColumn } from '../../store/data/port.js';
+import { type BatchInput, chunkFrame, environmentCode, readAll, variableCells } from './input.js';
+
+/** What a keyset read needs: the data (its order its one row key), the filter and limit, what of each row. */
+export interface KeysetPlan {
+  organisationId: string;
+  compiled: CompiledDataset;
+  condition: string | null;
+  limit: number | undefined;
+  model: RowShape;
+  environments?: PanelRouting;
+}
+
+/** Whether rows of the data can be read by keyset: its order is its one row key (no sort of the user's, no join). */
+export const readableByKey = (compiled: CompiledDataset) => compiled.relation.order.length === 0 && compiled.relation.keys.length === 1;
+
+export class KeysetInput implements BatchInput {
+  readonly kept = null;
+  /** The key of the last row read (-1 before the first read), and the rows read. */
+  private after = -1;
+  private read = 0;
+  private unknown = 0;
+
+  private constructor(
+    private readonly store: DataStore,
+    private readonly plan: KeysetPlan,
+    readonly rows: number,
+    private readonly sql: { cells: string[]; where: string; key: string; params: Record<string, unknown> },
+  ) {}
+
+  /** Counts the rows (one parallel pass over the filtered data) and readies the chunk query. */
+  static async open(store: DataStore, plan: KeysetPlan, signal: AbortSignal): Promise<KeysetInput> {
+    const { compiled, condition, environments } = plan;
+    const params: Record<string, unknown> = { ...compiled.params.values };
+    const cells = [...variableCells(plan.model, compiled, params), ...(environments === undefined ? [] : [environmentCode(environments, params)])];
+    const where = condition === null ? '' : `${condition} AND `;
+    const [counted] = await store.query<{ n: number | string }>(plan.organisationId, (sql) => `SELECT count() AS n FROM (${compiled.relation.sql(sql)}) AS s${condition === null ? '' : ` WHERE ${condition}`}`, compiled.params.values, { signal });
+    const rows = Math.min(Number(counted?.n ?? 0), plan.limit ?? Number.POSITIVE_INFINITY);
+    return new KeysetInput(store, plan, rows, { cells, where, key: `s.${quoteColumn(compiled.relation.keys[0]!)}`, params });
+  }
+
+  async chunk(from: number, to: number, signal: AbortSignal): Promise<Frame> {
+    if (from !== this.read) throw new Error(`a keyset input is read in order: rows from ${this.read}, not ${from}`);
+    const { cells, where, key, params } = this.sql;
+    const stream = await this.store.export(
+      this.plan.organisationId,
+      (sql) => `SELECT ${cells.map((cell, i) => `${cell} AS c${i}`).join(', ')}, toFloat64(${key}) AS row_key FROM (${this.plan.compiled.relation.sql(sql)}) AS s WHERE ${where}${key} > {batch_after:Int64} ORDER BY ${key} LIMIT ${to - from}`,
+      'RowBinary',
+      { ...params, batch_after: this.after },
+      { signal },
+    );
+    const { frame, cells: values, width } = chunkFrame(await readAll(stream), this.plan.model, this.plan.environments?.keys, 1);
+    if (frame.nRows !== to - from) {
+      throw new AppError('conflict', `The data changed while the batch read it: ${this.rows} rows were counted, and only ${from + frame.nRows} were there to read`);
+    }
+    this.after = values[frame.nRows * width - 1]!;
+    this.read = to;
+    if (this.plan.environments !== undefined) {
+      for (let r = 0; r < frame.nRows; r++) if (values[r * width + width - 2]! < 0) this.unknown++;
+    }
+    return frame;
+  }
+
+  unknownEnvironmentRows(): number | undefined {
+    return this.plan.environments === undefined ? undefined : this.unknown;
+  }
+
+  async close(): Promise<void> {
+    // Nothing was made in the data store.
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * A batch's rows read by keyset on the data's row key (src/simulations/batch/keyset.ts), on chDB: the chunks step
+ * over the keys a filter leaves out, stop at the limit, and a read that finds fewer rows than were counted fails
+ * the run rather than answering misplaced rows.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { CompiledDataset } from '../../../src/datasets/compiler/compile.js';
+import { Params } from '../../../src/datasets/compiler/params.js';
+import { AppError } from '../../../src/errors.js';
+import { newId } from '../../../src/lib/ids.js';
+import { KeysetInput } from '../../../src/simulations/batch/keyset.js';
+import { openChdbDataStore } from '../../../src/store/data/open.js';
+import type { DataStore, TableRef } from '../../../src/store/data/port.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'causa-keyset-'));
+let store: DataStore;
+const organisationId = newId('org');
+const table: TableRef = { organisationId, tableId: newId('src') };
+const signal = new AbortController().signal;
+const model = { nodes: [{ name: 'x', kind: 'continuous' as const }, { name: 'plan', kind: 'categorical' as const, categories: ['basic', 'premium'] }] };
+
+/** The table as a dataset compiles it: its row key, no sort of its own. */
+const compiled = (): CompiledDataset => ({
+  relation: {
+    columns: [{ name: 'x', type: 'number', subtype: null }, { name: 'plan', type: 'string', subtype: null }] as never,
+    keys: ['_causa_k0'],
+    order: [],
+    sql: (sql) => `SELECT _causa_row AS _causa_k0, x, plan FROM ${sql.table(table.tableId)}`,
+  },
+  params: new Params(),
+  sourceRelations: new Map(),
+  steps: [],
+});
+
+before(async () => {
+  store = openChdbDataStore(dir, 1);
+  await store.ensureTenant(organisationId);
+  await store.createTable(table, [{ name: '_causa_row', type: 'UInt64' }, { name: 'x', type: 'Nullable(Float64)' }, { name: 'plan', type: 'Nullable(String)' }], ['_causa_row']);
+  // Row keys 10, 20, ..., 1000: x is the key / 10; every third row premium, every seventh x missing.
+  await store.insertSelect(table, () => `SELECT (number + 1) * 10, if((number + 1) % 7 = 0, NULL, number + 1), if(number % 3 = 0, 'premium', 'basic') FROM numbers(100)`);
+});
+after(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('chunks follow the row key over the rows a filter keeps, up to the limit', async () => {
+  const input = await KeysetInput.open(store, { organisationId, compiled: compiled(), condition: `s.plan = 'basic'`, limit: 60, model }, signal);
+  assert.equal(input.rows, 60);
+  const xs: number[] = [];
+  for (let from = 0; from < input.rows; from += 25) {
+    const frame = await input.chunk(from, Math.min(input.rows, from + 25), signal);
+    const [x, plan] = frame.columns;
+    assert.ok(x?.kind === 'continuous' && plan?.kind === 'categorical');
+    assert.ok([...plan.codes].every((code) => code === 0));
+    xs.push(...x.values);
+  }
+  const expected = Array.from({ length: 100 }, (_, n) => n).filter((n) => n % 3 !== 0).slice(0, 60).map((n) => ((n + 1) % 7 === 0 ? Number.NaN : n + 1));
+  assert.deepEqual(xs, expected);
+  assert.equal(input.unknownEnvironmentRows(), undefined);
+});
+
+test('a read that finds fewer rows than were counted fails, saying the data changed', async () => {
+  const input = await KeysetInput.open(store, { organisationId, compiled: compiled(), condition: null, limit: undefined, model }, signal);
+  assert.equal(input.rows, 100);
+  await input.chunk(0, 50, signal);
+  await store.deleteRowsFrom(table, '_causa_row', 800);
+  await assert.rejects(input.chunk(50, 100, signal), (error: unknown) => error instanceof AppError && error.code === 'conflict' && /changed while the batch read it/.test(error.message));
+});
