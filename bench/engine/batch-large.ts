@@ -108,9 +108,10 @@ async function main(): Promise<void> {
         `linear SCM (19 input columns) uploaded as a CSV file by curl from its own process (${uploadS.toFixed(1)} s), then each run by reference ` +
         `over that source, from submit to the status poll that sees it completed. Memory is the service process's (the runs' workers are ` +
         `threads of it), sampled every 100 ms. Rerun with \`make bench-batch-large\`.\n\n${table}\n\n` +
-        'Reading: a batch reads its rows chunk by chunk from a staged copy in the data store and writes its answers chunk by chunk, so ' +
-        'the JS heap holds a chunk per worker whatever the batch size; the RSS growth is the data engine staging and writing the ' +
-        'tables. Scoring costs more per row than prediction: every row that misses gets a re-simulated change search.\n',
+        'Reading: a batch reads its rows chunk by chunk straight from the source (the next chunk after the last row key read) and ' +
+        'writes its answers chunk by chunk, so the JS heap holds a chunk per worker whatever the batch size; the RSS growth is the ' +
+        'data engine reading the source and writing the results table. Scoring costs more per row than prediction: every row that ' +
+        'misses gets a re-simulated change search.\n',
     );
   } finally {
     rmSync(path, { force: true });

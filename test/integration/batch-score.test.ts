@@ -138,4 +138,20 @@ test('a scoring request takes exactly one of rows and rowsFrom, and its referenc
   const inline = await run({ rows: chosen.map(({ id: _id, ...row }) => row) });
   assert.equal(byDataset.length, 40);
   assert.deepEqual(byDataset, inline);
+
+  // A sorted dataset is read in its own order (staged once, not by row key), its kept columns beside each row.
+  const sorted = await app.call({
+    method: 'POST', url: `${API}/workspaces/${twin.ws}/datasets`,
+    body: { name: 'by w', sources: [{ id: scoring.id }], operations: [{ sourceId: scoring.id, config: { type: 'sort', keys: [{ column: 'w', direction: 'desc' }] } }] },
+  });
+  assert.equal(sorted.status, 201, JSON.stringify(sorted.body));
+  const accepted = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, rowsFrom: { datasetId: sorted.body.data.id, limit: 30, keepColumns: ['id'] } } });
+  assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+  const done = await waitForRun(twin, accepted.body.data.runId);
+  assert.equal(done.status, 'completed', done.error);
+  const table = (await app.call({ method: 'GET', url: `${twin.simulations}/${done.id}/rows?limit=100` })).body.data as Array<Record<string, any>>;
+  const top = [...rows].sort((p, q) => Number(q.w) - Number(p.w)).slice(0, 30);
+  assert.deepEqual(table.map((row) => row.id), top.map((row) => row.id));
+  const topInline = await run({ rows: top.map(({ id: _id, ...row }) => row) });
+  assert.deepEqual(table.map((row) => row.verdict), topInline.map((row: { verdict: string }) => row.verdict));
 });

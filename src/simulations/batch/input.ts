@@ -10,12 +10,16 @@ import { environmentKey, ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
 import type { RowShape } from '../../engine/inference/score.js';
 import type { Frame, FrameColumn } from '../../engine/types.js';
-import { type TableRef, quoteColumn } from '../../store/data/port.js';
+import { type DataStore, type SqlBuilder, quoteColumn } from '../../store/data/port.js';
 
-/** The data's columns kept beside each row's answers: a staged table holding them by row (`row`, keptColumn(i)). */
+/** The data's columns kept beside each row's answers (`keepColumns`), with their storage types. */
 export interface KeptInput {
-  table: TableRef;
   columns: Array<{ name: string; type: string }>;
+  /**
+   * A read of rows [from, to)'s kept columns, each row's position as `row` and its columns as keptColumn(i), over
+   * tables of the run's organisation; joined to the chunk's answers on `row`. Asked once per chunk, after its read.
+   */
+  rows(from: number, to: number): { sql: SqlBuilder; params: Record<string, unknown> };
 }
 
 export interface BatchInput {
@@ -32,6 +36,13 @@ export interface BatchInput {
 
 /** The column of the i-th kept column of the data, in the staged input and the results table. */
 export const keptColumn = (i: number) => `k${i}`;
+
+/** The storage types of the kept columns of the data (as the data engine reads them). */
+export async function keptTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, names: readonly string[]): Promise<KeptInput['columns']> {
+  if (names.length === 0) return [];
+  const described = await store.query<{ type: string }>(organisationId, (sql) => `DESCRIBE (SELECT ${names.map((name) => `s.${quoteColumn(name)}`).join(', ')} FROM (${compiled.relation.sql(sql)}) AS s)`, compiled.params.values);
+  return names.map((name, i) => ({ name, type: described[i]?.type ?? 'Nullable(String)' }));
+}
 
 type Sql = Parameters<CompiledDataset['relation']['sql']>[0];
 

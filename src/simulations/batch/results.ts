@@ -117,7 +117,7 @@ export class ResultsWriter {
 
   /**
    * The rows [offset, offset + rows) of a chunk, `body` their RowBinary (`row`, then the answers' columns); kept
-   * input columns are joined in from the staged input.
+   * input columns are joined in from the data (kept.rows).
    */
   async write(offset: number, rows: number, body: Buffer, signal: AbortSignal): Promise<void> {
     if (this.chunk === null) {
@@ -127,10 +127,11 @@ export class ResultsWriter {
     const { table: chunk, columns, kept } = this.chunk;
     await this.store.insertRowBinary(chunk, body);
     const select = ['c.row', ...kept.columns.map((_, i) => `i.${keptColumn(i)}`), ...columns.slice(1).map((c) => `c.${c.name}`)];
+    const input = kept.rows(offset, offset + rows);
     await this.store.insertSelect(
       this.table,
-      (sql) => `SELECT ${select.join(', ')} FROM ${sql.table(chunk.tableId)} AS c INNER JOIN (SELECT * FROM ${sql.table(kept.table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64}) AS i ON i.row = c.row`,
-      { from: offset, to: offset + rows },
+      (sql) => `SELECT ${select.join(', ')} FROM ${sql.table(chunk.tableId)} AS c INNER JOIN (${input.sql(sql)}) AS i ON i.row = c.row`,
+      input.params,
       { signal },
     );
     // Emptied for the next chunk (the port has no TRUNCATE: dropped and made again).

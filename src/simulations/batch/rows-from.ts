@@ -76,14 +76,13 @@ export class BatchRows {
 
   /**
    * The rows of a batch that are not a series: read straight from the data by its row key when its order is that
-   * key and nothing is kept beside the answers (keyset.ts), else staged once (staged.ts).
+   * key (keyset.ts), else staged once (staged.ts).
    */
   async open(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: RowShape, signal: AbortSignal, environments?: PanelRouting): Promise<BatchInput> {
     const { compiled, condition } = await this.compile(principal, workspaceId, rowsFrom);
-    const plan = { organisationId: principal.organisationId, compiled, condition, limit: rowsFrom.limit, model, ...(environments === undefined ? {} : { environments }) };
-    const keep = rowsFrom.keepColumns ?? [];
-    if (keep.length === 0 && readableByKey(compiled)) return KeysetInput.open(this.data(), plan, signal);
-    return StagedInput.stage(this.data(), { ...plan, runId, keep }, signal);
+    const plan = { organisationId: principal.organisationId, compiled, condition, limit: rowsFrom.limit, keep: rowsFrom.keepColumns ?? [], model, ...(environments === undefined ? {} : { environments }) };
+    if (readableByKey(compiled)) return KeysetInput.open(this.data(), plan, signal);
+    return StagedInput.stage(this.data(), { ...plan, runId }, signal);
   }
 
   /** The rows of a series (a temporal twin's), staged in the order of its time column, each with its time. */

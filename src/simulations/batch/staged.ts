@@ -1,8 +1,7 @@
 /**
  * A batch's rows staged once in the data store as numbered rows (the model's variables as Float64, a panel row's
  * environment code, a series row's time, the kept columns), then read back chunk by chunk: the way in for a series
- * (read with the rows before each chunk), for kept columns (joined to the answers by row), and for data whose order
- * is not one row key. The staged table bounds the memory of a batch of any size: no chunk read re-runs the query.
+ * (read with the rows before each chunk) and for data whose order is not one row key (a sorted or joined dataset). The staged table bounds the memory of a batch of any size: no chunk read re-runs the query.
  */
 import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import { parseEnvironmentKey } from '../../engine/panel/keys.js';
@@ -10,7 +9,7 @@ import type { PanelRouting } from '../../engine/panel/routing.js';
 import type { RowShape, ScoredRecord } from '../../engine/inference/score.js';
 import type { Frame } from '../../engine/types.js';
 import { type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
-import { type BatchInput, type KeptInput, chunkFrame, environmentCode, keptColumn, readAll, selection, variableCells } from './input.js';
+import { type BatchInput, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, selection, variableCells } from './input.js';
 import { runTable } from './tables.js';
 
 /** What a staging reads: the data, filtered and limited, and what of each row. */
@@ -52,8 +51,7 @@ export class StagedInput implements BatchInput {
     const inner = selection(compiled, plan.condition, plan.limit, timeColumn, environments?.columns);
     const params: Record<string, unknown> = { ...compiled.params.values };
     const variables = variableCells(model, compiled, params);
-    const keepTypes = keepNames.length === 0 ? [] : await store.query<{ type: string }>(organisationId, (sql) => `DESCRIBE (SELECT ${keepNames.map((name) => `s.${quoteColumn(name)}`).join(', ')} FROM (${compiled.relation.sql(sql)}) AS s)`, compiled.params.values);
-    const keep = keepNames.map((name, i) => ({ name, type: keepTypes[i]?.type ?? 'Nullable(String)' }));
+    const keep = await keptTypes(store, organisationId, compiled, keepNames);
     await store.ensureTenant(organisationId);
     await store.dropTable(table);
     await store.createTable(table, [
@@ -74,7 +72,10 @@ export class StagedInput implements BatchInput {
     const [counted] = await store.query<{ n: number | string; unknown: number | string }>(organisationId, (sql) => `SELECT count() AS n, ${unknown} AS unknown FROM ${sql.table(table.tableId)}`, {}, { signal });
     return new StagedInput(
       store, table, model, Number(counted?.n ?? 0),
-      keep.length === 0 ? null : { table, columns: keep },
+      keep.length === 0 ? null : {
+        columns: keep,
+        rows: (from, to) => ({ sql: (sql) => `SELECT row, ${keep.map((_, i) => keptColumn(i)).join(', ')} FROM ${sql.table(table.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64}`, params: { from, to } }),
+      },
       environments === undefined ? undefined : { keys: environments.keys, unknownRows: Number(counted?.unknown ?? 0) },
       timeColumn,
     );

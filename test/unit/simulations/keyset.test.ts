@@ -1,6 +1,7 @@
 /**
  * A batch's rows read by keyset on the data's row key (src/simulations/batch/keyset.ts), on chDB: the chunks step
- * over the keys a filter leaves out, stop at the limit, and a read that finds fewer rows than were counted fails
+ * over the keys a filter leaves out and stop at the limit, each chunk's kept columns come back numbered as its rows
+ * were, and a read that finds fewer rows than were counted fails
  * the run rather than answering misplaced rows.
  */
 import assert from 'node:assert/strict';
@@ -48,24 +49,30 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('chunks follow the row key over the rows a filter keeps, up to the limit', async () => {
-  const input = await KeysetInput.open(store, { organisationId, compiled: compiled(), condition: `s.plan = 'basic'`, limit: 60, model }, signal);
+test('chunks follow the row key over the rows a filter keeps, up to the limit, with their kept columns', async () => {
+  const input = await KeysetInput.open(store, { organisationId, compiled: compiled(), condition: `s.plan = 'basic'`, limit: 60, keep: ['x'], model }, signal);
   assert.equal(input.rows, 60);
   const xs: number[] = [];
+  const kept: Array<{ row: number; k0: number | null }> = [];
   for (let from = 0; from < input.rows; from += 25) {
-    const frame = await input.chunk(from, Math.min(input.rows, from + 25), signal);
+    const to = Math.min(input.rows, from + 25);
+    const frame = await input.chunk(from, to, signal);
     const [x, plan] = frame.columns;
     assert.ok(x?.kind === 'continuous' && plan?.kind === 'categorical');
     assert.ok([...plan.codes].every((code) => code === 0));
     xs.push(...x.values);
+    // The kept columns of the chunk, read again by its key range: numbered from the chunk's first row.
+    const read = input.kept!.rows(from, to);
+    kept.push(...(await store.query<{ row: number | string; k0: number | null }>(organisationId, (sql) => `SELECT * FROM (${read.sql(sql)}) ORDER BY row`, read.params)).map((r) => ({ row: Number(r.row), k0: r.k0 })));
   }
   const expected = Array.from({ length: 100 }, (_, n) => n).filter((n) => n % 3 !== 0).slice(0, 60).map((n) => ((n + 1) % 7 === 0 ? Number.NaN : n + 1));
   assert.deepEqual(xs, expected);
+  assert.deepEqual(kept, expected.map((x, row) => ({ row, k0: Number.isNaN(x) ? null : x })));
   assert.equal(input.unknownEnvironmentRows(), undefined);
 });
 
 test('a read that finds fewer rows than were counted fails, saying the data changed', async () => {
-  const input = await KeysetInput.open(store, { organisationId, compiled: compiled(), condition: null, limit: undefined, model }, signal);
+  const input = await KeysetInput.open(store, { organisationId, compiled: compiled(), condition: null, limit: undefined, keep: [], model }, signal);
   assert.equal(input.rows, 100);
   await input.chunk(0, 50, signal);
   await store.deleteRowsFrom(table, '_causa_row', 800);
