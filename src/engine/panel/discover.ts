@@ -15,6 +15,7 @@ import type { CategoricalColumn, DiscoveredEdge, DiscoveryOptions, DiscoveryResu
 import { slopeAndSpreadChanges } from './context-edges.js';
 import { judgeEdges } from './evidence.js';
 import { familyMoments } from './moments.js';
+import { separatedWithinEnvironments } from './separate.js';
 
 /** The environment indicator's levels in the search at most (more environments are grouped). */
 const MAX_INDICATOR_LEVELS = 24;
@@ -41,14 +42,16 @@ export function discoverPanel(frame: Frame, indicator: string, options: Discover
   const grouped = coarsened(frame, indicator);
   const result = discoverStatic(grouped, { ...options, forbidden: [...(options.forbidden ?? []), ...intoIndicator] }, kernels, hooks);
   const levels = result.edges.filter((e) => e.source === indicator).map((e) => e.target);
-  const held = withinEnvironments(frame, indicator, result.edges.filter((e) => e.source !== indicator), options);
+  const within = withinEnvironments(frame, indicator, options);
+  const held = within.held(result.edges.filter((e) => e.source !== indicator));
   // Slopes and spreads re-orient only what the search and the fixed graph left reversible.
   const background = { required: options.required ?? [], forbidden: options.forbidden ?? [] };
   const found = slopeAndSpreadChanges(grouped, indicator, held, levels, { alpha: options.alpha ?? DEFAULT_ALPHA, background }, kernels);
   const changing = [...levels, ...found.changing];
-  const all = [...found.edges, ...changing.map((target) => ({ source: indicator, target }))];
+  const edges = within.separated(found.edges, changing, found.changing);
+  const all = [...edges, ...changing.map((target) => ({ source: indicator, target }))];
   const orientations = edgeOrientations(names, all, background, [], [indicator]);
-  return { edges: found.edges, orientations: orientations.slice(0, found.edges.length), changing, stats: result.stats };
+  return { edges, orientations: orientations.slice(0, edges.length), changing, stats: result.stats };
 }
 
 /**
@@ -117,17 +120,23 @@ function kMeans(points: number[][], k: number): number[] {
 }
 
 /**
- * Drops the edges into continuous variables that hold in no environment (evidence.ts `absenceP` above alpha), twice
- * at most (a drop changes other families' conditioning). The pooled tests condition linearly with one slope for
- * all environments; where slopes differ across environments, a variable's other children look dependent on it
- * (pooled residuals keep each environment's slope difference), and the stratified test removes those edges.
- * Pinned edges stay.
+ * The pooled search's edges judged within environments (pinned edges stay). `held`: the edges into continuous
+ * variables that hold in no environment go (evidence.ts `absenceP` above alpha, twice at most: a drop changes other
+ * families' conditioning): the pooled tests condition linearly with one slope for all environments, and where slopes
+ * differ across environments a variable's other children look dependent on it (pooled residuals keep each
+ * environment's slope difference). `separated`: adjacencies a stratified test separates given some of their
+ * neighbours go too, and the graph is re-oriented around them (separate.ts), once every changing variable is known.
  */
-function withinEnvironments(frame: Frame, indicator: string, edges: DiscoveredEdge[], options: DiscoveryOptions): DiscoveredEdge[] {
+function withinEnvironments(frame: Frame, indicator: string, options: DiscoveryOptions) {
   const column = frame.columns.find((c) => c.name === indicator) as CategoricalColumn;
   const variables: Frame = { nRows: frame.nRows, columns: frame.columns.filter((c) => c.name !== indicator) };
   const pinned = new Set((options.required ?? []).map((e) => `${e.source}\u0000${e.target}`));
-  return heldSomewhere(variables, column.codes, column.categories.length, edges, pinned, options.alpha ?? DEFAULT_ALPHA);
+  const alpha = options.alpha ?? DEFAULT_ALPHA;
+  const count = column.categories.length;
+  return {
+    held: (edges: DiscoveredEdge[]) => heldSomewhere(variables, column.codes, count, edges, pinned, alpha),
+    separated: (edges: DiscoveredEdge[], changing: readonly string[], slopes: readonly string[]) => separatedWithinEnvironments(variables, column.codes, count, edges, changing, options.required ?? [], alpha, slopes),
+  };
 }
 
 /**

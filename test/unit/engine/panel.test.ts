@@ -10,6 +10,7 @@ import { discoverPanel } from '../../../src/engine/panel/discover.js';
 import { judgeEdges, presenceMixture } from '../../../src/engine/panel/evidence.js';
 import { evaluatePanel, fitPanel, randomSplit, statisticsPlan, shardStatistics } from '../../../src/engine/panel/fit.js';
 import { quantileCuts } from '../../../src/engine/panel/moments.js';
+import { separatedWithinEnvironments } from '../../../src/engine/panel/separate.js';
 import { environmentModel } from '../../../src/engine/panel/model.js';
 import { Rng } from '../../../src/engine/random.js';
 import type { Frame, NodeModel } from '../../../src/engine/types.js';
@@ -100,6 +101,48 @@ test('a few environments whose direct and indirect effects nearly cancel in the 
     const edges = found.edges.map((e) => `${e.source}->${e.target}`).sort();
     assert.deepEqual(edges, [...truth.edges].sort(), `${environments} environments, seed ${seed}: ${edges.join(', ')}`);
   }
+});
+
+test('a gated edge\'s slope difference makes the pooled search join a to e and turn b -> e round; within environments both are mended', () => {
+  // b -> e holds in half the environments: pooled with one slope, e's residuals keep b's environment-specific slope
+  // and look dependent on a. Within every environment a and e are independent given b (separate.ts).
+  for (const [environments, seed, rowSeed] of [[4, 4002, 5], [4, 4009, 12], [6, 6003, 6]] as const) {
+    const truth = panelTruth(environments, seed, { minRows: 150, maxRows: 300 });
+    const { withIndicator } = panelFrame(panelRows(truth, rowSeed), truth.keys);
+    const found = discoverPanel(withIndicator, INDICATOR, { alpha: 0.01 }, kernels);
+    const edges = found.edges.map((e) => `${e.source}->${e.target}`).sort();
+    assert.deepEqual(edges, [...truth.edges].sort(), `${environments} environments, seed ${seed}: ${edges.join(', ')}`);
+  }
+});
+
+test('paths that cancel exactly in every environment: the stratified tests leave the adjacency the search chose', () => {
+  // x -> y directly and x -> m -> w -> y, the two cancelling: x and y are independent, in every environment and
+  // pooled, though adjacent. Environments shift levels only; nothing should go.
+  const rng = new Rng(31);
+  const direct = -(1.1 * -1.4 * 0.66);
+  const columns: Record<string, number[]> = { x: [], m: [], w: [], y: [] };
+  const codes: number[] = [];
+  for (let e = 0; e < 10; e++) {
+    const level = rng.normal();
+    for (let r = 0; r < 300; r++) {
+      const x = level + rng.normal();
+      const m = 1.1 * x + rng.normal();
+      const w = -1.4 * m + rng.normal();
+      const y = direct * x + 0.66 * w + rng.normal();
+      columns.x!.push(x);
+      columns.m!.push(m);
+      columns.w!.push(w);
+      columns.y!.push(y);
+      codes.push(e);
+    }
+  }
+  const frame = frameOf(Object.entries(columns).map(([name, values]) => continuousColumn(name, values)));
+  const edges = [['x', 'm'], ['m', 'w'], ['w', 'y'], ['x', 'y']].map(([source, target]) => ({ source: source!, target: target!, strength: 0, orientationFromData: true }));
+  const kept = separatedWithinEnvironments(frame, Int32Array.from(codes), 10, edges, ['x'], [], 0.01);
+  assert.deepEqual(kept.map((e) => `${e.source}->${e.target}`), ['x->m', 'm->w', 'w->y', 'x->y']);
+  // The same adjacency where y's slopes are known to differ: judged within environments alone, it goes.
+  const judged = separatedWithinEnvironments(frame, Int32Array.from(codes), 10, edges, ['x', 'y'], [], 0.01, ['y']);
+  assert.ok(!judged.some((e) => e.source === 'x' && e.target === 'y'), judged.map((e) => `${e.source}->${e.target}`).join(', '));
 });
 
 test('partial pooling predicts the small environments better than fitting each alone', () => {
