@@ -135,7 +135,8 @@ function withinEnvironments(frame: Frame, indicator: string, options: DiscoveryO
   const count = column.categories.length;
   return {
     held: (edges: DiscoveredEdge[]) => heldSomewhere(variables, column.codes, count, edges, pinned, alpha),
-    separated: (edges: DiscoveredEdge[], changing: readonly string[], slopes: readonly string[]) => separatedWithinEnvironments(variables, column.codes, count, edges, changing, options.required ?? [], alpha, slopes),
+    separated: (edges: DiscoveredEdge[], changing: readonly string[], slopes: readonly string[]) =>
+      separatedWithinEnvironments(variables, column.codes, count, edges, changing, { required: options.required ?? [], forbidden: options.forbidden ?? [] }, alpha, slopes),
   };
 }
 

@@ -23,6 +23,7 @@ import { type Knowledge, buildKnowledge } from '../discovery/knowledge.js';
 import { startingDag } from '../discovery/dag-from-pdag.js';
 import { applyMeekRules } from '../graph/meek.js';
 import { adjacent, emptyPdag, isDirected, setDirected, setUndirected } from '../graph/pdag.js';
+import { type BackgroundKnowledge, edgeOrientations } from '../identification/class.js';
 import { applyKnowledge } from '../discovery/orient-pc.js';
 import type { DiscoveredEdge, EdgeRef, Frame } from '../types.js';
 import { MIN_EVIDENCE_DF, judgeEdges } from './evidence.js';
@@ -44,21 +45,23 @@ interface Separation {
 /**
  * `edges` (a DAG over `frame`'s columns) less the adjacencies some environment-stratified test separates, the rest
  * re-oriented as the header says. `changing` are the indicator's children (the variables whose mechanisms differ),
- * `slopes` those of them whose slopes or spread differ, `pinned` edges stay as they are. `environment` codes each
- * row's environment (0..count-1).
+ * `slopes` those of them whose slopes or spread differ; required edges stay as they are and forbidden ones never
+ * appear. `environment` codes each row's environment (0..count-1). Strengths are the pooled fit's, as the search
+ * gave them (the fit of the twin recomputes every coefficient).
  */
-export function separatedWithinEnvironments(frame: Frame, environment: Int32Array, count: number, edges: readonly DiscoveredEdge[], changing: readonly string[], pinned: readonly EdgeRef[], alpha: number, slopes: readonly string[] = []): DiscoveredEdge[] {
-  const separations = separations_(frame, environment, count, edges, pinned, alpha, new Set(slopes));
+export function separatedWithinEnvironments(frame: Frame, environment: Int32Array, count: number, edges: readonly DiscoveredEdge[], changing: readonly string[], background: BackgroundKnowledge, alpha: number, slopes: readonly string[] = []): DiscoveredEdge[] {
+  const pinned = background.required;
+  const separations = separationsOf(frame, environment, count, edges, pinned, alpha, new Set(slopes));
   if (separations.length === 0) return [...edges];
   const gone = new Set(separations.map((s) => pairKey(s.edge.source, s.edge.target)));
   const kept = edges.filter((e) => !gone.has(pairKey(e.source, e.target)));
-  return reoriented(frame.columns.map((c) => c.name), edges, kept, separations, changing, pinned);
+  return reoriented(frame.columns.map((c) => c.name), edges, kept, separations, changing, background);
 }
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
 
 /** Each unpinned adjacency a stratified test separates, with the first separating set found (smallest first). */
-function separations_(frame: Frame, environment: Int32Array, count: number, edges: readonly DiscoveredEdge[], pinned: readonly EdgeRef[], alpha: number, slopes: ReadonlySet<string>): Separation[] {
+function separationsOf(frame: Frame, environment: Int32Array, count: number, edges: readonly DiscoveredEdge[], pinned: readonly EdgeRef[], alpha: number, slopes: ReadonlySet<string>): Separation[] {
   const kinds = new Map(frame.columns.map((c) => [c.name, c.kind]));
   const neighbours = new Map<string, Set<string>>();
   for (const e of edges) {
@@ -149,9 +152,11 @@ function pooledWithinP(perEnvironment: readonly FamilyMoments[], at: readonly nu
   const xty = new Array<number>(m).fill(0);
   let yty = 0;
   let n = 0;
+  let included = 0;
   for (const e of perEnvironment) {
     if (e.n < 2) continue;
     n += e.n;
+    included++;
     for (let i = 1; i < m; i++) {
       for (let j = 1; j < m; j++) xtx[i * m + j]! += e.xtx[i * m + j]! - (e.xtx[i]! * e.xtx[j]!) / e.n;
       xty[i]! += e.xty[i]! - (e.xtx[i]! * e.xty[0]!) / e.n;
@@ -160,7 +165,8 @@ function pooledWithinP(perEnvironment: readonly FamilyMoments[], at: readonly nu
   }
   // Centred: the intercept is orthogonal to the terms and its coefficient 0.
   xtx[0] = n;
-  const fit = environmentFit({ n: n - perEnvironment.length + 1, xtx, xty, yty });
+  // Each environment's level spends a degree of freedom; the fit counts one for the intercept.
+  const fit = environmentFit({ n: n - included + 1, xtx, xty, yty });
   if (fit === null) return null;
   const precision = invert(block(fit.covariance, m, at), at.length);
   if (precision === null) return null;
@@ -187,7 +193,7 @@ function subsetsUpTo(items: readonly string[], size: number): string[][] {
  * not in X and Y's separating set), and the original DAG's colliders on triples no separation touched, the indicator
  * (a source only) pointing into the changing variables; then pinned edges, Meek's rules, a consistent extension.
  */
-function reoriented(names: readonly string[], original: readonly DiscoveredEdge[], kept: readonly DiscoveredEdge[], separations: readonly Separation[], changing: readonly string[], pinned: readonly EdgeRef[]): DiscoveredEdge[] {
+function reoriented(names: readonly string[], original: readonly DiscoveredEdge[], kept: readonly DiscoveredEdge[], separations: readonly Separation[], changing: readonly string[], background: BackgroundKnowledge): DiscoveredEdge[] {
   // The indicator is the last node: nothing points into it.
   const all = [...names, '\u0000indicator'];
   const p = all.length;
@@ -216,17 +222,15 @@ function reoriented(names: readonly string[], original: readonly DiscoveredEdge[
   }
   const pdag = skeleton;
   for (let x = 0; x < p; x++) for (let z = 0; z < p; z++) if (arrowheads[x * p + z] === 1 && arrowheads[z * p + x] === 0) setDirected(pdag, x, z);
-  const knowledge: Knowledge = buildKnowledge(all, [...pinned, ...changing.filter((n) => index.has(n)).map((target) => ({ source: all[c]!, target }))], names.map((source) => ({ source, target: all[c]! })));
+  const indicatorEdges = changing.filter((n) => index.has(n)).map((target) => ({ source: all[c]!, target }));
+  const knowledge: Knowledge = buildKnowledge(all, [...background.required, ...indicatorEdges], [...background.forbidden, ...names.map((source) => ({ source, target: all[c]! }))]);
   applyKnowledge(pdag, knowledge);
   applyMeekRules(pdag, true);
   const dag = startingDag(pdag, knowledge);
-  const byPair = new Map(kept.map((e) => [pairKey(e.source, e.target), e]));
-  return kept.map((edge) => {
-    const forward = isDirected(dag, at(edge.source), at(edge.target));
-    const fromData = isDirected(pdag, at(edge.source), at(edge.target)) || isDirected(pdag, at(edge.target), at(edge.source));
-    const same = byPair.get(pairKey(edge.source, edge.target))!;
-    return forward ? { ...same, orientationFromData: fromData } : { ...same, source: edge.target, target: edge.source, orientationFromData: fromData };
-  });
+  const directed = kept.map((edge) => (isDirected(dag, at(edge.source), at(edge.target)) ? edge : { ...edge, source: edge.target, target: edge.source }));
+  // From the data: directed in the class of the chosen DAG with the indicator as the only knowledge (as the search reports it).
+  const orientations = edgeOrientations(all, [...directed, ...indicatorEdges], { required: [], forbidden: [] }, [], [all[c]!]);
+  return directed.map((edge, i) => ({ ...edge, orientationFromData: orientations[i] !== 'reversible' }));
 }
 
 const pairIndex = (a: number, b: number, p: number) => (a < b ? a * p + b : b * p + a);

@@ -38,9 +38,9 @@ export interface BatchInput {
 export const keptColumn = (i: number) => `k${i}`;
 
 /** The storage types of the kept columns of the data (as the data engine reads them). */
-export async function keptTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, names: readonly string[]): Promise<KeptInput['columns']> {
+export async function keptTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, names: readonly string[], signal: AbortSignal): Promise<KeptInput['columns']> {
   if (names.length === 0) return [];
-  const described = await store.query<{ type: string }>(organisationId, (sql) => `DESCRIBE (SELECT ${names.map((name) => `s.${quoteColumn(name)}`).join(', ')} FROM (${compiled.relation.sql(sql)}) AS s)`, compiled.params.values);
+  const described = await store.query<{ type: string }>(organisationId, (sql) => `DESCRIBE (SELECT ${names.map((name) => `s.${quoteColumn(name)}`).join(', ')} FROM (${compiled.relation.sql(sql)}) AS s)`, compiled.params.values, { signal });
   return names.map((name, i) => ({ name, type: described[i]?.type ?? 'Nullable(String)' }));
 }
 
@@ -52,7 +52,7 @@ type Sql = Parameters<CompiledDataset['relation']['sql']>[0];
  */
 export function selection(compiled: CompiledDataset, condition: string | null, limit: number | undefined, timeColumn?: string, environmentColumns: readonly string[] = []) {
   const time = timeColumn === undefined ? null : `s.${quoteColumn(timeColumn)}`;
-  const where = [...(condition === null ? [] : [condition]), ...(time === null ? [] : [`${time} IS NOT NULL`])];
+  const where = [...(condition === null ? [] : [`(${condition})`]), ...(time === null ? [] : [`${time} IS NOT NULL`])];
   const seriesOrder = time === null ? '' : `${[...environmentColumns.map((column) => `s.${quoteColumn(column)}`), time].join(', ')}, `;
   return (sql: Sql) =>
     `SELECT * FROM (${compiled.relation.sql(sql)}) AS s${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY ${seriesOrder}${orderBy(compiled.relation, 's')}${limit === undefined ? '' : ` LIMIT ${Math.floor(limit)}`}`;

@@ -3,9 +3,9 @@
  * the next `n` rows after the last key read (`key > after ORDER BY key LIMIT n`), which the engine answers from the
  * key's index, reading in order and stopping early, whatever the batch's size. Nothing is staged, so the run starts
  * answering at once and every read overlaps the pool's answers; kept columns are read again, by the chunk's key
- * range, when its answers are written. Used when the data's order is its one row key (a source, or a dataset that
- * neither sorts nor joins); else staged.ts. A version's rows never change (a source version ends at a recorded
- * batch), so the reads see one set of rows.
+ * range, when its answers are written. Used when each row's key is its source row (readableByKey); else staged.ts.
+ * A version's rows never change (a source version ends at a recorded batch), so the reads see one set of rows. Keys
+ * are row numbers, read as Float64 (exact below 2^53).
  */
 import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
@@ -27,8 +27,15 @@ export interface KeysetPlan {
   environments?: PanelRouting;
 }
 
-/** Whether rows of the data can be read by keyset: its order is its one row key (no sort of the user's, no join). */
-export const readableByKey = (compiled: CompiledDataset) => compiled.relation.order.length === 0 && compiled.relation.keys.length === 1;
+/** Operations that keep each row's key the source row it came from, so the key's index answers a range of it. */
+const ROW_PRESERVING = new Set(['filter', 'select', 'rename', 'derive']);
+
+/**
+ * Whether rows of the data can be read by keyset: its order is its one row key, the source's own (no sort, no join;
+ * an aggregate's or a dedupe's key is computed, so each read would run the whole grouping again).
+ */
+export const readableByKey = (compiled: CompiledDataset) =>
+  compiled.relation.order.length === 0 && compiled.relation.keys.length === 1 && compiled.steps.every((step) => ROW_PRESERVING.has(step.operation.config.type));
 
 export class KeysetInput implements BatchInput {
   readonly kept: KeptInput | null;
@@ -54,10 +61,11 @@ export class KeysetInput implements BatchInput {
     const { compiled, condition, environments } = plan;
     const params: Record<string, unknown> = { ...compiled.params.values };
     const cells = [...variableCells(plan.model, compiled, params), ...(environments === undefined ? [] : [environmentCode(environments, params)])];
-    const where = condition === null ? '' : `${condition} AND `;
-    const [counted] = await store.query<{ n: number | string }>(plan.organisationId, (sql) => `SELECT count() AS n FROM (${compiled.relation.sql(sql)}) AS s${condition === null ? '' : ` WHERE ${condition}`}`, compiled.params.values, { signal });
+    // The filter is parenthesised: an OR group must not swallow the key's bound.
+    const where = condition === null ? '' : `(${condition}) AND `;
+    const [counted] = await store.query<{ n: number | string }>(plan.organisationId, (sql) => `SELECT count() AS n FROM (${compiled.relation.sql(sql)}) AS s${condition === null ? '' : ` WHERE (${condition})`}`, compiled.params.values, { signal });
     const rows = Math.min(Number(counted?.n ?? 0), plan.limit ?? Number.POSITIVE_INFINITY);
-    const keep = await keptTypes(store, plan.organisationId, compiled, plan.keep);
+    const keep = await keptTypes(store, plan.organisationId, compiled, plan.keep, signal);
     return new KeysetInput(store, plan, rows, { cells, where, key: `s.${quoteColumn(compiled.relation.keys[0]!)}`, params }, keep);
   }
 

@@ -75,8 +75,8 @@ export class BatchRows {
   }
 
   /**
-   * The rows of a batch that are not a series: read straight from the data by its row key when its order is that
-   * key (keyset.ts), else staged once (staged.ts).
+   * The rows of a batch that are not a series: read straight from the data by their source row key where each row
+   * keeps it (keyset.ts readableByKey), else staged once (staged.ts).
    */
   async open(principal: Principal, workspaceId: string, runId: string, rowsFrom: RowsFrom, model: RowShape, signal: AbortSignal, environments?: PanelRouting): Promise<BatchInput> {
     const { compiled, condition } = await this.compile(principal, workspaceId, rowsFrom);

@@ -1,7 +1,8 @@
 /**
  * A batch's rows staged once in the data store as numbered rows (the model's variables as Float64, a panel row's
  * environment code, a series row's time, the kept columns), then read back chunk by chunk: the way in for a series
- * (read with the rows before each chunk) and for data whose order is not one row key (a sorted or joined dataset). The staged table bounds the memory of a batch of any size: no chunk read re-runs the query.
+ * (read with the rows before each chunk) and for data whose rows are not read by their source row key (a dataset
+ * that sorts, joins, aggregates or deduplicates them: keyset.ts readableByKey). The staged table bounds the memory of a batch of any size: no chunk read re-runs the query.
  */
 import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import { parseEnvironmentKey } from '../../engine/panel/keys.js';
@@ -51,7 +52,7 @@ export class StagedInput implements BatchInput {
     const inner = selection(compiled, plan.condition, plan.limit, timeColumn, environments?.columns);
     const params: Record<string, unknown> = { ...compiled.params.values };
     const variables = variableCells(model, compiled, params);
-    const keep = await keptTypes(store, organisationId, compiled, keepNames);
+    const keep = await keptTypes(store, organisationId, compiled, keepNames, signal);
     await store.ensureTenant(organisationId);
     await store.dropTable(table);
     await store.createTable(table, [

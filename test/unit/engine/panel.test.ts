@@ -112,6 +112,9 @@ test('a gated edge\'s slope difference makes the pooled search join a to e and t
     const found = discoverPanel(withIndicator, INDICATOR, { alpha: 0.01 }, kernels);
     const edges = found.edges.map((e) => `${e.source}->${e.target}`).sort();
     assert.deepEqual(edges, [...truth.edges].sort(), `${environments} environments, seed ${seed}: ${edges.join(', ')}`);
+    // What the fixed graph forbids stays out of the re-oriented graph.
+    const forbidden = discoverPanel(withIndicator, INDICATOR, { alpha: 0.01, forbidden: [{ source: 'b', target: 'e' }] }, kernels);
+    assert.ok(!forbidden.edges.some((e) => e.source === 'b' && e.target === 'e'), forbidden.edges.map((e) => `${e.source}->${e.target}`).join(', '));
   }
 });
 
@@ -138,10 +141,10 @@ test('paths that cancel exactly in every environment: the stratified tests leave
   }
   const frame = frameOf(Object.entries(columns).map(([name, values]) => continuousColumn(name, values)));
   const edges = [['x', 'm'], ['m', 'w'], ['w', 'y'], ['x', 'y']].map(([source, target]) => ({ source: source!, target: target!, strength: 0, orientationFromData: true }));
-  const kept = separatedWithinEnvironments(frame, Int32Array.from(codes), 10, edges, ['x'], [], 0.01);
+  const kept = separatedWithinEnvironments(frame, Int32Array.from(codes), 10, edges, ['x'], { required: [], forbidden: [] }, 0.01);
   assert.deepEqual(kept.map((e) => `${e.source}->${e.target}`), ['x->m', 'm->w', 'w->y', 'x->y']);
   // The same adjacency where y's slopes are known to differ: judged within environments alone, it goes.
-  const judged = separatedWithinEnvironments(frame, Int32Array.from(codes), 10, edges, ['x', 'y'], [], 0.01, ['y']);
+  const judged = separatedWithinEnvironments(frame, Int32Array.from(codes), 10, edges, ['x', 'y'], { required: [], forbidden: [] }, 0.01, ['y']);
   assert.ok(!judged.some((e) => e.source === 'x' && e.target === 'y'), judged.map((e) => `${e.source}->${e.target}`).join(', '));
 });
 

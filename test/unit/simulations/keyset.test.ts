@@ -13,7 +13,7 @@ import type { CompiledDataset } from '../../../src/datasets/compiler/compile.js'
 import { Params } from '../../../src/datasets/compiler/params.js';
 import { AppError } from '../../../src/errors.js';
 import { newId } from '../../../src/lib/ids.js';
-import { KeysetInput } from '../../../src/simulations/batch/keyset.js';
+import { KeysetInput, readableByKey } from '../../../src/simulations/batch/keyset.js';
 import { openChdbDataStore } from '../../../src/store/data/open.js';
 import type { DataStore, TableRef } from '../../../src/store/data/port.js';
 
@@ -69,6 +69,25 @@ test('chunks follow the row key over the rows a filter keeps, up to the limit, w
   assert.deepEqual(xs, expected);
   assert.deepEqual(kept, expected.map((x, row) => ({ row, k0: Number.isNaN(x) ? null : x })));
   assert.equal(input.unknownEnvironmentRows(), undefined);
+});
+
+test('a filter of OR-ed conditions bounds every chunk read, not only its last condition', async () => {
+  // compileCondition joins a group's conditions without outer parentheses.
+  const input = await KeysetInput.open(store, { organisationId, compiled: compiled(), condition: 's.x < 20 OR s.x > 90', limit: undefined, keep: [], model }, signal);
+  const xs: number[] = [];
+  for (let from = 0; from < input.rows; from += 10) {
+    const [x] = (await input.chunk(from, Math.min(input.rows, from + 10), signal)).columns;
+    assert.ok(x?.kind === 'continuous');
+    xs.push(...x.values);
+  }
+  assert.deepEqual(xs, Array.from({ length: 100 }, (_, n) => n + 1).filter((x) => x % 7 !== 0 && (x < 20 || x > 90)));
+});
+
+test('only data whose rows keep their source row as key is read by keyset', () => {
+  const stepped = (type: string) => ({ ...compiled(), steps: [{ operation: { config: { type } }, relation: compiled().relation }] }) as never as CompiledDataset;
+  assert.ok(readableByKey(compiled()));
+  assert.deepEqual(['filter', 'select', 'rename', 'derive', 'aggregate', 'dedupe'].map((type) => readableByKey(stepped(type))), [true, true, true, true, false, false]);
+  assert.ok(!readableByKey({ ...compiled(), relation: { ...compiled().relation, order: [{ column: 'x', direction: 'desc' }] } } as never as CompiledDataset));
 });
 
 test('a read that finds fewer rows than were counted fails, saying the data changed', async () => {
