@@ -22,6 +22,18 @@ export interface KeptInput {
   rows(from: number, to: number): { sql: SqlBuilder; params: Record<string, unknown> };
 }
 
+/** What a batch reads of the data: the data, filtered and limited, and what of each row. */
+export interface InputPlan {
+  organisationId: string;
+  compiled: CompiledDataset;
+  condition: string | null;
+  limit: number | undefined;
+  /** The data's columns kept beside the answers. */
+  keep: readonly string[];
+  model: RowShape;
+  environments?: PanelRouting;
+}
+
 export interface BatchInput {
   /** How many rows the batch answers. */
   readonly rows: number;

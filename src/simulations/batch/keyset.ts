@@ -8,24 +8,10 @@
  * are row numbers, read as Float64 (exact below 2^53).
  */
 import type { CompiledDataset } from '../../datasets/compiler/compile.js';
-import type { PanelRouting } from '../../engine/panel/routing.js';
-import type { RowShape } from '../../engine/inference/score.js';
 import type { Frame } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { type DataStore, quoteColumn } from '../../store/data/port.js';
-import { type BatchInput, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, variableCells } from './input.js';
-
-/** What a keyset read needs: the data (its order its one row key), the filter and limit, what of each row. */
-export interface KeysetPlan {
-  organisationId: string;
-  compiled: CompiledDataset;
-  condition: string | null;
-  limit: number | undefined;
-  /** The data's columns kept beside the answers. */
-  keep: readonly string[];
-  model: RowShape;
-  environments?: PanelRouting;
-}
+import { type BatchInput, type InputPlan, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, variableCells } from './input.js';
 
 /** Operations that keep each row's key the source row it came from, so the key's index answers a range of it. */
 const ROW_PRESERVING = new Set(['filter', 'select', 'rename', 'derive']);
@@ -48,7 +34,7 @@ export class KeysetInput implements BatchInput {
 
   private constructor(
     private readonly store: DataStore,
-    private readonly plan: KeysetPlan,
+    private readonly plan: InputPlan,
     readonly rows: number,
     private readonly sql: { cells: string[]; where: string; key: string; params: Record<string, unknown> },
     keep: KeptInput['columns'],
@@ -57,7 +43,7 @@ export class KeysetInput implements BatchInput {
   }
 
   /** Counts the rows (one parallel pass over the filtered data) and readies the chunk query. */
-  static async open(store: DataStore, plan: KeysetPlan, signal: AbortSignal): Promise<KeysetInput> {
+  static async open(store: DataStore, plan: InputPlan, signal: AbortSignal): Promise<KeysetInput> {
     const { compiled, condition, environments } = plan;
     const params: Record<string, unknown> = { ...compiled.params.values };
     const cells = [...variableCells(plan.model, compiled, params), ...(environments === undefined ? [] : [environmentCode(environments, params)])];

@@ -4,25 +4,16 @@
  * (read with the rows before each chunk) and for data whose rows are not read by their source row key (a dataset
  * that sorts, joins, aggregates or deduplicates them: keyset.ts readableByKey). The staged table bounds the memory of a batch of any size: no chunk read re-runs the query.
  */
-import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import { parseEnvironmentKey } from '../../engine/panel/keys.js';
-import type { PanelRouting } from '../../engine/panel/routing.js';
 import type { RowShape, ScoredRecord } from '../../engine/inference/score.js';
 import type { Frame } from '../../engine/types.js';
 import { type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
-import { type BatchInput, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, selection, variableCells } from './input.js';
+import { type BatchInput, type InputPlan, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, selection, variableCells } from './input.js';
 import { runTable } from './tables.js';
 
-/** What a staging reads: the data, filtered and limited, and what of each row. */
-export interface StagingPlan {
-  organisationId: string;
+/** What a staging reads: the batch's plan, and for a series the column that orders it. */
+export interface StagingPlan extends InputPlan {
   runId: string;
-  compiled: CompiledDataset;
-  condition: string | null;
-  limit: number | undefined;
-  keep: readonly string[];
-  model: RowShape;
-  environments?: PanelRouting;
   /** A series: its rows in the order of this column (rows without a time left out), each with its time. */
   timeColumn?: string;
 }
