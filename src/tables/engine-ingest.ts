@@ -4,6 +4,7 @@ import { type ColumnSpec, type DataStore, type FileFormat, type TableRef, type T
 import { DATE_FORMATS, type DateFormat, ISO_DATE, ISO_INSTANT, MONTH_NAMES, YEAR_RANGE } from './inference/dates.js';
 import { COMMA_GROUPED, CURRENCY_SYMBOLS, DECIMAL_COMMA, DOT_GROUPED_DECIMAL_COMMA, ISO_CURRENCY_CODES, LEADING_DOT, PLAIN, SPACE_GROUPED } from './inference/numbers.js';
 import { arrayElements, refusal } from './inference/convert.js';
+import { INTERNAL_PREFIX } from './reserved.js';
 import { type InferredColumn, NULL_TOKENS } from './inference/infer-schema.js';
 
 /**
@@ -258,8 +259,16 @@ export const nullishText = (text: string) => `(${text} IS NULL OR lower(${text})
 /** A text cell trimmed as JS trims it: computed once per cell by a staged ingest, then converted. */
 export const trimmedText = (c: string) => trimmed(c);
 
-/** The staged file's row ordinal (the load writes it; no field is named so: fields are staged as c0, c1, ...). */
-const ORDINAL = '_n';
+/**
+ * Names the conversion gives its own values (each cell trimmed, each converted, whether a row has a bad cell, the
+ * staged file's row ordinal): in the internal prefix, which no user column may carry (ingest.ts), since the outer
+ * query names its outputs after the user's columns and ClickHouse resolves a bare name to a same-named alias of the
+ * query first: a user column named `v1` once read the alias `v1` of the next column, every column ending as the last.
+ */
+const ORDINAL = `${INTERNAL_PREFIX}n`;
+const textName = (i: number) => `${INTERNAL_PREFIX}t${i}`;
+const valueName = (i: number) => `${INTERNAL_PREFIX}v${i}`;
+const BAD = `${INTERNAL_PREFIX}bad`;
 
 /**
  * Loads a file in the engine and appends its rows to `table` (created first when `create`), numbered from
@@ -294,21 +303,21 @@ export async function ingestInEngine(
     // (ordinals from rowStart on) are taken out again.
     // Each cell is trimmed once (the innermost subquery) and converted once (the middle one, which also says
     // whether the row has a cell that does not convert); the outer query places the rows and stops at a bad one.
-    const text = (i: number) => `r.${quoteColumn(`t${i}`)}`;
-    const value = (i: number) => quoteColumn(`v${i}`);
+    const text = (i: number) => `r.${quoteColumn(textName(i))}`;
+    const value = (i: number) => quoteColumn(valueName(i));
     const ordinal = quoteColumn(ORDINAL);
-    const staged = (sql: TenantSql) => `(SELECT *, ${fields.map((_, i) => `${trimmedText(quoteColumn(`c${i}`))} AS ${quoteColumn(`t${i}`)}`).join(', ')} FROM ${sql.table(raw.tableId)})`;
+    const staged = (sql: TenantSql) => `(SELECT *, ${fields.map((_, i) => `${trimmedText(quoteColumn(`c${i}`))} AS ${quoteColumn(textName(i))}`).join(', ')} FROM ${sql.table(raw.tableId)})`;
     const convert = (i: number) => conversionOfText(byField.get(fields[i]!)!, text(i));
     const checks = fields.map((_, i) => `NOT ${nullishText(text(i))} AND ${convert(i)} IS NULL`);
     const converted = (sql: TenantSql) =>
       `(SELECT r.${ordinal} AS ${ordinal}, ${fields.map((_, i) => `${convert(i)} AS ${value(i)}`).join(', ')}, `
-      + `${fields.map((_, i) => `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`).join(' OR ')} AS _bad FROM ${staged(sql)} AS r)`;
+      + `${fields.map((_, i) => `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`).join(' OR ')} AS ${BAD} FROM ${staged(sql)} AS r)`;
     const outputs = definitions.slice(1).map((definition) => `${storedValue(byField.get(definition.name)!, value(fields.indexOf(definition.name)))} AS ${quoteColumn(definition.name)}`);
     beforeCommit();
     try {
       await store.insertSelect(
         table,
-        (sql) => `SELECT {rowStart:UInt64} + ${ordinal} AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${converted(sql)} WHERE throwIf(_bad, '${UNCONVERTIBLE}') = 0`,
+        (sql) => `SELECT {rowStart:UInt64} + ${ordinal} AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${converted(sql)} WHERE throwIf(${BAD}, '${UNCONVERTIBLE}') = 0`,
         { rowStart },
       );
     } catch (error) {

@@ -1,3 +1,4 @@
+import { INTERNAL_PREFIX } from './reserved.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../errors.js';
 import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
@@ -6,7 +7,7 @@ import { convertCell, refusal, storageType } from './inference/convert.js';
 import { type InferredColumn, inferSchema, isNullCell } from './inference/infer-schema.js';
 
 /** The column holding each row's ordinal: stable order and keyset paging of records. */
-export const ROW_COLUMN = '_causa_row';
+export const ROW_COLUMN = `${INTERNAL_PREFIX}row`;
 /** Rows read before the schema of a first batch is decided. */
 export const SAMPLE_ROWS = 10_000;
 const INSERT_CHUNK = 10_000;
@@ -65,7 +66,8 @@ export async function ingestBatch(
   options: IngestOptions = {},
 ): Promise<IngestedBatch> {
   const { file, beforeCommit = () => undefined, decide = inferSchema } = options;
-  if (fields.includes(ROW_COLUMN)) throw invalid(`The column name ${ROW_COLUMN} is reserved`);
+  const reserved = fields.find((field) => field.startsWith(INTERNAL_PREFIX));
+  if (reserved !== undefined) throw invalid(`The column name ${reserved} is reserved: names starting with ${INTERNAL_PREFIX} are the service's own`);
   const iterator = rows[Symbol.asyncIterator]();
   const sample: BatchRow[] = [];
   while (sample.length < SAMPLE_ROWS) {

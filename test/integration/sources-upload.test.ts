@@ -129,6 +129,23 @@ test('plain CSV columns are loaded and converted by the engine: same values, ord
   assert.deepEqual((await storedRows(app, id)).slice(-1)[0]![ROW_COLUMN], 12_002);
 });
 
+test('columns named like the conversion\'s working values keep their own values; the service\'s prefix is refused', async (t) => {
+  // The conversion once named its values v0, v1, ... and a user column v0 read the value named v1: every column of
+  // such a file was stored as its last.
+  const app = await buildTestApp(t);
+  const { ws, id } = await emptySource(app);
+  const names = ['v0', 'v1', 't0', 'c0', '_bad', '_n', 'r', 'row'];
+  const lines = Array.from({ length: 20 }, (_, r) => names.map((_, j) => `${r * 10 + j}.5`).join(','));
+  const res = await upload(app, ws, id, [names.join(','), ...lines].join('\n'));
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const rows = await storedRows(app, id);
+  assert.deepEqual(rows[7], { [ROW_COLUMN]: 7, ...Object.fromEntries(names.map((name, j) => [name, 70 + j + 0.5])) });
+  const other = await emptySource(app);
+  const refused = await upload(app, other.ws, other.id, '_causa_x,y\n1,2\n');
+  assert.equal(refused.status, 422, JSON.stringify(refused.body));
+  assert.match(refused.body.detail, /_causa_x is reserved/);
+});
+
 test('past the inference sample, a bad value or a malformed line still answers 422 naming the line, and nothing is stored', async (t) => {
   const app = await buildTestApp(t);
   const { ws, id } = await emptySource(app);

@@ -1,3 +1,4 @@
+import { INTERNAL_PREFIX } from '../../tables/reserved.js';
 import type { ColumnType, InferredColumn } from '../../tables/inference/infer-schema.js';
 import { AppError } from '../../errors.js';
 import type { TenantSql } from '../../store/data/port.js';
@@ -28,8 +29,8 @@ export interface Relation {
   order: SortKey[];
 }
 
-/** Internal column names; user-visible names may not start with it. */
-export const INTERNAL_PREFIX = '_causa_';
+/** Internal column names; user-visible names may not start with it (tables/reserved.ts). */
+export { INTERNAL_PREFIX };
 export const keyName = (index: number) => `${INTERNAL_PREFIX}k${index}`;
 
 /** A column reference qualified by the alias of the relation it comes from (avoids alias shadowing in ClickHouse). */
