@@ -83,7 +83,8 @@ export class PanelArtifacts {
       : [[`t${i}`, target.name], [`t${i}_probability`, `${target.name}_probability`]]));
     return this.data().export(
       organisationId,
-      (sql) => `SELECT environment, timestamp, row${columns.map(([column, name]) => `, ${sql.column(column!)} AS ${sql.column(name!)}`).join('')} FROM ${sql.table(record.tableId)} ORDER BY environment, row`,
+      // Stored columns qualified: a target's name may be another stored column's (`t1`), and a bare name would read the alias.
+      (sql) => `SELECT a.environment AS environment, a.timestamp AS timestamp, a.row AS row${columns.map(([column, name]) => `, a.${sql.column(column!)} AS ${sql.column(name!)}`).join('')} FROM ${sql.table(record.tableId)} AS a ORDER BY a.environment, a.row`,
       'CSVWithNames',
       {},
       signal === undefined ? {} : { signal },

@@ -139,6 +139,14 @@ test('a scoring request takes exactly one of rows and rowsFrom, and its referenc
   assert.equal(byDataset.length, 40);
   assert.deepEqual(byDataset, inline);
 
+  // Kept columns named like the results table's own (k0, k1): each keeps its own values.
+  const named = await app.call({ method: 'POST', url: `${API}/workspaces/${twin.ws}/sources/from-data`, body: { name: 'named', rows: rows.slice(0, 20).map(({ id, ...row }) => ({ ...row, k1: id, k0: `other ${id}` })) } });
+  const keptNamed = await app.call({ method: 'POST', url: `${twin.version}/score`, body: { targets, rowsFrom: { sourceId: named.body.data.id, keepColumns: ['k1', 'k0'] } } });
+  assert.equal(keptNamed.status, 202, JSON.stringify(keptNamed.body));
+  const namedRun = await waitForRun(twin, keptNamed.body.data.runId);
+  const namedRows = (await app.call({ method: 'GET', url: `${twin.simulations}/${namedRun.id}/rows?limit=100` })).body.data as Array<Record<string, any>>;
+  assert.deepEqual(namedRows.map((row) => [row.k1, row.k0]), rows.slice(0, 20).map((row) => [row.id, `other ${row.id}`]));
+
   // A sorted dataset is read in its own order (staged once, not by row key), its kept columns beside each row.
   const sorted = await app.call({
     method: 'POST', url: `${API}/workspaces/${twin.ws}/datasets`,

@@ -66,7 +66,7 @@ export class BatchResults {
     await this.requireTable(organisationId, record);
     return this.data().query<Record<string, unknown>>(
       organisationId,
-      (sql) => `SELECT ${selectList(record)} FROM ${sql.table(record.tableId)} WHERE row > {after:Int64} ORDER BY row LIMIT ${Math.floor(limit)}`,
+      (sql) => `SELECT ${selectList(record)} FROM ${sql.table(record.tableId)} AS r WHERE r.row > {after:Int64} ORDER BY r.row LIMIT ${Math.floor(limit)}`,
       { after: after ?? -1 },
     );
   }
@@ -79,7 +79,7 @@ export class BatchResults {
     const range = (from: number, to: number, header: boolean) =>
       store.export(
         organisationId,
-        (sql) => `SELECT ${selectList(record)} FROM ${sql.table(record.tableId)} WHERE row >= {from:UInt64} AND row < {to:UInt64} ORDER BY row`,
+        (sql) => `SELECT ${selectList(record)} FROM ${sql.table(record.tableId)} AS r WHERE r.row >= {from:UInt64} AND r.row < {to:UInt64} ORDER BY r.row`,
         header || engineFormat !== 'CSVWithNames' ? engineFormat : 'CSV',
         { from, to },
         signal === undefined ? {} : { signal },
@@ -102,8 +102,12 @@ export class BatchResults {
   }
 }
 
-/** The columns as a reader sees them; `row` as a 32-bit number (a batch holds at most 50 million rows), so JSON shows it unquoted. */
-const selectList = (record: RowsTableRecord) => record.columns.map(({ name, column }) => `${column === 'row' ? 'toUInt32(row)' : quoteColumn(column)} AS ${quoteColumn(name)}`).join(', ');
+/**
+ * The columns as a reader sees them; `row` as a 32-bit number (a batch holds at most 50 million rows), so JSON shows
+ * it unquoted. Stored columns are read qualified (`r.`): a reader's name may be another stored column's (a kept
+ * column named `k1`, a target named `t0`), and a bare name resolves to a same-named alias of the query first.
+ */
+const selectList = (record: RowsTableRecord) => record.columns.map(({ name, column }) => `${column === 'row' ? 'toUInt32(r.row)' : `r.${quoteColumn(column)}`} AS ${quoteColumn(name)}`).join(', ');
 
 /** Writes a run's row results chunk by chunk; on failure the caller drops every table of the run. */
 export class ResultsWriter {
