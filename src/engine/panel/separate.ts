@@ -10,27 +10,28 @@
  * estimates combined by precision), while the pooled model with one slope does show one: the dependence is the
  * environments' difference, not a link. Where the pooled model shows none either, the adjacency is the search's
  * decision against near-cancelling paths, and it stays, unless an endpoint is a variable whose slopes or spread
- * differ across environments (context-edges.ts), for which the one-slope model is itself the wrong yardstick. Every decision uses the adjacencies before any removal (PC-stable, Colombo & Maathuis
- * 2014), so the result does not depend on the order.
+ * differ across environments (context-edges.ts), for which the one-slope model is itself the wrong yardstick. Every
+ * decision uses the adjacencies before any removal (PC-stable, Colombo & Maathuis 2014), so the result does not
+ * depend on the order.
  *
  * When an adjacency goes, the collider decisions it touches are taken again from its separating set (a triple
  * X - Z - Y is a collider exactly when Z is not in it); the search's other colliders (with the indicator among the
  * parents: CD-NOD's orientations) are kept, Meek's rules carry them on, and the DAG is a consistent extension of the
  * result. When nothing goes, the graph is returned as it came.
  */
+import { chiSquareSurvival } from '../../compute/distributions.js';
 import { termsFor } from '../cbn/design.js';
-import { type Knowledge, buildKnowledge } from '../discovery/knowledge.js';
 import { startingDag } from '../discovery/dag-from-pdag.js';
+import { type Knowledge, buildKnowledge } from '../discovery/knowledge.js';
+import { applyKnowledge } from '../discovery/orient-pc.js';
 import { applyMeekRules } from '../graph/meek.js';
 import { adjacent, emptyPdag, isDirected, setDirected, setUndirected } from '../graph/pdag.js';
 import { type BackgroundKnowledge, edgeOrientations } from '../identification/class.js';
-import { applyKnowledge } from '../discovery/orient-pc.js';
+import { invert } from '../linear-algebra.js';
 import type { DiscoveredEdge, EdgeRef, Frame } from '../types.js';
 import { MIN_EVIDENCE_DF, judgeEdges } from './evidence.js';
 import { type Family, type FamilyMoments, familyMoments } from './moments.js';
 import { block, environmentFit, multiply } from './regression.js';
-import { chiSquareSurvival } from '../../compute/distributions.js';
-import { invert } from '../linear-algebra.js';
 
 /** Largest separating set tried (the adjacencies of a pooled panel graph are few; its tests stay cheap). */
 const MAX_SEPARATING_SET = 2;
@@ -220,6 +221,7 @@ function reoriented(names: readonly string[], original: readonly DiscoveredEdge[
       }
     }
   }
+  // The skeleton becomes the pattern: arrowheads, then knowledge and Meek.
   const pdag = skeleton;
   for (let x = 0; x < p; x++) for (let z = 0; z < p; z++) if (arrowheads[x * p + z] === 1 && arrowheads[z * p + x] === 0) setDirected(pdag, x, z);
   const indicatorEdges = changing.filter((n) => index.has(n)).map((target) => ({ source: all[c]!, target }));
