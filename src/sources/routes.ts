@@ -148,7 +148,8 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
           'The body is the file itself, streamed (CSV or TSV with a header line, NDJSON, a JSON array of objects, or Parquet), ' +
           'or `multipart/form-data` whose part `file` is the file (its media type, or its name\'s extension when sent as ' +
           'application/octet-stream, says the format; its file name is used when `fileName` is not given). Up to 10 GiB. ' +
-          'The first batch decides the schema; later files must have exactly the same columns (422 otherwise). A malformed ' +
+          'The first batch decides the schema; later files must have exactly the same columns (422 otherwise); column names ' +
+          'starting with `_causa_` are the service\'s own (422). A malformed ' +
           'file or a value that does not fit its column answers 422 naming the line (element, row), and nothing of the file ' +
           'is stored. The same bytes uploaded again add nothing: 200 with the batch they made (201 for a new batch). Plain ' +
           'CSV columns are parsed and converted by the data engine itself; other files are converted row by row. A folder source ' +
