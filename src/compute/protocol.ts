@@ -2,6 +2,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ClassInput } from '../engine/identification/plan.js';
 import type { FamilyOutcome, ScoredColumns } from '../engine/inference/outcome.js';
 import type { ScoreQuestion } from '../engine/inference/scenario.js';
+import type { UnknownEnvironmentRows } from '../engine/inference/score.js';
 import type { ProblemCode } from '../errors.js';
 import type { PanelModel } from '../engine/panel/model.js';
 import type { CbnModel, Frame } from '../engine/types.js';
@@ -23,7 +24,7 @@ export type EngineTask =
    * A chunk of a scoring run's rows (frame on shared memory), scored back as columns; on a static panel the rows carry
    * their environment (ROW_ENVIRONMENT) and each is scored by its environment's network.
    */
-  | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; seed: number; unknownEnvironments?: 'pooled' | 'unscorable'; port?: MessagePort };
+  | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; seed: number; unknownEnvironments?: UnknownEnvironmentRows; port?: MessagePort };
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
 export type ClassOfModel = Omit<ClassInput, 'kernels'>;

@@ -34,12 +34,15 @@ export interface RowShape {
  * environment codes: `environments`), and the nodes no proposed change may touch (a temporal twin's past steps and
  * seasonal terms).
  */
+/** What a panel's rows naming no environment of the twin get: the pooled network's answer, or the verdict unscorable. */
+export type UnknownEnvironmentRows = 'pooled' | 'unscorable';
+
 export interface Scorer {
   network: CbnModel;
   answering: CbnModel | PanelModel;
   environments?: PanelRouting;
   /** On a panel, what a row naming no environment of the twin gets: the pooled mechanisms (default), or `unscorable`. */
-  unknownEnvironments?: 'pooled' | 'unscorable';
+  unknownEnvironments?: UnknownEnvironmentRows;
   fixed: string[];
   /**
    * Rows that are steps of a series (a temporal twin's): read by reference in time order as records of `variables`

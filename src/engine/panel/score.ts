@@ -6,7 +6,7 @@
 import { selectRows } from '../frame.js';
 import type { InferenceContext, ScoredColumns } from '../inference/outcome.js';
 import type { ScoreQuestion } from '../inference/scenario.js';
-import { runScore, unscorableColumns } from '../inference/score.js';
+import { type UnknownEnvironmentRows, runScore, unscorableColumns } from '../inference/score.js';
 import { SUMMARISED_ROWS } from '../inference/score-digest.js';
 import type { Frame } from '../types.js';
 import type { PanelModel } from './model.js';
@@ -16,7 +16,7 @@ import { routedLabel, routedNetwork, routeRows } from './routing.js';
  * `unknown`: what the rows naming no environment of the twin get, the pooled network's answer or, where the
  * environment is what gives a row its meaning (a temporal panel's past), the verdict unscorable.
  */
-export async function runPanelScore(panel: PanelModel, question: ScoreQuestion, frame: Frame, context: InferenceContext, unknown: 'pooled' | 'unscorable' = 'pooled'): Promise<ScoredColumns> {
+export async function runPanelScore(panel: PanelModel, question: ScoreQuestion, frame: Frame, context: InferenceContext, unknown: UnknownEnvironmentRows = 'pooled'): Promise<ScoredColumns> {
   const { variables, groups } = routeRows(panel, frame);
   const parts: Array<{ rows: number[]; label: string; scored: ScoredColumns }> = [];
   let done = 0;

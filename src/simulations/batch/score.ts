@@ -8,7 +8,7 @@ import type { ComputePool } from '../../compute/pool.js';
 import { type ScoreDigest, type ScoredColumns, type ScoredRow, VERDICTS, type Verdict } from '../../engine/inference/outcome.js';
 import type { ScoreQuestion } from '../../engine/inference/scenario.js';
 import { ScoreTally } from '../../engine/inference/score-digest.js';
-import type { ScoredRecord, Scorer } from '../../engine/inference/score.js';
+import type { ScoredRecord, Scorer, UnknownEnvironmentRows } from '../../engine/inference/score.js';
 import { DEFAULT_MAX_CHANGES } from '../../engine/inference/search.js';
 import { ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
@@ -72,8 +72,8 @@ function countUnknown(frame: Frame): number {
   return unknown;
 }
 
-/** How the rows were routed; rows naming no environment of the twin take the pooled mechanisms, or in a series are unscorable (no environment's past to follow). */
-function environmentNote(environments: PanelRouting, unknown: number, fate: NonNullable<Scorer['unknownEnvironments']>): string {
+/** How the rows were routed, and what the rows naming no environment of the twin got (`fate`). */
+function environmentNote(environments: PanelRouting, unknown: number, fate: UnknownEnvironmentRows): string {
   const were = unknown === 1 ? 'was' : 'were';
   const what = fate === 'unscorable' ? `could not be scored (${were} unscorable: no environment's past to follow)` : `${were} scored with the pooled mechanisms`;
   const pooled = unknown === 0 ? '' : `; ${unknown} row${unknown === 1 ? '' : 's'} named no environment of the twin and ${what}`;
