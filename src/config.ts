@@ -21,6 +21,8 @@ export interface Config {
   webhookAllowHosts: string[];
   /** Hosts connectors may reach even though they resolve to non-public addresses (CAUSA_CONNECTOR_ALLOW_HOSTS). */
   connectorAllowHosts: string[];
+  /** Bytes of the parts a connector's CSV extract is stored in, each while the next is read (CAUSA_IMPORT_PART_BYTES, default 16 MiB). */
+  importPartBytes: number;
   /** Absolute directories storage connectors may read under (CAUSA_STORAGE_ROOTS, comma-separated; none by default). */
   storageRoots: string[];
   /** Browser origins allowed to call the MCP endpoint besides the service's own (CAUSA_MCP_ALLOWED_ORIGINS, comma-separated). */
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     simulationConcurrency: 0,
     webhookAllowHosts: hostList(env, 'CAUSA_WEBHOOK_ALLOW_HOSTS'),
     connectorAllowHosts: hostList(env, 'CAUSA_CONNECTOR_ALLOW_HOSTS'),
+    importPartBytes: integer(env, 'CAUSA_IMPORT_PART_BYTES', 16 * 1024 ** 2, 4096, 1024 ** 3),
     storageRoots: directoryList(env, 'CAUSA_STORAGE_ROOTS'),
     mcpAllowedOrigins: originList(env, 'CAUSA_MCP_ALLOWED_ORIGINS'),
     logLevel: logLevel as LogLevel,

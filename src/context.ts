@@ -182,7 +182,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     gate: hostGate(config.connectorAllowHosts),
     storageRoots: config.storageRoots,
   });
-  new ConnectorImport(connectors, sources, uploads).register(jobRunner);
+  new ConnectorImport(connectors, sources, uploads, config.importPartBytes).register(jobRunner);
   const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data, unique);
   extraction.register(jobRunner);
   const enrichment = new ConceptEnrichment(conceptRepo, jobs, data, async (organisationId, sourceId, workspaceId) => {

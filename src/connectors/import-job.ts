@@ -3,6 +3,8 @@ import type { Static } from 'typebox';
 import type { ConnectorType, ReadConfigSchema } from '../../schemas/connectors.js';
 import { AppError } from '../errors.js';
 import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
+import { SAMPLE_ROWS } from '../tables/ingest.js';
+import { splitIntoParts } from '../tables/parts.js';
 import { receiveFile } from '../tables/receive.js';
 import type { SourceService } from '../sources/service.js';
 import { declaredSchema } from './declared-schema.js';
@@ -10,7 +12,7 @@ import { SourceError } from './drivers/port.js';
 import { withoutSecrets } from './secrets.js';
 import { CONNECTOR_IMPORT_JOB, type ConnectorService, type OpenedConnector, targetOf } from './service.js';
 
-/** Largest extract one import may write to disk before it is stored. */
+/** Largest extract one import may write to disk. */
 const MAX_IMPORT_BYTES = 100 * 1024 ** 3;
 
 interface ImportParams {
@@ -22,15 +24,18 @@ interface ImportParams {
 }
 
 /**
- * The import job: the source streams its rows (CSV from SQL sources, the file itself from storage) to a
- * temporary file (memory stays bounded whatever the table's size), then the file is stored as one batch of a new
- * tabular source, typed by the source's declared column types. Any failure, or a cancel, leaves no source.
+ * The import job: the source streams its rows to disk (memory stays bounded whatever the table's size) and they are
+ * stored as one batch of a new tabular source, typed by the source's declared column types. CSV from SQL sources is
+ * written in parts, each stored while the next is read; a storage file is written whole, then stored. Any failure,
+ * or a cancel, leaves no source.
  */
 export class ConnectorImport {
   constructor(
     private readonly connectors: ConnectorService,
     private readonly sources: SourceService,
     private readonly uploadDirectory: string,
+    /** Bytes of the parts a CSV extract is stored in (config.importPartBytes). */
+    private readonly partBytes: number,
   ) {}
 
   register(runner: JobRunner): void {
@@ -49,26 +54,34 @@ export class ConnectorImport {
       const target = targetOf(connector.type, params.config);
       const extract = await connector.driver.extract(target, signal);
       // Listeners first (the stream is already flowing): a failing source fails the copy, a cancel stops the read.
+      // CSV (SQL sources) is written in parts, each stored while the next is read; a file (storage) is written whole first.
+      const parted = extract.format === 'csv';
       const counter = rowCounter((rows) => {
         const share = extract.estimatedRows ? Math.min(1, rows / extract.estimatedRows) : 0;
-        context.progress(0.02 + 0.58 * share, `reading rows from the source (${rows.toLocaleString('en')} so far)`);
+        context.progress(0.02 + (parted ? 0.88 : 0.58) * share, `${parted ? 'reading and storing' : 'reading'} rows from the source (${rows.toLocaleString('en')} so far)`);
       });
       extract.stream.on('error', (error) => counter.destroy(error));
       const cancel = () => extract.stream.destroy(new JobError('The import was cancelled'));
       signal.addEventListener('abort', cancel, { once: true });
       if (signal.aborted) cancel();
-      const received = receiveFile(extract.stream.pipe(counter), this.uploadDirectory, MAX_IMPORT_BYTES);
+      const body = extract.stream.pipe(counter);
+      const received = parted
+        ? splitIntoParts(body, this.uploadDirectory, { partBytes: this.partBytes, firstPartRecords: SAMPLE_ROWS + 1, maxBytes: MAX_IMPORT_BYTES }).then((parts) => ({ parts }))
+        : receiveFile(body, this.uploadDirectory, MAX_IMPORT_BYTES).then((file) => ({ file }));
       received.catch(() => undefined); // awaited below: a failure while the status is recorded is not unhandled
       await this.connectors.record(connector, null);
-      const file = await received
-        .catch((error: unknown) => {
-          extract.stream.destroy();
-          throw error;
-        })
-        .finally(() => signal.removeEventListener('abort', cancel));
+      const stopped = () => {
+        extract.stream.destroy();
+        signal.removeEventListener('abort', cancel);
+      };
+      const file = await received.catch((error: unknown) => {
+        stopped();
+        throw error;
+      });
+      if ('file' in file) stopped();
       try {
         if (signal.aborted) throw new JobError('The import was cancelled');
-        context.progress(0.6, `storing ${counter.rows.toLocaleString('en')} rows`);
+        if ('file' in file) context.progress(0.6, `storing ${counter.rows.toLocaleString('en')} rows`);
         const source = await this.sources.createFromExtract(
           { organisationId: job.organisation_id, workspaceId: job.workspace_id },
           {
@@ -93,9 +106,11 @@ export class ConnectorImport {
         });
         await this.sources.rowsAdded(source, job.workspace_id, job.created_by);
         context.progress(1, 'completed');
-        return { sourceId: source.id, sourceName: source.name, rowCount: source.documentCount, columnCount: source.schemaEntries.length, bytes: file.bytes };
+        const bytes = 'file' in file ? file.file.bytes : (await file.parts.finished).bytes;
+        return { sourceId: source.id, sourceName: source.name, rowCount: source.documentCount, columnCount: source.schemaEntries.length, bytes };
       } finally {
-        await file.discard();
+        stopped();
+        await ('file' in file ? file.file : file.parts).discard();
       }
     } catch (error) {
       throw await this.failure(connector, error);

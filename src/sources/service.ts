@@ -11,6 +11,7 @@ import type { InferredColumn } from '../tables/inference/infer-schema.js';
 import { type BatchRow, type IngestOptions, type SchemaDecision, fieldsOf, toCell } from '../tables/ingest.js';
 import type { FileOnDisk, TableLoader } from '../tables/loader.js';
 import type { UploadFormat } from '../tables/readers.js';
+import type { PartedFile } from '../tables/parts.js';
 import type { ReceivedFile } from '../tables/receive.js';
 import { checkUploadType, receiveUpload } from '../tables/upload.js';
 import type { RetypeTarget } from '../tables/retype.js';
@@ -48,6 +49,13 @@ export interface UploadResult {
   batch: Source['batchRanges'][number] | null;
   file: SourceFile | null;
   duplicate: boolean;
+}
+
+/** What a batch records of the bytes it came from: the same bytes never land twice in a source. */
+interface BatchIdentity {
+  hash: string;
+  bytes: number;
+  fileName: string | null;
 }
 
 export interface ExtractionResult {
@@ -244,8 +252,8 @@ export class SourceService {
       ...row,
       details: JSON.stringify({ ...details, derivedVia: 'folder_extraction', extractionStatus: 'completed', extractionRecipe: { folderId: folder.id, fileId: file.id, fileName: file.file_name, format: file.format } }),
     };
-    const stored = { path: this.folders.path(file), hash: file.hash, bytes: Number(file.bytes), quotes: Number(file.quotes), blankLines: file.blank_lines === 1, fileName: file.file_name };
-    const created = await this.createWithFile(derived, workspaceId, stored, file.format as UploadFormat);
+    const stored = { path: this.folders.path(file), hash: file.hash, bytes: Number(file.bytes), quotes: Number(file.quotes), blankLines: file.blank_lines === 1 };
+    const created = await this.createWithFile(derived, workspaceId, { file: stored, fileName: file.file_name }, file.format as UploadFormat);
     await this.rowsAdded(created, workspaceId, principal.userId);
     return created;
   }
@@ -257,12 +265,13 @@ export class SourceService {
   private async createWithFile(
     row: SourceRow,
     workspaceId: string,
-    file: { path: string; hash: string; bytes: number; quotes: number; blankLines: boolean; fileName: string | null },
+    file: ({ parts: PartedFile } | { file: FileOnDisk & { hash: string; bytes: number } }) & { fileName: string | null },
     format: UploadFormat,
     options: IngestOptions = {},
   ): Promise<Source> {
     try {
-      const ingested = await this.ingest(row, { file, format }, { hash: file.hash, bytes: file.bytes, fileName: file.fileName }, options);
+      const identity = 'parts' in file ? async () => ({ ...(await file.parts.finished), fileName: file.fileName }) : { hash: file.file.hash, bytes: file.file.bytes, fileName: file.fileName };
+      const ingested = await this.ingest(row, 'parts' in file ? { parts: file.parts, format: 'csv' } : { file: file.file, format }, identity, options);
       await this.store(ingested, () => this.repo.insert(ingested, workspaceId));
       return toSource(ingested);
     } catch (error) {
@@ -272,14 +281,15 @@ export class SourceService {
   }
 
   /**
-   * A tabular source from a file a connector extracted (rows already streamed to disk): linked to the workspace,
-   * the file as its first batch. `decide` types the columns (from the source's declared types); `beforeCommit`
-   * lets the caller stop before any row is kept. A failure leaves no source and no rows.
+   * A tabular source from a file a connector extracted (streamed to disk whole, or CSV in parts loaded as they
+   * arrive): linked to the workspace, the file as its first batch. `decide` types the columns (from the source's
+   * declared types); `beforeCommit` lets the caller stop before any row is kept. A failure leaves no source and no
+   * rows.
    */
   async createFromExtract(
     owner: { organisationId: string; workspaceId: string },
     input: { name: string; description: string; ontologyMode: 'auto' | 'manual'; recipe: Record<string, unknown> },
-    file: ReceivedFile,
+    file: { file: ReceivedFile } | { parts: PartedFile },
     format: UploadFormat,
     options: { decide?: SchemaDecision; beforeCommit?: () => void },
   ): Promise<Source> {
@@ -415,8 +425,8 @@ export class SourceService {
    */
   private async ingest(
     row: SourceRow,
-    input: { file: FileOnDisk; format: UploadFormat } | { fields: string[]; rows: AsyncIterable<BatchRow>; format: 'json' },
-    file: { hash: string; bytes: number; fileName: string | null },
+    input: { file: FileOnDisk; format: UploadFormat } | { parts: PartedFile; format: 'csv' } | { fields: string[]; rows: AsyncIterable<BatchRow>; format: 'json' },
+    identity: BatchIdentity | (() => Promise<BatchIdentity>),
     options: Omit<IngestOptions, 'file'> = {},
   ): Promise<SourceRow> {
     const details = JSON.parse(row.details) as SourceDetails;
@@ -424,7 +434,11 @@ export class SourceService {
     const existing = details.schemaEntries.length === 0 ? null : (details.schemaEntries as InferredColumn[]);
     const batch = 'file' in input
       ? await this.tables.appendFile(table, existing, input.file, input.format, row.document_count, options)
-      : await this.tables.append(table, existing, input.fields, input.rows, row.document_count, options);
+      : 'parts' in input
+        ? await this.tables.appendParts(table, existing, input.parts, row.document_count, options)
+        : await this.tables.append(table, existing, input.fields, input.rows, row.document_count, options);
+    // Parts: the file's identity is known once the whole stream has arrived, which the last part's load waited for.
+    const file = typeof identity === 'function' ? await identity() : identity;
     const now = nowIso();
     const next: SourceDetails = {
       ...details,

@@ -2,21 +2,20 @@ import { INTERNAL_PREFIX } from './reserved.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../errors.js';
 import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
+import type { BatchRow, TableReader } from './table-reader.js';
 import { engineConvertible, ingestInEngine } from './engine-ingest.js';
+import { ingestInOnePass, typedColumns } from './one-pass-ingest.js';
 import { convertCell, refusal, storageType } from './inference/convert.js';
 import { type InferredColumn, inferSchema, isNullCell } from './inference/infer-schema.js';
 
 /** The column holding each row's ordinal: stable order and keyset paging of records. */
 export const ROW_COLUMN = `${INTERNAL_PREFIX}row`;
+export type { BatchRow };
+
 /** Rows read before the schema of a first batch is decided. */
 export const SAMPLE_ROWS = 10_000;
 const INSERT_CHUNK = 10_000;
 
-/** One row of a file or request: its cells by the batch's fields, and where it came from (for errors). */
-export interface BatchRow {
-  line: number;
-  cells: Array<string | null>;
-}
 
 export interface IngestedBatch {
   columns: InferredColumn[];
@@ -65,34 +64,22 @@ export async function ingestBatch(
   rowStart: number,
   options: IngestOptions = {},
 ): Promise<IngestedBatch> {
-  const { file, beforeCommit = () => undefined, decide = inferSchema } = options;
-  const reserved = fields.find((field) => field.startsWith(INTERNAL_PREFIX));
-  if (reserved !== undefined) throw invalid(`The column name ${reserved} is reserved: names starting with ${INTERNAL_PREFIX} are the service's own`);
-  const iterator = rows[Symbol.asyncIterator]();
-  const sample: BatchRow[] = [];
-  while (sample.length < SAMPLE_ROWS) {
-    const next = await iterator.next();
-    if (next.done === true) break;
-    sample.push(next.value);
-  }
-  if (sample.length === 0) throw invalid('The batch has no rows');
-  const columns = existing ?? decide(fields, sample.map((row) => row.cells));
-  if (existing !== null) assertSameColumns(existing, fields);
-  const byField = new Map(columns.map((column) => [column.field, column]));
-  const ordered = fields.map((field) => byField.get(field)!);
-  const definitions = [{ name: ROW_COLUMN, type: 'UInt64' }, ...columns.map((column) => ({ name: column.field, type: storageType(column) }))];
-
-  await store.ensureTenant(table.organisationId);
-  if (existing === null) await store.createTable(table, definitions, [ROW_COLUMN]);
+  const { file, beforeCommit = () => undefined } = options;
+  const { columns, sample, rest, definitions } = await openBatch(store, table, existing, fields, rows, options.decide);
   if (file !== undefined && engineConvertible(columns)) {
     file.stopReading();
     try {
-      return { columns, rowCount: await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart, beforeCommit) };
+      // One pass when it parses some integer column straight into numbers and no cell takes the unit path (whose
+      // conversion is heavy enough that the staged ingest's parallel conversion wins: BENCHMARKS.md, data plane).
+      const typed = typedColumns(columns, fields, sample.map((row) => row.cells));
+      const onePass = typed.size > 0 && columns.every((column) => column.unit === null) ? await ingestInOnePass(store, table, file, fields, columns, typed, ROW_COLUMN, rowStart, beforeCommit) : null;
+      return { columns, rowCount: onePass ?? (await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart, beforeCommit)) };
     } catch (error) {
       if (existing === null) await store.dropTable(table).catch(() => undefined);
       throw error;
     }
   }
+  const ordered = fields.map((field) => columns.find((column) => column.field === field)!);
   const staging: TableRef = { organisationId: table.organisationId, tableId: newId('stg') };
   await store.createTable(staging, definitions, [ROW_COLUMN]);
   let count = 0;
@@ -107,7 +94,7 @@ export async function ingestBatch(
       }
     };
     for (const row of sample) await add(row);
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) await add(next.value);
+    for (let next = await rest.next(); !next.done; next = await rest.next()) await add(next.value);
     await store.insert(staging, chunk);
     beforeCommit();
     await store.appendFrom(staging, table);
@@ -118,6 +105,75 @@ export async function ingestBatch(
     await store.dropTable(staging).catch(() => undefined);
   }
   return { columns, rowCount: count };
+}
+
+/**
+ * Ingests a file that arrives in parts (parts.ts), each part loaded in one pass (one-pass-ingest.ts) as soon as it
+ * is complete, while the next still arrives. `first` is the reader of the first part (the header and the sample).
+ * Answers null, with nothing of the batch left behind, when some part cannot be loaded so: a column or a part the
+ * engine does not read exactly, or a cell the one pass declines; the caller then ingests the whole file, which
+ * reads every cell and names a bad one.
+ */
+export async function ingestParts(
+  store: DataStore,
+  table: TableRef,
+  existing: InferredColumn[] | null,
+  first: TableReader,
+  next: () => Promise<{ path: string; format: FileFormat; quotes: number; blankLines: boolean } | null>,
+  rowStart: number,
+  options: Omit<IngestOptions, 'file'> = {},
+): Promise<IngestedBatch | null> {
+  const { beforeCommit = () => undefined } = options;
+  const { columns, sample } = await openBatch(store, table, existing, first.fields, first.rows, options.decide);
+  first.close();
+  let count = 0;
+  try {
+    if (first.engineFormat === null || !engineConvertible(columns)) return await declined();
+    const typed = typedColumns(columns, first.fields, sample.map((row) => row.cells));
+    for (let part = await next(); part !== null; part = await next()) {
+      if (!engineReads(part)) return await declined();
+      const rows = await ingestInOnePass(store, table, part, first.fields, columns, typed, ROW_COLUMN, rowStart + count, beforeCommit);
+      if (rows === null) return await declined();
+      count += rows;
+    }
+  } catch (error) {
+    await declined();
+    throw error;
+  }
+  return { columns, rowCount: count };
+
+  async function declined(): Promise<null> {
+    await (existing === null ? store.dropTable(table) : store.deleteRowsFrom(table, ROW_COLUMN, rowStart));
+    return null;
+  }
+}
+
+/** Whether the engine reads a file as the JS reader would: no quote left open (it would read on to the end), no blank lines (the JS reader skips them). */
+export function engineReads(file: { quotes: number; blankLines: boolean }): boolean {
+  return file.quotes % 2 === 0 && !file.blankLines;
+}
+
+/**
+ * The start of a batch: the sample read, the columns decided (a first batch; a later one must have the source's
+ * columns) and, for a first batch, the table created. `rest` reads on after the sample.
+ */
+async function openBatch(store: DataStore, table: TableRef, existing: InferredColumn[] | null, fields: string[], rows: AsyncIterable<BatchRow>, decide: SchemaDecision = inferSchema) {
+  const reserved = fields.find((field) => field.startsWith(INTERNAL_PREFIX));
+  if (reserved !== undefined) throw invalid(`The column name ${reserved} is reserved: names starting with ${INTERNAL_PREFIX} are the service's own`);
+  const rest = rows[Symbol.asyncIterator]();
+  const sample: BatchRow[] = [];
+  while (sample.length < SAMPLE_ROWS) {
+    const next = await rest.next();
+    if (next.done === true) break;
+    sample.push(next.value);
+  }
+  if (sample.length === 0) throw invalid('The batch has no rows');
+  const columns = existing ?? decide(fields, sample.map((row) => row.cells));
+  if (existing !== null) assertSameColumns(existing, fields);
+  const definitions = [{ name: ROW_COLUMN, type: 'UInt64' }, ...columns.map((column) => ({ name: column.field, type: storageType(column) }))];
+  await store.ensureTenant(table.organisationId);
+  if (existing === null) await store.createTable(table, definitions, [ROW_COLUMN]);
+  return { columns, sample, rest, definitions };
 }
 
 /** Converts a row; a cell that is present but not of its column's type is refused, naming line and column. */

@@ -6,7 +6,9 @@
  */
 import type { DataStore, TableRef } from '../store/data/port.js';
 import type { InferredColumn } from './inference/infer-schema.js';
-import { type BatchRow, type IngestOptions, ROW_COLUMN, ingestBatch } from './ingest.js';
+import { type BatchRow, type IngestOptions, ROW_COLUMN, engineReads, ingestBatch, ingestParts } from './ingest.js';
+import type { PartedFile } from './parts.js';
+import type { FileOnDisk } from './receive.js';
 import { type TableReader, type UploadFormat, openTable } from './readers.js';
 import { type RetypeTarget, retypeColumn } from './retype.js';
 import { type ColumnMetadata, computeColumnMetadata, tableRows } from './statistics.js';
@@ -19,13 +21,7 @@ export interface LoadedBatch {
   columnMetadata: Record<string, ColumnMetadata>;
 }
 
-/** A file received on disk, with what the readers found scanning it. */
-export interface FileOnDisk {
-  path: string;
-  /** Quote characters seen and whether it has blank lines: whether the engine reads it as the JS reader would. */
-  quotes: number;
-  blankLines: boolean;
-}
+export type { FileOnDisk };
 
 export class TableLoader {
   /** Opened on first use: processes that never touch rows (the CLI) never load the data engine. */
@@ -50,6 +46,36 @@ export class TableLoader {
     } finally {
       reader.close();
     }
+  }
+
+  /**
+   * Appends a CSV file arriving in parts (a connector's extraction): each part is loaded as soon as it is complete,
+   * while the next arrives. When the parts cannot all be loaded one by one (ingestParts), the whole file is, once it
+   * has arrived, as appendFile loads it: the same rows, the same refusals.
+   */
+  async appendParts(table: TableRef, existing: InferredColumn[] | null, parted: PartedFile, rowOffset: number, options: Omit<IngestOptions, 'file'> = {}): Promise<LoadedBatch> {
+    let pending = await parted.next();
+    if (pending === null) return this.appendWhole(table, existing, parted, rowOffset, options);
+    const reader = await openTable(pending.path, 'csv');
+    const next = async () => {
+      const part = pending ?? (await parted.next());
+      pending = null;
+      return part;
+    };
+    let batch: Awaited<ReturnType<typeof ingestParts>>;
+    try {
+      batch = await ingestParts(this.data(), table, existing, reader, next, rowOffset, options);
+    } finally {
+      reader.close();
+    }
+    if (batch === null) return this.appendWhole(table, existing, parted, rowOffset, options);
+    const columnMetadata = await computeColumnMetadata(this.data(), tableRows(table), batch.columns);
+    return { ...batch, columnMetadata };
+  }
+
+  private async appendWhole(table: TableRef, existing: InferredColumn[] | null, parted: PartedFile, rowOffset: number, options: Omit<IngestOptions, 'file'>): Promise<LoadedBatch> {
+    const whole = await parted.whole();
+    return this.appendFile(table, existing, whole, 'csv', rowOffset, options);
   }
 
   /** Takes out the rows from `fromRow` on: the whole table (dropped) when 0. */
@@ -90,6 +116,6 @@ export class TableLoader {
 }
 
 function engineFile(reader: TableReader, file: FileOnDisk): IngestOptions['file'] {
-  if (reader.engineFormat === null || file.quotes % 2 !== 0 || file.blankLines) return undefined;
+  if (reader.engineFormat === null || !engineReads(file)) return undefined;
   return { path: file.path, format: reader.engineFormat, stopReading: reader.close };
 }

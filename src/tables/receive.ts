@@ -14,11 +14,9 @@ const EMPTY_CRLF_LINE = Buffer.from('\n\r\n');
 /** Largest file one upload may carry. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 ** 3;
 
-export interface ReceivedFile {
+/** A file received on disk, with what the readers found scanning it. */
+export interface FileOnDisk {
   path: string;
-  /** sha256 of the bytes, hex: the batch's identity (the same bytes never land twice). */
-  hash: string;
-  bytes: number;
   /**
    * Double quotes in the file. In well-formed CSV they pair up (""-escapes too), so an odd count is a quote left
    * open: such a file is read by the JS reader, which names the line, never by the engine, which would read on.
@@ -26,6 +24,12 @@ export interface ReceivedFile {
   quotes: number;
   /** Whether the file has an empty line: the JS reader skips them, the engine's CSV reader does not. */
   blankLines: boolean;
+}
+
+export interface ReceivedFile extends FileOnDisk {
+  /** sha256 of the bytes, hex: the batch's identity (the same bytes never land twice). */
+  hash: string;
+  bytes: number;
   discard(): Promise<void>;
 }
 

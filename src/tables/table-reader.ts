@@ -1,6 +1,11 @@
 import { AppError } from '../errors.js';
 import type { FileFormat } from '../store/data/port.js';
-import type { BatchRow } from './ingest.js';
+
+/** One row of a file or request: its cells by the batch's fields, and where it came from (for errors). */
+export interface BatchRow {
+  line: number;
+  cells: Array<string | null>;
+}
 
 /** A file read as a table: its columns and its rows, streamed. */
 export interface TableReader {

@@ -194,6 +194,30 @@ function describeDataStoreConformance(name: string, open: (() => DataStore) | un
       }
     });
 
+    it('inserts what a SELECT over a parsed file builds, rows in file order, numbered from a bound start; a headerless part too', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'causa-insert-file-'));
+      const lines: string[] = [];
+      for (let i = 0; i < 1_000_000; i++) lines.push(`${i},"t ${i % 7}"`);
+      writeFileSync(join(dir, 'head.csv'), `n,t\n${lines.join('\n')}\n`);
+      writeFileSync(join(dir, 'part.csv'), '5," x "\n6,\n');
+      const target: TableRef = { organisationId: orgA, tableId: newId('src') };
+      await store.createTable(target, [{ name: 'row', type: 'UInt64' }, { name: 'n', type: 'Int64' }, { name: 't', type: 'Nullable(String)' }], ['row']);
+      try {
+        const structure = [{ name: 'a', type: 'Int128' }, { name: 'b', type: 'Nullable(String)' }];
+        const select = (source: string) => `SELECT {start:UInt64} + rowNumberInAllBlocks(), toInt64(a), trimBoth(b) FROM ${source}`;
+        await store.insertFromFile(target, join(dir, 'head.csv'), 'CSVWithNames', structure, select, { start: 10 });
+        await store.insertFromFile(target, join(dir, 'part.csv'), 'CSV', structure, select, { start: 1_000_010 });
+        const [counted] = await store.query<Record<string, string>>(orgA, (sql) =>
+          `SELECT toString(count()) AS n, toString(countIf(t.n + 10 != t.row)) AS misplaced, toString(countIf(t.t IS NULL)) AS missing FROM ${sql.table(target.tableId)} AS t WHERE t.row < 1000010`);
+        assert.deepEqual(counted, { n: '1000000', misplaced: '0', missing: '0' });
+        const tail = await store.query<Record<string, string | null>>(orgA, (sql) => `SELECT toString(t.row) AS row, toString(t.n) AS n, t.t AS t FROM ${sql.table(target.tableId)} AS t WHERE t.row >= 1000010 ORDER BY t.row`);
+        assert.deepEqual(tail, [{ row: '1000010', n: '5', t: 'x' }, { row: '1000011', n: '6', t: null }]);
+      } finally {
+        await store.dropTable(target);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('exchanges two tables of one organisation atomically, never across organisations', async () => {
       const a: TableRef = { organisationId: orgA, tableId: newId('src') };
       const b: TableRef = { organisationId: orgA, tableId: newId('rty') };

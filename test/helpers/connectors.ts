@@ -15,12 +15,13 @@ export const API = '/api/v1';
 
 /**
  * An app whose connectors may reach loopback and read under a fresh storage root (removed after the test);
- * `storageRoot` is the tenant's own directory in it, where its storage connectors may point.
+ * `storageRoot` is the tenant's own directory in it, where its storage connectors may point. Imports store their
+ * rows in parts of 64 KiB, so an import of some ten thousand rows and more is stored in several.
  */
 export async function connectorApp(t: TestContext): Promise<TestApp & { operatorRoot: string; storageRoot: string }> {
   const operatorRoot = mkdtempSync(join(tmpdir(), 'causa-storage-'));
   t.after(() => rmSync(operatorRoot, { recursive: true, force: true }));
-  const app = await buildTestApp(t, {}, testConfig({ connectorAllowHosts: ['127.0.0.1'], storageRoots: [operatorRoot] }));
+  const app = await buildTestApp(t, {}, testConfig({ connectorAllowHosts: ['127.0.0.1'], storageRoots: [operatorRoot], importPartBytes: 64 * 1024 }));
   const storageRoot = join(operatorRoot, app.tenant.organisationId);
   mkdirSync(storageRoot);
   return Object.assign(app, { operatorRoot, storageRoot });

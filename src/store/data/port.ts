@@ -33,6 +33,14 @@ export interface DataStore {
    * statements over the rows need not read them in order (they may run on every thread).
    */
   loadFile(table: TableRef, path: string, format: FileFormat, options?: { ordinal?: string }): Promise<void>;
+  /**
+   * Parses a local file with `structure` (columns by position) and inserts into `table` the rows of the SELECT
+   * `build(source)` writes over it, `source` being the table function that reads the file. The rows flow in file
+   * order through one stream (parsing stays parallel), so rowNumberInAllBlocks() in the SELECT numbers them from 0:
+   * one statement types, converts and numbers a file. Not atomic: a statement that fails midway leaves the blocks
+   * it wrote.
+   */
+  insertFromFile(table: TableRef, path: string, format: FileFormat, structure: ColumnSpec[], build: (source: string) => string, params?: Record<string, unknown>): Promise<void>;
   /** Deletes the rows whose integer `column` is at least `from` (takes a failed batch back out). */
   deleteRowsFrom(table: TableRef, column: string, from: number): Promise<void>;
   /** Runs a read built by `build` with bound `params`; the whole result in memory (small results only). */
@@ -65,7 +73,7 @@ export interface QueryOptions {
   singleThreaded?: boolean;
 }
 
-export type FileFormat = 'CSVWithNames' | 'Parquet' | 'RowBinary';
+export type FileFormat = 'CSVWithNames' | 'CSV' | 'Parquet' | 'RowBinary';
 
 export type ExportFormat = 'CSV' | 'CSVWithNames' | 'JSONEachRow' | 'Parquet' | 'TabSeparatedWithNames' | 'RowBinary';
 

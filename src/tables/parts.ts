@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../errors.js';
+import { newId } from '../lib/ids.js';
+import type { FileOnDisk, ReceivedFile } from './receive.js';
+
+/**
+ * A CSV stream written to disk in parts cut at record ends, each part handed over as soon as it is complete: the
+ * rows of one part are loaded while the next is still arriving (a connector's extraction overlaps the loading).
+ * The first part keeps the header line; the others hold records only. Read one after the other they are the
+ * stream itself, which `whole()` joins into one file for the readers that need every row in one file.
+ */
+
+const QUOTE = 0x22;
+const LINE_END = 0x0a;
+
+/** One part on disk: the header with the first records (`CSVWithNames`), or records only (`CSV`). */
+export interface FilePart extends FileOnDisk {
+  format: 'CSVWithNames' | 'CSV';
+}
+
+export interface PartedFile {
+  /** The next complete part, in stream order; null after the last. A failed stream rejects. One reader only. */
+  next(): Promise<FilePart | null>;
+  /** The stream's identity and size, once it has ended (a failed stream rejects). */
+  finished: Promise<{ hash: string; bytes: number }>;
+  /** Every part joined in order into one file (the stream as it came), once the stream has ended. */
+  whole(): Promise<ReceivedFile>;
+  /** Removes every part (and the joined file). */
+  discard(): Promise<void>;
+}
+
+export interface PartOptions {
+  /** A part is closed at the first record end after this many bytes. */
+  partBytes: number;
+  /** The first part holds at least this many records (the header and the sample a schema is decided from). */
+  firstPartRecords: number;
+  /** Largest stream accepted: beyond it the stream fails with 413. */
+  maxBytes: number;
+}
+
+/** Quote, record and blank-line bookkeeping of one part, as receive.ts keeps it for a whole file. */
+class PartScan {
+  quotes = 0;
+  /** Records ended in the part, counted while fewer than `countRecords` (the first part's sample). */
+  records = 0;
+  blankLines = false;
+  // The previous bytes of the part, so a blank line split across writes is seen; a part starts at a record end.
+  private tail: Buffer = Buffer.from('\n');
+
+  constructor(private readonly countRecords: number) {}
+
+  add(bytes: Buffer): void {
+    if (this.records < this.countRecords) {
+      this.records += recordEnds(bytes, this.quotes).length;
+    }
+    for (let at = bytes.indexOf(QUOTE); at !== -1; at = bytes.indexOf(QUOTE, at + 1)) this.quotes += 1;
+    if (!this.blankLines) {
+      const seam = Buffer.concat([this.tail, bytes.subarray(0, 2)]);
+      this.blankLines = [seam, bytes].some((b) => b.includes('\n\n') || b.includes('\n\r\n'));
+      this.tail = bytes.length >= 2 ? bytes.subarray(-2) : Buffer.concat([this.tail, bytes]).subarray(-2);
+    }
+  }
+}
+
+/**
+ * The record ends in `bytes` (each the index after its line end), `openQuotes` quotes preceding it: a line end
+ * after an odd count is inside a quoted field, part of its data. At most `limit` are looked for.
+ */
+export function recordEnds(bytes: Buffer, openQuotes: number, limit = Infinity): number[] {
+  const ends: number[] = [];
+  let quotes = openQuotes;
+  let quote = bytes.indexOf(QUOTE);
+  for (let end = bytes.indexOf(LINE_END); end !== -1 && ends.length < limit; end = bytes.indexOf(LINE_END, end + 1)) {
+    while (quote !== -1 && quote < end) {
+      quotes += 1;
+      quote = bytes.indexOf(QUOTE, quote + 1);
+    }
+    if (quotes % 2 === 0) ends.push(end + 1);
+  }
+  return ends;
+}
+
+/** Writes `body` into parts under `directory`; the parts are read with `next()` while the body still streams. */
+export async function splitIntoParts(body: Readable, directory: string, options: PartOptions): Promise<PartedFile> {
+  await mkdir(directory, { recursive: true });
+  const stem = join(directory, newId('upload'));
+  const ready: FilePart[] = [];
+  const waiting: Array<{ resolve: (part: FilePart | null) => void; reject: (error: unknown) => void }> = [];
+  let ended = false;
+  let failure: unknown;
+  const hash = createHash('sha256');
+  let bytes = 0;
+
+  const made: FilePart[] = [];
+  let out: WriteStream | undefined;
+  let scan = new PartScan(options.firstPartRecords);
+  let partBytes = 0;
+  const open = () => {
+    // Write errors reach the writer through write()'s callback (a stream stopped by a failure refuses writes).
+    out = createWriteStream(`${stem}.${made.length}`).on('error', () => undefined);
+    scan = new PartScan(made.length === 0 ? options.firstPartRecords : 0);
+    partBytes = 0;
+  };
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      if (out!.destroyed) return reject(new Error('the parts were discarded'));
+      scan.add(chunk);
+      partBytes += chunk.length;
+      out!.write(chunk, (error) => (error ? reject(error) : resolve()));
+    });
+  const settle = () => {
+    while (waiting.length > 0 && (ready.length > 0 || ended || failure !== undefined)) {
+      const waiter = waiting.shift()!;
+      if (ready.length > 0) waiter.resolve(ready.shift()!);
+      else if (failure !== undefined) waiter.reject(failure);
+      else waiter.resolve(null);
+    }
+  };
+  const close = async () => {
+    const stream = out!;
+    out = undefined;
+    await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    const part: FilePart = { path: stream.path as string, quotes: scan.quotes, blankLines: scan.blankLines, format: made.length === 0 ? 'CSVWithNames' : 'CSV' };
+    made.push(part);
+    ready.push(part);
+    settle();
+  };
+
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (bytes > options.maxBytes) return done(new AppError('payload_too_large', `An import may carry at most ${options.maxBytes} bytes`));
+      hash.update(chunk);
+      void (async () => {
+        let rest = chunk;
+        while (rest.length > 0) {
+          if (out === undefined) open();
+          // Due: big enough, and the first part holds its sample. Cut at the first record end of this chunk.
+          const due = partBytes + rest.length >= options.partBytes && scan.records >= (made.length === 0 ? options.firstPartRecords : 0);
+          const end = due ? (recordEnds(rest, scan.quotes, 1)[0] ?? -1) : -1;
+          if (end === -1) {
+            await write(rest);
+            return;
+          }
+          await write(rest.subarray(0, end));
+          await close();
+          rest = rest.subarray(end);
+        }
+      })().then(() => done(), done);
+    },
+    final(done) {
+      (out === undefined ? Promise.resolve() : close()).then(() => done(), done);
+    },
+  });
+  const finished = pipeline(body, sink).then(
+    () => {
+      ended = true;
+      settle();
+      return { hash: hash.digest('hex'), bytes };
+    },
+    (error: unknown) => {
+      failure = error;
+      out?.destroy();
+      settle();
+      throw error;
+    },
+  );
+  finished.catch(() => undefined); // read through next() or finished by the caller
+  const discard = async () => {
+    await Promise.all([...made.map((part) => part.path), ...(out === undefined ? [] : [out.path as string]), `${stem}.whole`].map((path) => rm(path, { force: true })));
+  };
+
+  return {
+    next: () =>
+      new Promise<FilePart | null>((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        settle();
+      }),
+    finished,
+    async whole() {
+      const { hash: digest, bytes: size } = await finished;
+      const path = `${stem}.whole`;
+      const joined = createWriteStream(path);
+      for (const part of made) await pipeline(createReadStream(part.path), joined, { end: false });
+      await new Promise<void>((resolve, reject) => joined.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      // Parts are cut at record ends, and each part's scan starts as after a line end: the parts' counts are the file's.
+      const quotes = made.reduce((sum, part) => sum + part.quotes, 0);
+      return { path, hash: digest, bytes: size, quotes, blankLines: made.some((part) => part.blankLines), discard: () => rm(path, { force: true }) };
+    },
+    discard,
+  };
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { test } from 'node:test';
+import { type FilePart, type PartedFile, recordEnds, splitIntoParts } from '../../../src/tables/parts.js';
+
+/** A CSV with quoted cells holding delimiters, doubled quotes and line breaks (CRLF too): line ends that end no record. */
+function csv(records: number): string {
+  let text = 'id,note,amount\n';
+  for (let i = 0; i < records; i += 1) {
+    const note = i % 3 === 0 ? `"line one\nline ""two"", ${i}"` : i % 3 === 1 ? `"a\r\nb"` : `plain ${i}`;
+    text += `${i},${note},${(i * 1.5).toFixed(1)}\n`;
+  }
+  return text;
+}
+
+/** The body in chunks of `size` bytes, so cuts fall inside quoted cells and between \r and \n. */
+const chunked = (text: string, size: number) => Readable.from(Array.from({ length: Math.ceil(text.length / size) }, (_, i) => Buffer.from(text.slice(i * size, (i + 1) * size))));
+
+async function allParts(parted: PartedFile): Promise<FilePart[]> {
+  const parts: FilePart[] = [];
+  for (let part = await parted.next(); part !== null; part = await parted.next()) parts.push(part);
+  return parts;
+}
+
+async function withDirectory(t: { after(fn: () => Promise<void>): void }): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'causa-parts-'));
+  t.after(() => rm(directory, { recursive: true, force: true }));
+  return directory;
+}
+
+test('record ends skip line breaks inside quoted cells', () => {
+  const bytes = Buffer.from('a,"x\ny",b\nc,"""",d\n"open\n');
+  assert.deepEqual(recordEnds(bytes, 0), [10, 19]);
+  // After an open quote the first line end is data; once a quote closes it, the next ones end records.
+  assert.deepEqual(recordEnds(Buffer.from('x\n"\nz\n'), 1), [4, 6]);
+  assert.deepEqual(recordEnds(bytes, 0, 1), [10]);
+});
+
+test('a CSV stream is cut into parts at record ends; in order they are the stream, and the first holds its sample', async (t) => {
+  const directory = await withDirectory(t);
+  const text = csv(3000);
+  const parted = await splitIntoParts(chunked(text, 997), directory, { partBytes: 4096, firstPartRecords: 500, maxBytes: 1e9 });
+  const parts = await allParts(parted);
+  assert.ok(parts.length > 5, `${parts.length} parts`);
+  assert.deepEqual(parts.map((part) => part.format), ['CSVWithNames', ...parts.slice(1).map(() => 'CSV')]);
+  const contents = await Promise.all(parts.map((part) => readFile(part.path, 'utf8')));
+  assert.equal(contents.join(''), text);
+  for (const [i, content] of contents.entries()) {
+    // Each part ends a record (quotes balanced, a final line end), and says so.
+    assert.equal(parts[i]!.quotes % 2, 0, `part ${i}`);
+    assert.equal(parts[i]!.quotes, content.split('"').length - 1);
+    assert.ok(content.endsWith('\n'));
+    assert.equal(parts[i]!.blankLines, false);
+  }
+  assert.ok(recordEnds(Buffer.from(contents[0]!), 0).length >= 500, 'the first part holds the header and 499 records at least');
+  const { hash, bytes } = await parted.finished;
+  assert.equal(hash, createHash('sha256').update(text).digest('hex'));
+  assert.equal(bytes, Buffer.byteLength(text));
+  const whole = await parted.whole();
+  assert.equal(await readFile(whole.path, 'utf8'), text);
+  assert.equal(whole.quotes, text.split('"').length - 1);
+  assert.equal(whole.hash, hash);
+  await parted.discard();
+  await assert.rejects(readFile(parts[0]!.path));
+  await assert.rejects(readFile(whole.path));
+});
+
+test('a blank line is seen where a cut falls on it, and a quote left open is counted', async (t) => {
+  const directory = await withDirectory(t);
+  const text = `${'a,b\n'.repeat(50)}\n${'c,d\n'.repeat(50)}"open\n`;
+  const parted = await splitIntoParts(chunked(text, 7), directory, { partBytes: 200, firstPartRecords: 1, maxBytes: 1e9 });
+  const parts = await allParts(parted);
+  assert.equal(parts.filter((part) => part.blankLines).length, 1);
+  assert.equal(parts.at(-1)!.quotes % 2, 1, 'the last part holds the open quote');
+  const whole = await parted.whole();
+  assert.equal(whole.blankLines, true);
+  assert.equal(whole.quotes % 2, 1);
+  await parted.discard();
+});
+
+test('a failing stream fails the reader of the parts, and a stream past the limit answers 413', async (t) => {
+  const directory = await withDirectory(t);
+  const failing = Readable.from((async function* failing() {
+    yield Buffer.from('a,b\n1,2\n'.repeat(100));
+    throw new Error('the source went away');
+  })());
+  const parted = await splitIntoParts(failing, directory, { partBytes: 64, firstPartRecords: 1, maxBytes: 1e9 });
+  await assert.rejects(allParts(parted), /the source went away/);
+  await assert.rejects(parted.finished, /the source went away/);
+  await parted.discard();
+
+  const large = await splitIntoParts(chunked('a,b\n'.repeat(1000), 100), directory, { partBytes: 64, firstPartRecords: 1, maxBytes: 1000 });
+  await assert.rejects(allParts(large), (error: Error & { code?: string }) => error.code === 'payload_too_large');
+  await large.discard();
+});
