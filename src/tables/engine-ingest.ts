@@ -20,7 +20,7 @@ const FALSE = ['false', 'no', 'n', 'f', '0'];
 const list = (values: Iterable<string>) => [...values].map((v) => `'${v.replaceAll("'", "\\'")}'`).join(', ');
 
 /** A JS regular expression of the inference code as a ClickHouse (re2) string literal: one definition for both. */
-function re2(pattern: RegExp): string {
+export function re2(pattern: RegExp): string {
   const source = pattern.source.replace(/\(\?<[a-zA-Z]+>/g, '(').replace(/\\u([0-9a-fA-F]{4})/g, '\\x{$1}');
   return `'${source.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }

@@ -163,7 +163,9 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
         if (twice !== undefined) throw new SourceError('query', `The result has two columns named "${twice}"; give every column its own name`);
         const declared = await describeTypes(client, shape.fields);
         const estimatedRows = target.kind === 'table' ? await estimate(client, target) : null;
-        const list = declared.map((column) => `${render(column)} AS ${ident(column.name)}`).join(', ');
+        // A row of one null column would be an empty line, which readers skip (the row lost): a single column's null is
+        // written "" instead, as csv.ts writes it, which reads back as missing all the same.
+        const list = declared.map((column) => `${declared.length === 1 ? `COALESCE((${render(column)})::text, '')` : render(column)} AS ${ident(column.name)}`).join(', ');
         const stream = client.query(copyTo(`COPY (SELECT ${list} FROM (${select}) AS q) TO STDOUT WITH (FORMAT csv, HEADER true)`));
         const finish = () => void end(client);
         stream.on('end', finish);
