@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
 import type { BatchRow, TableReader } from './table-reader.js';
 import { engineConvertible, ingestInEngine } from './engine-ingest.js';
-import { ingestInOnePass, typedColumns } from './one-pass-ingest.js';
+import { ingestInOnePass, plainIntegerColumns } from './one-pass-ingest.js';
 import { convertCell, refusal, storageType } from './inference/convert.js';
 import { type InferredColumn, inferSchema, isNullCell } from './inference/infer-schema.js';
 
@@ -69,10 +69,10 @@ export async function ingestBatch(
   if (file !== undefined && engineConvertible(columns)) {
     file.stopReading();
     try {
-      // One pass when it parses some integer column straight into numbers and no cell takes the unit path (whose
+      // One pass when some integer column takes its short path for plain digits and no column the unit path (whose
       // conversion is heavy enough that the staged ingest's parallel conversion wins: BENCHMARKS.md, data plane).
-      const typed = typedColumns(columns, fields, sample.map((row) => row.cells));
-      const onePass = typed.size > 0 && columns.every((column) => column.unit === null) ? await ingestInOnePass(store, table, file, fields, columns, typed, ROW_COLUMN, rowStart, beforeCommit) : null;
+      const plainIntegers = plainIntegerColumns(columns, fields, sample.map((row) => row.cells));
+      const onePass = plainIntegers.size > 0 && columns.every((column) => column.unit === null) ? await ingestInOnePass(store, table, file, fields, columns, plainIntegers, ROW_COLUMN, rowStart, beforeCommit) : null;
       return { columns, rowCount: onePass ?? (await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart, beforeCommit)) };
     } catch (error) {
       if (existing === null) await store.dropTable(table).catch(() => undefined);
@@ -129,10 +129,10 @@ export async function ingestParts(
   let count = 0;
   try {
     if (first.engineFormat === null || !engineConvertible(columns)) return await declined();
-    const typed = typedColumns(columns, first.fields, sample.map((row) => row.cells));
+    const plainIntegers = plainIntegerColumns(columns, first.fields, sample.map((row) => row.cells));
     for (let part = await next(); part !== null; part = await next()) {
       if (!engineReads(part)) return await declined();
-      const rows = await ingestInOnePass(store, table, part, first.fields, columns, typed, ROW_COLUMN, rowStart + count, beforeCommit);
+      const rows = await ingestInOnePass(store, table, part, first.fields, columns, plainIntegers, ROW_COLUMN, rowStart + count, beforeCommit);
       if (rows === null) return await declined();
       count += rows;
     }

@@ -28,14 +28,14 @@ const PLAIN_INTEGER = /^[+-]?\d{1,19}$/;
  * The columns with the integer short path: integers without a unit whose sampled cells are all empty or plain
  * digits (what identifiers, counts and keys hold). Whether a file is worth one pass is decided on them (ingest.ts).
  */
-export function typedColumns(columns: InferredColumn[], fields: string[], sample: Array<Array<string | null>>): Set<string> {
-  const typed = new Set<string>();
+export function plainIntegerColumns(columns: InferredColumn[], fields: string[], sample: Array<Array<string | null>>): Set<string> {
+  const plainIntegers = new Set<string>();
   for (const column of columns) {
     if (column.type !== 'integer' || column.unit !== null) continue;
     const i = fields.indexOf(column.field);
-    if (sample.every((cells) => (cells[i] ?? '').trim() === '' || PLAIN_INTEGER.test(cells[i]!.trim()))) typed.add(column.field);
+    if (sample.every((cells) => (cells[i] ?? '').trim() === '' || PLAIN_INTEGER.test(cells[i]!.trim()))) plainIntegers.add(column.field);
   }
-  return typed;
+  return plainIntegers;
 }
 
 /** The message of the throwIf that stops the insert at a cell the one pass does not store. */
@@ -55,7 +55,7 @@ export async function ingestInOnePass(
   file: { path: string; format: FileFormat },
   fields: string[],
   columns: InferredColumn[],
-  typed: Set<string>,
+  plainIntegers: Set<string>,
   rowColumn: string,
   rowStart: number,
   beforeCommit: () => void,
@@ -65,7 +65,7 @@ export async function ingestInOnePass(
   const value = (i: number) => quoteColumn(valueName(i));
   const converted = (i: number) => {
     const conversion = conversionOfText(byField.get(fields[i]!)!, text(i));
-    return typed.has(fields[i]!) ? `if(match(${text(i)}, ${re2(PLAIN_INTEGER)}), accurateCastOrNull(toInt128OrNull(${text(i)}), 'Int64'), ${conversion})` : conversion;
+    return plainIntegers.has(fields[i]!) ? `if(match(${text(i)}, ${re2(PLAIN_INTEGER)}), accurateCastOrNull(toInt128OrNull(${text(i)}), 'Int64'), ${conversion})` : conversion;
   };
   // One SELECT over the file (a server's input() is read by the INSERT's own SELECT): each cell trimmed once and
   // converted once, as WITH aliases the outputs and the check read.

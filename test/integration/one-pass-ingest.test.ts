@@ -14,7 +14,7 @@ import { newId } from '../../src/lib/ids.js';
 import { convertCell, storageType } from '../../src/tables/inference/convert.js';
 import { type InferredColumn, isNullCell } from '../../src/tables/inference/infer-schema.js';
 import { ROW_COLUMN } from '../../src/tables/ingest.js';
-import { ingestInOnePass, typedColumns } from '../../src/tables/one-pass-ingest.js';
+import { ingestInOnePass, plainIntegerColumns } from '../../src/tables/one-pass-ingest.js';
 import { sharedDataStore } from '../helpers/app.js';
 
 const CELLS = [
@@ -37,9 +37,9 @@ for (const type of ['integer', 'decimal'] as const) {
     const directory = await mkdtemp(join(tmpdir(), 'causa-one-pass-'));
     t.after(() => rm(directory, { recursive: true, force: true }));
     const columns = [column(type), { ...column(type), field: 'k', type: 'text' as const, availableTypes: ['text' as const] }];
-    const typed = typedColumns(columns, ['c', 'k'], [['1', 'x'], ['', 'y']]);
+    const plainIntegers = plainIntegerColumns(columns, ['c', 'k'], [['1', 'x'], ['', 'y']]);
     // A plain sample gives an integer column the short path for plain digits; a decimal one has none.
-    assert.deepEqual([...typed], type === 'integer' ? ['c'] : []);
+    assert.deepEqual([...plainIntegers], type === 'integer' ? ['c'] : []);
     // Each cell between two plain rows, written as CSV writers write it: quoted only when it must be, or every cell
     // quoted (a quoted empty cell is missing, not 0).
     const quoteAll = (cells: string[]) => `${cells.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')}\n`;
@@ -49,7 +49,7 @@ for (const type of ['integer', 'decimal'] as const) {
       await writeFile(path, text);
       const table = { organisationId: org, tableId: newId('src') };
       await store.createTable(table, [{ name: ROW_COLUMN, type: 'UInt64' }, ...columns.map((c) => ({ name: c.field, type: storageType(c) }))], [ROW_COLUMN]);
-      const rows = await ingestInOnePass(store, table, { path, format: 'CSVWithNames' }, ['c', 'k'], columns, typed, ROW_COLUMN, 5, () => undefined);
+      const rows = await ingestInOnePass(store, table, { path, format: 'CSVWithNames' }, ['c', 'k'], columns, plainIntegers, ROW_COLUMN, 5, () => undefined);
       const stored = await store.query<{ r: string; c: string | null; k: string }>(org, (sql) => `SELECT toString(${sql.column(ROW_COLUMN)}) AS r, toString(c) AS c, k FROM ${sql.table(table.tableId)} ORDER BY ${sql.column(ROW_COLUMN)}`);
       await store.dropTable(table);
       return { cell, rows, stored };

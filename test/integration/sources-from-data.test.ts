@@ -73,7 +73,9 @@ test('column statistics are computed by the data engine and match values compute
   const amounts = [3, 7, null, 7, 10, 1.5, 20, null];
   const regions = ['north', 'south', 'north', 'east', 'north', 'south', 'north', 'east'];
   const lists = [[1, 2], [], [5], [2, 2, 9], [1, 2, 3, 4], [], [7], [1]];
-  const rows = amounts.map((amount, i) => ({ amount, region: regions[i], list: lists[i], day: `2024-01-${String(i + 10)}`, code: `AB-${1000 + i}` }));
+  // Instants a millisecond apart, one null, one repeated: 6 distinct (counted by their milliseconds).
+  const stamps = ['2024-01-01T00:00:00.001Z', '2024-01-01T00:00:00.002Z', null, '2024-01-01T00:00:00.002Z', '2024-01-01T00:00:01.000Z', '2024-01-01T00:00:00.000Z', '2023-12-31T23:59:59.999Z', '2024-01-01T00:00:00.003Z'];
+  const rows = amounts.map((amount, i) => ({ amount, region: regions[i], list: lists[i], day: `2024-01-${String(i + 10)}`, code: `AB-${1000 + i}`, at: stamps[i] }));
   const source = (await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'Stats', rows } })).body.data;
   const meta = source.columnMetadata;
 
@@ -90,6 +92,8 @@ test('column statistics are computed by the data engine and match values compute
   for (const region of regions) counts[region] = (counts[region] ?? 0) + 1;
   assert.deepEqual(meta.region.categoryOccurences, counts);
   assert.equal(meta.region.cardinality, 3);
+  assert.equal(meta.at.cardinality, new Set(stamps.filter((stamp) => stamp !== null)).size);
+  assert.deepEqual([meta.at.rangeFrom, meta.at.rangeTo].map((v: string) => new Date(`${v.replace(' ', 'T')}Z`).toISOString()), ['2023-12-31T23:59:59.999Z', '2024-01-01T00:00:01.000Z']);
   assert.equal(meta.code.stringPattern, 'AA-9999');
   assert.equal(meta.code.jsonObjectFraction, 0);
   assert.deepEqual([meta.day.rangeFrom, meta.day.rangeTo], ['2024-01-10', '2024-01-17']);
