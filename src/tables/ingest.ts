@@ -2,6 +2,7 @@ import { INTERNAL_PREFIX } from './reserved.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../errors.js';
 import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
+import type { FileOnDisk } from './receive.js';
 import type { BatchRow, TableReader } from './table-reader.js';
 import { engineConvertible, ingestInEngine } from './engine-ingest.js';
 import { ingestInOnePass, plainIntegerColumns } from './one-pass-ingest.js';
@@ -27,7 +28,7 @@ export type SchemaDecision = (fields: string[], sample: Array<Array<string | nul
 
 export interface IngestOptions {
   /** The file itself, when the engine can read it: then it loads and converts the rows if the columns allow. */
-  file?: { path: string; format: FileFormat; stopReading: () => void };
+  file?: { path: string; format: FileFormat; doubledQuotes?: boolean; stopReading: () => void };
   /** Called right before the rows are committed to the table (the writer checks it still holds the source). */
   beforeCommit?: () => void;
   decide?: SchemaDecision;
@@ -119,7 +120,7 @@ export async function ingestParts(
   table: TableRef,
   existing: InferredColumn[] | null,
   first: TableReader,
-  next: () => Promise<{ path: string; format: FileFormat; quotes: number; blankLines: boolean } | null>,
+  next: () => Promise<(FileOnDisk & { format: FileFormat }) | null>,
   rowStart: number,
   options: Omit<IngestOptions, 'file'> = {},
 ): Promise<IngestedBatch | null> {
@@ -149,7 +150,7 @@ export async function ingestParts(
 }
 
 /** Whether the engine reads a file as the JS reader would: no quote left open (it would read on to the end), no blank lines (the JS reader skips them). */
-export function engineReads(file: { quotes: number; blankLines: boolean }): boolean {
+export function engineReads(file: FileOnDisk): boolean {
   return file.quotes % 2 === 0 && !file.blankLines;
 }
 

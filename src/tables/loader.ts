@@ -117,5 +117,5 @@ export class TableLoader {
 
 function engineFile(reader: TableReader, file: FileOnDisk): IngestOptions['file'] {
   if (reader.engineFormat === null || !engineReads(file)) return undefined;
-  return { path: file.path, format: reader.engineFormat, stopReading: reader.close };
+  return { path: file.path, format: reader.engineFormat, doubledQuotes: file.doubledQuotes, stopReading: reader.close };
 }

@@ -5,8 +5,8 @@ import type { InferredColumn } from './inference/infer-schema.js';
 import { INTERNAL_PREFIX } from './reserved.js';
 
 /**
- * The one-pass engine ingest: every cell of the file read as text, trimmed and converted by the same SQL as the
- * staged ingest (engine-ingest.ts), and the rows numbered, in one INSERT. The staged ingest writes every cell to a
+ * The one-pass engine ingest: the file's cells read, trimmed and converted by the same SQL as the staged ingest
+ * (engine-ingest.ts), and the rows numbered, in one INSERT. The staged ingest writes every cell to a
  * staging table first and reads it back to convert it on every thread; this path skips that copy, at the price of
  * converting on the one thread that numbers the rows. Integer columns take a short path for plain digits.
  *
@@ -14,8 +14,12 @@ import { INTERNAL_PREFIX } from './reserved.js';
  * the rows it wrote are taken out, and the caller runs the staged ingest, which names the line of the bad cell. A
  * malformed file declines the same way.
  *
- * Cells are parsed as text, never typed by the engine's parser: its Int128 reads a quoted empty cell ("") as 0, its
- * Float64 reads "5." and "--12", where the converter reads missing or refuses (test/integration/one-pass-ingest.test.ts).
+ * The short path of a plain integer column: in a file without two quotes in a row, the engine's parser reads the
+ * column into Int128 directly (it holds every 64-bit integer, signed or not; the cast to Int64 refuses the others
+ * as the converter does). Where two quotes follow each other the cell may be a quoted empty one, which that parser
+ * reads as 0 where the converter reads missing: the column is then read as text, plain digits cast from it. The
+ * float parser is never used: it reads "5." and "--12", which the converter refuses
+ * (test/integration/one-pass-ingest.test.ts checks every path on awkward cells).
  */
 
 /**
@@ -52,7 +56,7 @@ const REFUSED = `${INTERNAL_PREFIX}refused`;
 export async function ingestInOnePass(
   store: DataStore,
   table: TableRef,
-  file: { path: string; format: FileFormat },
+  file: { path: string; format: FileFormat; doubledQuotes?: boolean },
   fields: string[],
   columns: InferredColumn[],
   plainIntegers: Set<string>,
@@ -61,24 +65,28 @@ export async function ingestInOnePass(
   beforeCommit: () => void,
 ): Promise<number | null> {
   const byField = new Map(columns.map((column) => [column.field, column]));
+  const parsed = new Set(file.doubledQuotes === false ? plainIntegers : []);
+  const cell = (i: number) => quoteColumn(cellName(i));
   const text = (i: number) => quoteColumn(textName(i));
   const value = (i: number) => quoteColumn(valueName(i));
   const converted = (i: number) => {
+    if (parsed.has(fields[i]!)) return `accurateCastOrNull(${cell(i)}, 'Int64')`;
     const conversion = conversionOfText(byField.get(fields[i]!)!, text(i));
     return plainIntegers.has(fields[i]!) ? `if(match(${text(i)}, ${re2(PLAIN_INTEGER)}), accurateCastOrNull(toInt128OrNull(${text(i)}), 'Int64'), ${conversion})` : conversion;
   };
+  const refused = (i: number) => (parsed.has(fields[i]!) ? `(${cell(i)} IS NOT NULL AND ${value(i)} IS NULL)` : `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`);
   // One SELECT over the file (a server's input() is read by the INSERT's own SELECT): each cell trimmed once and
   // converted once, as WITH aliases the outputs and the check read.
   const aliases = [
-    ...fields.map((_, i) => `${trimmedText(quoteColumn(cellName(i)))} AS ${text(i)}`),
+    ...fields.flatMap((field, i) => (parsed.has(field) ? [] : [`${trimmedText(cell(i))} AS ${text(i)}`])),
     ...fields.map((_, i) => `${converted(i)} AS ${value(i)}`),
-    `${fields.map((_, i) => `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`).join(' OR ')} AS ${quoteColumn(REFUSED)}`,
+    `${fields.map((_, i) => refused(i)).join(' OR ')} AS ${quoteColumn(REFUSED)}`,
   ];
   const outputs = columns.map((column) => `${storedValue(column, value(fields.indexOf(column.field)))} AS ${quoteColumn(column.field)}`);
   const select = (source: string) =>
     `WITH ${aliases.join(', ')} SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${source} `
     + `WHERE throwIf(${quoteColumn(REFUSED)}, '${DECLINED}') = 0`;
-  const structure = fields.map((_, i) => ({ name: cellName(i), type: 'Nullable(String)' }));
+  const structure = fields.map((field, i) => ({ name: cellName(i), type: parsed.has(field) ? 'Nullable(Int128)' : 'Nullable(String)' }));
   beforeCommit();
   try {
     await store.insertFromFile(table, file.path, file.format, structure, select, { rowStart });

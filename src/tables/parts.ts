@@ -46,6 +46,8 @@ export interface PartOptions {
 /** Quote, record and blank-line bookkeeping of one part, as receive.ts keeps it for a whole file. */
 class PartScan {
   quotes = 0;
+  doubledQuotes = false;
+  private lastByte = 0;
   /** Records ended in the part, counted while fewer than `countRecords` (the first part's sample). */
   records = 0;
   blankLines = false;
@@ -59,6 +61,8 @@ class PartScan {
       this.records += recordEnds(bytes, this.quotes).length;
     }
     for (let at = bytes.indexOf(QUOTE); at !== -1; at = bytes.indexOf(QUOTE, at + 1)) this.quotes += 1;
+    this.doubledQuotes ||= (this.lastByte === QUOTE && bytes[0] === QUOTE) || bytes.includes('""');
+    this.lastByte = bytes.at(-1) ?? this.lastByte;
     if (!this.blankLines) {
       const seam = Buffer.concat([this.tail, bytes.subarray(0, 2)]);
       this.blankLines = [seam, bytes].some((b) => b.includes('\n\n') || b.includes('\n\r\n'));
@@ -125,7 +129,7 @@ export async function splitIntoParts(body: Readable, directory: string, options:
     const stream = out!;
     out = undefined;
     await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    const part: FilePart = { path: stream.path as string, quotes: scan.quotes, blankLines: scan.blankLines, format: made.length === 0 ? 'CSVWithNames' : 'CSV' };
+    const part: FilePart = { path: stream.path as string, quotes: scan.quotes, blankLines: scan.blankLines, doubledQuotes: scan.doubledQuotes, format: made.length === 0 ? 'CSVWithNames' : 'CSV' };
     made.push(part);
     ready.push(part);
     settle();
@@ -190,7 +194,7 @@ export async function splitIntoParts(body: Readable, directory: string, options:
       await new Promise<void>((resolve, reject) => joined.end((error?: Error | null) => (error ? reject(error) : resolve())));
       // Parts are cut at record ends, and each part's scan starts as after a line end: the parts' counts are the file's.
       const quotes = made.reduce((sum, part) => sum + part.quotes, 0);
-      return { path, hash: digest, bytes: size, quotes, blankLines: made.some((part) => part.blankLines), discard: () => rm(path, { force: true }) };
+      return { path, hash: digest, bytes: size, quotes, blankLines: made.some((part) => part.blankLines), doubledQuotes: made.some((part) => part.doubledQuotes), discard: () => rm(path, { force: true }) };
     },
     discard,
   };

@@ -10,6 +10,7 @@ import { newId } from '../lib/ids.js';
 const QUOTE = 0x22;
 const EMPTY_LINE = Buffer.from('\n\n');
 const EMPTY_CRLF_LINE = Buffer.from('\n\r\n');
+const DOUBLED_QUOTE = Buffer.from('""');
 
 /** Largest file one upload may carry. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 ** 3;
@@ -24,6 +25,11 @@ export interface FileOnDisk {
   quotes: number;
   /** Whether the file has an empty line: the JS reader skips them, the engine's CSV reader does not. */
   blankLines: boolean;
+  /**
+   * Whether two quotes follow each other anywhere (an escaped quote, or a quoted empty cell, which the engine's
+   * integer parser reads as 0): unknown (a file stored before it was recorded) counts as yes.
+   */
+  doubledQuotes?: boolean;
 }
 
 export interface ReceivedFile extends FileOnDisk {
@@ -44,6 +50,8 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
   let bytes = 0;
   let quotes = 0;
   let blankLines = false;
+  let doubledQuotes = false;
+  let lastByte = 0;
   // The last bytes of the previous chunk, so a blank line split across chunks is seen; the start of the file
   // counts as following a line end.
   let tail: Buffer = Buffer.from('\n');
@@ -53,6 +61,8 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
       if (bytes > maxBytes) return done(new AppError('payload_too_large', `An upload may carry at most ${maxBytes} bytes`));
       hash.update(chunk);
       for (let at = chunk.indexOf(QUOTE); at !== -1; at = chunk.indexOf(QUOTE, at + 1)) quotes += 1;
+      doubledQuotes ||= (lastByte === QUOTE && chunk[0] === QUOTE) || chunk.includes(DOUBLED_QUOTE);
+      lastByte = chunk.at(-1) ?? lastByte;
       if (!blankLines) {
         const seam = Buffer.concat([tail, chunk.subarray(0, 2)]);
         blankLines = [seam, chunk].some((bytes) => bytes.includes(EMPTY_LINE) || bytes.includes(EMPTY_CRLF_LINE));
@@ -68,5 +78,5 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
     await discard();
     throw error;
   }
-  return { path, hash: hash.digest('hex'), bytes, quotes, blankLines, discard };
+  return { path, hash: hash.digest('hex'), bytes, quotes, blankLines, doubledQuotes, discard };
 }

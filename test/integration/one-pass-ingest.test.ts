@@ -49,7 +49,8 @@ for (const type of ['integer', 'decimal'] as const) {
       await writeFile(path, text);
       const table = { organisationId: org, tableId: newId('src') };
       await store.createTable(table, [{ name: ROW_COLUMN, type: 'UInt64' }, ...columns.map((c) => ({ name: c.field, type: storageType(c) }))], [ROW_COLUMN]);
-      const rows = await ingestInOnePass(store, table, { path, format: 'CSVWithNames' }, ['c', 'k'], columns, plainIntegers, ROW_COLUMN, 5, () => undefined);
+      // Without two quotes in a row, a plain integer column is parsed straight into a number; with them, as text.
+      const rows = await ingestInOnePass(store, table, { path, format: 'CSVWithNames', doubledQuotes: text.includes('""') }, ['c', 'k'], columns, plainIntegers, ROW_COLUMN, 5, () => undefined);
       const stored = await store.query<{ r: string; c: string | null; k: string }>(org, (sql) => `SELECT toString(${sql.column(ROW_COLUMN)}) AS r, toString(c) AS c, k FROM ${sql.table(table.tableId)} ORDER BY ${sql.column(ROW_COLUMN)}`);
       await store.dropTable(table);
       return { cell, rows, stored };

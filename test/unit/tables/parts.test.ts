@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { type FilePart, type PartedFile, recordEnds, splitIntoParts } from '../../../src/tables/parts.js';
+import { receiveFile } from '../../../src/tables/receive.js';
 
 /** A CSV with quoted cells holding delimiters, doubled quotes and line breaks (CRLF too): line ends that end no record. */
 function csv(records: number): string {
@@ -55,6 +56,7 @@ test('a CSV stream is cut into parts at record ends; in order they are the strea
     assert.equal(parts[i]!.quotes, content.split('"').length - 1);
     assert.ok(content.endsWith('\n'));
     assert.equal(parts[i]!.blankLines, false);
+    assert.equal(parts[i]!.doubledQuotes, content.includes('""'), `part ${i}: two quotes in a row`);
   }
   assert.ok(recordEnds(Buffer.from(contents[0]!), 0).length >= 500, 'the first part holds the header and 499 records at least');
   const { hash, bytes } = await parted.finished;
@@ -64,6 +66,7 @@ test('a CSV stream is cut into parts at record ends; in order they are the strea
   assert.equal(await readFile(whole.path, 'utf8'), text);
   assert.equal(whole.quotes, text.split('"').length - 1);
   assert.equal(whole.hash, hash);
+  assert.equal(whole.doubledQuotes, true);
   await parted.discard();
   await assert.rejects(readFile(parts[0]!.path));
   await assert.rejects(readFile(whole.path));
@@ -96,4 +99,18 @@ test('a failing stream fails the reader of the parts, and a stream past the limi
   const large = await splitIntoParts(chunked('a,b\n'.repeat(1000), 100), directory, { partBytes: 64, firstPartRecords: 1, maxBytes: 1000 });
   await assert.rejects(allParts(large), (error: Error & { code?: string }) => error.code === 'payload_too_large');
   await large.discard();
+});
+
+test('two quotes in a row are seen where a chunk boundary splits them, in a received file and in parts', async (t) => {
+  const directory = await withDirectory(t);
+  const seen = async (chunks: string[]) => {
+    const file = await receiveFile(Readable.from(chunks.map((chunk) => Buffer.from(chunk))), directory);
+    const parted = await splitIntoParts(Readable.from(chunks.map((chunk) => Buffer.from(chunk))), directory, { partBytes: 1e6, firstPartRecords: 1, maxBytes: 1e9 });
+    const [part] = await allParts(parted);
+    await Promise.all([file.discard(), parted.discard()]);
+    return [file.doubledQuotes, part!.doubledQuotes];
+  };
+  assert.deepEqual(await seen(['a,b\n1,"', '",x\n']), [true, true]);
+  assert.deepEqual(await seen(['a,b\n1,""', ',x\n']), [true, true]);
+  assert.deepEqual(await seen(['a,b\n1,"x', '",y\n', '"z",2\n']), [false, false]);
 });
