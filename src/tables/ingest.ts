@@ -9,14 +9,13 @@ import { ingestInOnePass, plainIntegerColumns } from './one-pass-ingest.js';
 import { convertCell, refusal, storageType } from './inference/convert.js';
 import { type InferredColumn, inferSchema, isNullCell } from './inference/infer-schema.js';
 
-/** The column holding each row's ordinal: stable order and keyset paging of records. */
-export const ROW_COLUMN = `${INTERNAL_PREFIX}row`;
 export type { BatchRow };
 
+/** The column holding each row's ordinal: stable order and keyset paging of records. */
+export const ROW_COLUMN = `${INTERNAL_PREFIX}row`;
 /** Rows read before the schema of a first batch is decided. */
 export const SAMPLE_ROWS = 10_000;
 const INSERT_CHUNK = 10_000;
-
 
 export interface IngestedBatch {
   columns: InferredColumn[];
@@ -80,7 +79,8 @@ export async function ingestBatch(
       throw error;
     }
   }
-  const ordered = fields.map((field) => columns.find((column) => column.field === field)!);
+  const byField = new Map(columns.map((column) => [column.field, column]));
+  const ordered = fields.map((field) => byField.get(field)!);
   const staging: TableRef = { organisationId: table.organisationId, tableId: newId('stg') };
   await store.createTable(staging, definitions, [ROW_COLUMN]);
   let count = 0;
