@@ -266,8 +266,8 @@ export const trimmedText = (c: string) => trimmed(c);
  * query first: a user column named `v1` once read the alias `v1` of the next column, every column ending as the last.
  */
 const ORDINAL = `${INTERNAL_PREFIX}n`;
-const textName = (i: number) => `${INTERNAL_PREFIX}t${i}`;
-const valueName = (i: number) => `${INTERNAL_PREFIX}v${i}`;
+export const textName = (i: number) => `${INTERNAL_PREFIX}t${i}`;
+export const valueName = (i: number) => `${INTERNAL_PREFIX}v${i}`;
 const BAD = `${INTERNAL_PREFIX}bad`;
 
 /**

@@ -1,6 +1,6 @@
 import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
 import { quoteColumn } from '../store/data/port.js';
-import { conversionOfText, nullishText, re2, storedValue, trimmedText } from './engine-ingest.js';
+import { conversionOfText, nullishText, re2, storedValue, textName, trimmedText, valueName } from './engine-ingest.js';
 import type { InferredColumn } from './inference/infer-schema.js';
 import { INTERNAL_PREFIX } from './reserved.js';
 
@@ -44,9 +44,8 @@ export function plainIntegerColumns(columns: InferredColumn[], fields: string[],
 
 /** The message of the throwIf that stops the insert at a cell the one pass does not store. */
 const DECLINED = 'causa: one pass declined a cell';
+/** The file's cells, as parsed; trimmed and converted cells are named as the staged ingest names them. */
 const cellName = (i: number) => `${INTERNAL_PREFIX}c${i}`;
-const textName = (i: number) => `${INTERNAL_PREFIX}t${i}`;
-const valueName = (i: number) => `${INTERNAL_PREFIX}v${i}`;
 const REFUSED = `${INTERNAL_PREFIX}refused`;
 
 /**
