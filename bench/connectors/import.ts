@@ -5,6 +5,7 @@
  *
  *   node dist/bench/connectors/import.js [rows] [rounds]     (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres)
  */
+import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,6 +18,36 @@ const rounds = Number(process.argv[3] ?? 3);
 const base = new URL(process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const database = `causa_bench_${Date.now()}`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** CPU seconds used so far by the local PostgreSQL's processes (server and backends), from /proc: 0 elsewhere. */
+function postgresCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime, then cutime and cstime: a backend's time moves to the server's once it ends and is reaped.
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/** Runs `work`, answering its wall time and the CPU this process and PostgreSQL spent meanwhile. */
+async function measured<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; processCpuMs: number; postgresCpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const pg0 = postgresCpuMs();
+  const started = performance.now();
+  const value = await work();
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  // The backend ends when its connection closes; its time is the server's once it has been reaped.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return { value, ms, processCpuMs: (used.user + used.system) / 1000, postgresCpuMs: postgresCpuMs() - pg0 };
+}
 
 async function withClient<T>(db: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const url = new URL(base);
@@ -74,23 +105,29 @@ async function main(): Promise<void> {
     });
     const id = created.data.id as string;
     for (const table of ['typed', 'awkward']) {
-      const copies: number[] = [];
-      const imports: number[] = [];
+      const copies: Array<Awaited<ReturnType<typeof measured>>> = [];
+      const imports: Array<Awaited<ReturnType<typeof measured>>> = [];
       let count = 0;
       await importThrough(service, id, table); // warm-up: pool, engine, caches
       for (let round = 0; round < rounds; round += 1) {
-        copies.push(await copyOut(table));
-        const result = await importThrough(service, id, table);
-        imports.push(result.ms);
-        count = result.rowCount;
+        copies.push(await measured(() => copyOut(table)));
+        const result = await measured(() => importThrough(service, id, table));
+        imports.push(result);
+        count = (result.value as { rowCount: number }).rowCount;
       }
-      const copyMs = median(copies);
-      const importMs = median(imports);
+      // CPU of both sides (this process: the pg client or the whole service; PostgreSQL), steadier than wall time
+      // on 2 cores: the ratio of the COPY's CPU to the import's is the import's throughput per core against COPY's.
+      const cpu = (runs: typeof copies) => median(runs.map((run) => run.processCpuMs + run.postgresCpuMs));
+      const copyMs = median(copies.map((run) => run.ms));
+      const importMs = median(imports.map((run) => run.ms));
       console.log(JSON.stringify({
         table, rows: count, rounds,
         copyMs: Math.round(copyMs), copyRowsPerSec: Math.round(count / (copyMs / 1000)),
         importMs: Math.round(importMs), importRowsPerSec: Math.round(count / (importMs / 1000)),
         ratioImportToCopy: Math.round((copyMs / importMs) * 100) / 100,
+        copyCpuMs: Math.round(cpu(copies)), importCpuMs: Math.round(cpu(imports)),
+        importServiceCpuMs: Math.round(median(imports.map((run) => run.processCpuMs))), importPostgresCpuMs: Math.round(median(imports.map((run) => run.postgresCpuMs))),
+        cpuRatioImportToCopy: Math.round((cpu(copies) / cpu(imports)) * 100) / 100,
       }));
     }
   } finally {

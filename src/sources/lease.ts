@@ -35,6 +35,9 @@ export class SourceWriters {
       const until = () => new Date(Date.now() + LEASE_MS).toISOString();
       // Short writers (an extraction recording its status) hold the lease for milliseconds: wait a little for them.
       for (let waited = 0; !(await this.repo.acquireLease(organisationId, id, token, nowIso(), until())); waited += LEASE_POLL_MS) {
+        // No lease on a source that is gone: the writer learns it at once (an extraction recording its status
+        // after a delete used to wait out its retries, 90 s, as if another writer held the source).
+        if (waited === 0 && (await this.repo.find(organisationId, id)) === undefined) throw notFound('Source', id);
         if (waited >= LEASE_WAIT_MS) throw new AppError('conflict', `Another upload or change to source ${id} is running; retry when it is done`);
         await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
       }

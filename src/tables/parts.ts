@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
+import { coalesce } from '../lib/coalesce.js';
 import { newId } from '../lib/ids.js';
 import type { FileOnDisk, ReceivedFile } from './receive.js';
 
@@ -161,7 +162,8 @@ export async function splitIntoParts(body: Readable, directory: string, options:
       (out === undefined ? Promise.resolve() : close()).then(() => done(), done);
     },
   });
-  const finished = pipeline(body, sink).then(
+  // Written in pieces of up to 1 MiB (an eighth of a part at most, so small parts still cut where they should).
+  const finished = pipeline(body, coalesce(Math.min(1 << 20, Math.ceil(options.partBytes / 8))), sink).then(
     () => {
       ended = true;
       settle();

@@ -20,9 +20,11 @@ export interface Rows {
   from: SqlBuilder;
   params: Record<string, unknown>;
   options?: QueryOptions;
+  /** A stored table: reading it again costs only the read (a dataset's query would be computed again). */
+  stored?: boolean;
 }
 
-export const tableRows = (table: TableRef): Rows => ({ organisationId: table.organisationId, from: (sql) => sql.table(table.tableId), params: {} });
+export const tableRows = (table: TableRef): Rows => ({ organisationId: table.organisationId, from: (sql) => sql.table(table.tableId), params: {}, stored: true });
 
 /** Columns described together by one scan (exact distinct counts hold a set per column: a wide table is split). */
 const COLUMNS_PER_SCAN = 16;
@@ -51,6 +53,10 @@ const kindOf = (column: InferredColumn): Kind => (column.type === 'integer' || c
 /** Aliases of the scans: never a column's name (columns are read through `t`, and an alias would shadow them). */
 const alias = (i: number, what: string) => `__stat${i}_${what}`;
 
+const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const SHAPE_FROM = `${LETTERS}0123456789`;
+const SHAPE_TO = `${'A'.repeat(LETTERS.length)}${'9'.repeat(10)}`;
+
 async function scalarStatistics(store: DataStore, over: Rows, columns: InferredColumn[]): Promise<Record<string, ColumnMetadata>> {
   if (columns.length === 0) return {};
   const org = over.organisationId;
@@ -66,10 +72,12 @@ async function scalarStatistics(store: DataStore, over: Rows, columns: InferredC
       else if (kind === 'range') parts.push(`toString(min(${c})) AS ${alias(i, 'lo')}`, `toString(max(${c})) AS ${alias(i, 'hi')}`);
       else {
         const text = `ifNull(toString(${c}), '')`;
-        // The most common shape: letters as A, digits as 9 (e.g. "AA-9999"); the share of JSON objects.
+        // The most common shape: ASCII letters as A, digits as 9 (e.g. "AA-9999"), mapped byte for byte (a third of
+        // the cost of two regular expression replacements; UTF-8 keeps ASCII bytes out of multi-byte characters).
+        // The share of JSON objects, which a boolean never holds.
         parts.push(
-          `topKIf(1)(replaceRegexpAll(replaceRegexpAll(${text}, '[A-Za-z]', 'A'), '[0-9]', '9'), ${c} IS NOT NULL)[1] AS ${alias(i, 'pattern')}`,
-          `countIf(${c} IS NOT NULL AND startsWith(${text}, '{') AND isValidJSON(${text})) / countIf(${c} IS NOT NULL) AS ${alias(i, 'objects')}`,
+          `topKIf(1)(translate(${text}, '${SHAPE_FROM}', '${SHAPE_TO}'), ${c} IS NOT NULL)[1] AS ${alias(i, 'pattern')}`,
+          `${column.type === 'boolean' ? '0' : `countIf(${c} IS NOT NULL AND startsWith(${text}, '{') AND isValidJSON(${text})) / countIf(${c} IS NOT NULL)`} AS ${alias(i, 'objects')}`,
         );
       }
     });
@@ -130,11 +138,21 @@ async function histograms(store: DataStore, over: Rows, numeric: Array<{ column:
   }
 }
 
-/** The TOP_VALUES most frequent values of each text column (ties by value): one GROUP BY over (column, value) pairs. */
+/**
+ * The TOP_VALUES most frequent values of each text column (ties by value). A stored table is read once per column,
+ * each column's GROUP BY ending in a top-N sort; other rows (a dataset's query) are computed once, as (column,
+ * value) pairs sorted whole (on 1M rows: 25 against 69 ms for a boolean and a four-value column, 148 against 486
+ * ms with a column of distinct texts beside them).
+ */
 async function topValues(store: DataStore, over: Rows, text: InferredColumn[], out: Record<string, ColumnMetadata>): Promise<void> {
   if (text.length === 0) return;
   const top = await store.query<{ i: number | string; v: string; n: string }>(over.organisationId, (sql) => {
-    const pairs = text.map((column, i) => `tuple(${i}, toString(t.${sql.column(column.field)}))`);
+    const value = (column: InferredColumn) => `toString(t.${sql.column(column.field)})`;
+    if (over.stored === true) {
+      const tops = text.map((column, i) => `(SELECT ${i} AS i, ${value(column)} AS v, count() AS n FROM ${over.from(sql)} AS t WHERE v IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${TOP_VALUES})`);
+      return `SELECT i, v, n FROM (${tops.join(' UNION ALL ')}) ORDER BY i, n DESC, v`;
+    }
+    const pairs = text.map((column, i) => `tuple(${i}, ${value(column)})`);
     return `SELECT p.1 AS i, p.2 AS v, count() AS n FROM ${over.from(sql)} AS t ARRAY JOIN [${pairs.join(', ')}] AS p WHERE p.2 IS NOT NULL GROUP BY i, v ORDER BY i, n DESC, v LIMIT ${TOP_VALUES} BY i`;
   }, over.params, over.options);
   for (const { i, v, n } of top) ((out[text[Number(i)]!.field] as Statistics).categoryOccurences as Record<string, number>)[v] = Number(n);

@@ -119,6 +119,21 @@ test('column statistics are computed by the data engine and match values compute
   assert.equal(meta.list.medianSize, sizes[Math.floor(0.5 * sizes.length)]);
 });
 
+test('the most frequent values of a text column: the 100 first by count, then by value', async (t) => {
+  const app = await buildTestApp(t);
+  // 150 distinct codes once each (written in no order), one of them three times, one twice.
+  const codes = Array.from({ length: 150 }, (_, i) => `c${String((i * 37) % 150).padStart(3, '0')}`);
+  const rows = [...codes, 'c140', 'c140', 'c077'].map((code, i) => ({ code, flag: i % 3 === 0 }));
+  const res = await app.call({ method: 'POST', url: `${API}/workspaces/${app.tenant.libraryWorkspaceId}/sources/from-data`, body: { name: 'Top', rows } });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const { code, flag } = res.body.data.columnMetadata;
+  const rest = [...codes].sort().filter((c) => c !== 'c140' && c !== 'c077').slice(0, 98);
+  assert.deepEqual(Object.entries(code.categoryOccurences), [['c140', 3], ['c077', 2], ...rest.map((c) => [c, 1])]);
+  assert.deepEqual(flag.categoryOccurences, { false: 102, true: 51 });
+  assert.equal(flag.stringPattern, 'AAAAA');
+  assert.equal(flag.jsonObjectFraction, 0);
+});
+
 test('columns named like the aliases of the statistics queries get their own statistics', async (t) => {
   const app = await buildTestApp(t);
   const rows = [

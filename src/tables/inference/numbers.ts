@@ -23,6 +23,9 @@ export const COMMA_GROUPED = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/;
 export const SPACE_GROUPED = /^[+-]?\d{1,3}([ \u00a0\u202f]\d{3})+([.,]\d+)?$/;
 export const DOT_GROUPED_DECIMAL_COMMA = /^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$/;
 export const DECIMAL_COMMA = /^[+-]?\d+,\d+$/;
+const PLAIN_INTEGER = /^[+-]?\d+$/;
+const DIGIT = /\d/;
+const NEVER_IN_A_NUMBER = /[:/]/;
 
 /** Strips accounting parentheses (negative), a currency symbol or code (either side) or a trailing percent sign. */
 function splitUnit(text: string): { body: string; unit: string | null } {
@@ -55,10 +58,18 @@ function normalise(body: string): { text: string; grouping: ParsedNumber['groupi
 }
 
 export function parseNumber(text: string): ParsedNumber | null {
+  // Most cells inferred are plain numbers, hold no digit at all, or are times and dates; these are answered before
+  // the unit forms are tried (a plain number has no space, unit or grouping; every number form needs a digit and
+  // none holds a colon or a slash).
+  if (PLAIN.test(text)) {
+    const value = Number(text);
+    return Number.isFinite(value) ? { value, integer: PLAIN_INTEGER.test(text), grouping: 'none', decimalComma: false, unit: null } : null;
+  }
+  if (!DIGIT.test(text) || NEVER_IN_A_NUMBER.test(text)) return null;
   const { body, unit } = splitUnit(text);
   const number = body === '' ? null : normalise(body);
   if (number === null) return null;
   const value = Number(number.text);
   if (!Number.isFinite(value)) return null;
-  return { value, integer: /^[+-]?\d+$/.test(number.text), grouping: number.grouping, decimalComma: number.decimalComma, unit };
+  return { value, integer: PLAIN_INTEGER.test(number.text), grouping: number.grouping, decimalComma: number.decimalComma, unit };
 }
