@@ -116,6 +116,15 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
     { name: 'dataStore', check: () => context.data().ping() },
   ]);
 
+  // Draining: a connection whose last request was in flight when the close began is closed as soon as it falls
+  // idle. The server's close closes only the connections idle at that moment; the others were kept for the
+  // keep-alive timeout (72 s), so a stopped server waited that long for a client that sent one last request.
+  app.addHook('preClose', async () => {
+    if (!app.server.listening) return;
+    const idle = setInterval(() => app.server.closeIdleConnections(), 50).unref();
+    app.server.once('close', () => clearInterval(idle));
+  });
+
   // MCP event streams end before the server closes (they would hold it open).
   const mcpStreams = new McpStreams();
   app.addHook('preClose', async () => mcpStreams.closeAll());

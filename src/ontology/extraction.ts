@@ -68,7 +68,7 @@ export class OntologyExtraction {
     const { job, params, signal } = context;
     const organisationId = job.organisation_id;
     const record = (status: string, error: string | null, extra: (source: Source) => Partial<Pick<Source, 'schemaEntries' | 'ontologyExcludedFields'>> = () => ({})) =>
-      this.sources.recordOntology(organisationId, params.sourceId, (source) => ({ ontologyStatus: status, ontologyError: error, ...extra(source) }));
+      this.sources.recordOntology(organisationId, params.sourceId, (source) => ({ ontologyStatus: status, ontologyError: error, ...extra(source) }), undefined, signal);
     // The workspace must still see the source (unlinked meanwhile: none of its values may reach that workspace).
     const linked = () => this.sources.isLinked(organisationId, params.sourceId, job.workspace_id);
     if (!(await linked())) throw new JobError(`Source ${params.sourceId} is no longer a source of this workspace`);

@@ -124,9 +124,10 @@ export class SourceService {
 
   /**
    * Changes the ontology members of a source's record (status, schema entry aliases and descriptions, excluded
-   * fields) as its writer: waits for an upload or change in progress (up to `attempts` tries, a second apart).
+   * fields) as its writer: waits for an upload or change in progress (up to `attempts` tries, a second apart; no
+   * more once `signal` is aborted, so a stopping job does not hold the shutdown).
    */
-  async recordOntology(organisationId: string, id: string, change: (source: Source) => Partial<Pick<Source, 'ontologyStatus' | 'ontologyError' | 'schemaEntries' | 'ontologyExcludedFields'>>, attempts = 30): Promise<Source | null> {
+  async recordOntology(organisationId: string, id: string, change: (source: Source) => Partial<Pick<Source, 'ontologyStatus' | 'ontologyError' | 'schemaEntries' | 'ontologyExcludedFields'>>, attempts = 30, signal?: AbortSignal): Promise<Source | null> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.writers.run(organisationId, id, async (current, lease) => {
@@ -138,7 +139,7 @@ export class SourceService {
         });
       } catch (error) {
         if (error instanceof AppError && error.code === 'not_found') return null;
-        if (!(error instanceof AppError && error.code === 'conflict') || attempt >= attempts) throw error;
+        if (!(error instanceof AppError && error.code === 'conflict') || attempt >= attempts || signal?.aborted === true) throw error;
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }

@@ -5,7 +5,8 @@ import { createContext } from '../../src/context.js';
 import { openEmbeddedMetaStore } from '../../src/store/meta/embedded.js';
 import { testConfig } from '../helpers/app.js';
 
-test('closing the app drains in-flight requests, then closes the stores', async () => {
+// The bound is the point: a connection in flight when the close began used to hold it for the keep-alive timeout (72 s).
+test('closing the app drains in-flight requests, then closes the stores', { timeout: 20_000 }, async () => {
   const context = await createContext(testConfig(), { meta: await openEmbeddedMetaStore(':memory:') });
   const app = await buildApp(context, { logger: false });
   let entered: () => void = () => undefined;
