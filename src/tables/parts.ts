@@ -38,7 +38,10 @@ export interface PartedFile {
 export interface PartOptions {
   /** A part is closed at the first record end after this many bytes. */
   partBytes: number;
-  /** The first part holds at least this many records (the header and the sample a schema is decided from). */
+  /**
+   * The first part is closed as soon as it holds this many records (the header and the sample a schema is decided
+   * from), whatever its size: the schema is decided and the table made while the rest still streams.
+   */
   firstPartRecords: number;
   /** Largest stream accepted: beyond it the stream fails with 413. */
   maxBytes: number;
@@ -145,8 +148,9 @@ export async function splitIntoParts(body: Readable, directory: string, options:
         let rest = chunk;
         while (rest.length > 0) {
           if (out === undefined) open();
-          // Due: big enough, and the first part holds its sample. Cut at the first record end of this chunk.
-          const due = partBytes + rest.length >= options.partBytes && scan.records >= (made.length === 0 ? options.firstPartRecords : 0);
+          // Due: the first part once it holds its sample, the others once big enough. Cut at the first record end of
+          // this chunk.
+          const due = made.length === 0 ? scan.records >= options.firstPartRecords : partBytes + rest.length >= options.partBytes;
           const end = due ? (recordEnds(rest, scan.quotes, 1)[0] ?? -1) : -1;
           if (end === -1) {
             await write(rest);
