@@ -31,9 +31,9 @@ const COLUMNS_PER_SCAN = 16;
 
 /**
  * Computes the spec's column statistics in the data engine, rows never coming into JS. Scalar columns are described
- * a few at a time with three scans each group: one of every count, distinct count, range, mean and text shape; one
- * of the numeric histograms (their bins need the ranges); one of the most frequent values of text columns (one
- * GROUP BY over (column, value) pairs, LIMIT BY column). Array columns take their own queries.
+ * a few at a time with three queries each group: one scan of every count, distinct count, range, mean and text
+ * shape; one scan of the numeric histograms (their bins need the ranges); one query of the most frequent values of
+ * the text columns (topValues). Array columns take their own queries.
  */
 export async function computeColumnMetadata(store: DataStore, over: Rows, columns: InferredColumn[]): Promise<Record<string, ColumnMetadata>> {
   const result: Record<string, ColumnMetadata> = {};
