@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import { coalesce } from '../lib/coalesce.js';
 import { newId } from '../lib/ids.js';
-import type { FileOnDisk, ReceivedFile } from './receive.js';
+import { CsvScan, type FileOnDisk, QUOTE, type ReceivedFile } from './receive.js';
 
 /**
  * A CSV stream written to disk in parts cut at record ends, each part handed over as soon as it is complete: the
@@ -16,7 +16,6 @@ import type { FileOnDisk, ReceivedFile } from './receive.js';
  * stream itself, which `whole()` joins into one file for the readers that need every row in one file.
  */
 
-const QUOTE = 0x22;
 const LINE_END = 0x0a;
 
 /** One part on disk: the header with the first records (`CSVWithNames`), or records only (`CSV`). */
@@ -47,31 +46,19 @@ export interface PartOptions {
   maxBytes: number;
 }
 
-/** Quote, record and blank-line bookkeeping of one part, as receive.ts keeps it for a whole file. */
-class PartScan {
-  quotes = 0;
-  doubledQuotes = false;
-  private lastByte = 0;
+/** The scan of one part (each part starts at a record end), and its records while the first part's sample fills. */
+class PartScan extends CsvScan {
   /** Records ended in the part, counted while fewer than `countRecords` (the first part's sample). */
   records = 0;
-  blankLines = false;
-  // The previous bytes of the part, so a blank line split across writes is seen; a part starts at a record end.
-  private tail: Buffer = Buffer.from('\n');
 
-  constructor(private readonly countRecords: number) {}
+  constructor(private readonly countRecords: number) {
+    super();
+  }
 
-  add(bytes: Buffer): void {
-    if (this.records < this.countRecords) {
-      this.records += recordEnds(bytes, this.quotes).length;
-    }
-    for (let at = bytes.indexOf(QUOTE); at !== -1; at = bytes.indexOf(QUOTE, at + 1)) this.quotes += 1;
-    this.doubledQuotes ||= (this.lastByte === QUOTE && bytes[0] === QUOTE) || bytes.includes('""');
-    this.lastByte = bytes.at(-1) ?? this.lastByte;
-    if (!this.blankLines) {
-      const seam = Buffer.concat([this.tail, bytes.subarray(0, 2)]);
-      this.blankLines = [seam, bytes].some((b) => b.includes('\n\n') || b.includes('\n\r\n'));
-      this.tail = bytes.length >= 2 ? bytes.subarray(-2) : Buffer.concat([this.tail, bytes]).subarray(-2);
-    }
+  override add(bytes: Buffer): void {
+    // Counted before the quotes of these bytes are: a line end is a record end after an even count before it.
+    if (this.records < this.countRecords) this.records += recordEnds(bytes, this.quotes).length;
+    super.add(bytes);
   }
 }
 

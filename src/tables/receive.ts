@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 
-const QUOTE = 0x22;
+export const QUOTE = 0x22;
 const EMPTY_LINE = Buffer.from('\n\n');
 const EMPTY_CRLF_LINE = Buffer.from('\n\r\n');
 const DOUBLED_QUOTE = Buffer.from('""');
@@ -32,6 +32,30 @@ export interface FileOnDisk {
   doubledQuotes?: boolean;
 }
 
+/**
+ * What the readers need to know of CSV bytes as they pass (FileOnDisk's quotes, blankLines and doubledQuotes), fed
+ * chunk by chunk. The bytes start as after a line end (a file, or a part cut at a record end).
+ */
+export class CsvScan {
+  quotes = 0;
+  blankLines = false;
+  doubledQuotes = false;
+  private lastByte = 0;
+  // The last bytes seen, so a blank line or two quotes split across chunks are seen.
+  private tail: Buffer = Buffer.from('\n');
+
+  add(bytes: Buffer): void {
+    for (let at = bytes.indexOf(QUOTE); at !== -1; at = bytes.indexOf(QUOTE, at + 1)) this.quotes += 1;
+    this.doubledQuotes ||= (this.lastByte === QUOTE && bytes[0] === QUOTE) || bytes.includes(DOUBLED_QUOTE);
+    this.lastByte = bytes.at(-1) ?? this.lastByte;
+    if (!this.blankLines) {
+      const seam = Buffer.concat([this.tail, bytes.subarray(0, 2)]);
+      this.blankLines = [seam, bytes].some((b) => b.includes(EMPTY_LINE) || b.includes(EMPTY_CRLF_LINE));
+      this.tail = bytes.length >= 2 ? bytes.subarray(-2) : Buffer.concat([this.tail, bytes]).subarray(-2);
+    }
+  }
+}
+
 export interface ReceivedFile extends FileOnDisk {
   /** sha256 of the bytes, hex: the batch's identity (the same bytes never land twice). */
   hash: string;
@@ -48,26 +72,13 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
   const path = join(directory, newId('upload'));
   const hash = createHash('sha256');
   let bytes = 0;
-  let quotes = 0;
-  let blankLines = false;
-  let doubledQuotes = false;
-  let lastByte = 0;
-  // The last bytes of the previous chunk, so a blank line split across chunks is seen; the start of the file
-  // counts as following a line end.
-  let tail: Buffer = Buffer.from('\n');
+  const scan = new CsvScan();
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.length;
       if (bytes > maxBytes) return done(new AppError('payload_too_large', `An upload may carry at most ${maxBytes} bytes`));
       hash.update(chunk);
-      for (let at = chunk.indexOf(QUOTE); at !== -1; at = chunk.indexOf(QUOTE, at + 1)) quotes += 1;
-      doubledQuotes ||= (lastByte === QUOTE && chunk[0] === QUOTE) || chunk.includes(DOUBLED_QUOTE);
-      lastByte = chunk.at(-1) ?? lastByte;
-      if (!blankLines) {
-        const seam = Buffer.concat([tail, chunk.subarray(0, 2)]);
-        blankLines = [seam, chunk].some((bytes) => bytes.includes(EMPTY_LINE) || bytes.includes(EMPTY_CRLF_LINE));
-        tail = chunk.length >= 2 ? chunk.subarray(-2) : Buffer.concat([tail, chunk]).subarray(-2);
-      }
+      scan.add(chunk);
       done(null, chunk);
     },
   });
@@ -78,5 +89,5 @@ export async function receiveFile(body: Readable, directory: string, maxBytes = 
     await discard();
     throw error;
   }
-  return { path, hash: hash.digest('hex'), bytes, quotes, blankLines, doubledQuotes, discard };
+  return { path, hash: hash.digest('hex'), bytes, quotes: scan.quotes, blankLines: scan.blankLines, doubledQuotes: scan.doubledQuotes, discard };
 }
