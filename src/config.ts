@@ -23,6 +23,10 @@ export interface Config {
   connectorAllowHosts: string[];
   /** Bytes of the parts a connector's CSV extract is stored in, each while the next is read (CAUSA_IMPORT_PART_BYTES, default 16 MiB). */
   importPartBytes: number;
+  /** Sessions an import reads one large PostgreSQL table over, side by side under one snapshot (CAUSA_IMPORT_READ_CONNECTIONS, default 2). */
+  importReadConnections: number;
+  /** Least bytes of table pages per such session: smaller tables are read over fewer (CAUSA_IMPORT_RANGE_BYTES, default 32 MiB). */
+  importRangeBytes: number;
   /** Absolute directories storage connectors may read under (CAUSA_STORAGE_ROOTS, comma-separated; none by default). */
   storageRoots: string[];
   /** Browser origins allowed to call the MCP endpoint besides the service's own (CAUSA_MCP_ALLOWED_ORIGINS, comma-separated). */
@@ -155,6 +159,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowHosts: hostList(env, 'CAUSA_WEBHOOK_ALLOW_HOSTS'),
     connectorAllowHosts: hostList(env, 'CAUSA_CONNECTOR_ALLOW_HOSTS'),
     importPartBytes: integer(env, 'CAUSA_IMPORT_PART_BYTES', 16 * 1024 ** 2, 4096, 1024 ** 3),
+    importReadConnections: integer(env, 'CAUSA_IMPORT_READ_CONNECTIONS', 2, 1, 16),
+    importRangeBytes: integer(env, 'CAUSA_IMPORT_RANGE_BYTES', 32 * 1024 ** 2, 8192, 1024 ** 4),
     storageRoots: directoryList(env, 'CAUSA_STORAGE_ROOTS'),
     mcpAllowedOrigins: originList(env, 'CAUSA_MCP_ALLOWED_ORIGINS'),
     logLevel: logLevel as LogLevel,

@@ -181,6 +181,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const connectors = new ConnectorService(new ConnectorRepo(meta.db), new CredentialCipher(deriveKey(secret, 'connector-credentials')), jobs, workspaceAccess, cursors, {
     gate: hostGate(config.connectorAllowHosts),
     storageRoots: config.storageRoots,
+    ranges: { connections: config.importReadConnections, minBytes: config.importRangeBytes },
   });
   new ConnectorImport(connectors, sources, uploads, config.importPartBytes).register(jobRunner);
   const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data, unique);

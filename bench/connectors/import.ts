@@ -3,7 +3,10 @@
  * import job -> typed source with statistics) against `COPY (SELECT * FROM t) TO STDOUT` through pg in the same
  * run, alternating, median of the rounds. Also a 200k-row table with json and array columns (the JS ingest path).
  *
- *   node dist/bench/connectors/import.js [rows] [rounds]     (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+ *   node dist/bench/connectors/import.js [rows] [rounds]     (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres;
+ *                                                             CAUSA_IMPORT_* variables are passed to the service;
+ *                                                             BENCH_LINK_MIB_S: the source reached over a link of this many MiB/s
+ *                                                             per connection, as over a long distance)
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -12,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { type BenchService, startService } from '../lib/service.js';
+import { startThrottledLink } from '../lib/throttled-link.js';
 
 const rows = Number(process.argv[2] ?? 1_000_000);
 const rounds = Number(process.argv[3] ?? 3);
@@ -49,9 +53,10 @@ async function measured<T>(work: () => Promise<T>): Promise<{ value: T; ms: numb
   return { value, ms, processCpuMs: (used.user + used.system) / 1000, postgresCpuMs: postgresCpuMs() - pg0 };
 }
 
-async function withClient<T>(db: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+async function withClient<T>(db: string, work: (client: pg.Client) => Promise<T>, port?: number): Promise<T> {
   const url = new URL(base);
   url.pathname = `/${db}`;
+  if (port !== undefined) url.port = String(port);
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
   try {
@@ -61,15 +66,15 @@ async function withClient<T>(db: string, work: (client: pg.Client) => Promise<T>
   }
 }
 
-/** The baseline: the whole table as CSV over the wire, bytes counted and dropped. */
-async function copyOut(table: string): Promise<number> {
+/** The baseline: the whole table as CSV over the wire (through the link, when there is one), bytes counted and dropped. */
+async function copyOut(table: string, port?: number): Promise<number> {
   return withClient(database, async (client) => {
     const started = performance.now();
     let bytes = 0;
     await pipeline(client.query(copyTo(`COPY (SELECT * FROM ${table}) TO STDOUT WITH (FORMAT csv, HEADER true)`)), new Writable({ write(chunk: Buffer, _e, done) { bytes += chunk.length; done(); } }));
     if (bytes === 0) throw new Error('COPY returned nothing');
     return performance.now() - started;
-  });
+  }, port);
 }
 
 async function importThrough(service: BenchService, connectorId: string, table: string): Promise<{ ms: number; rowCount: number }> {
@@ -87,7 +92,12 @@ async function importThrough(service: BenchService, connectorId: string, table: 
 
 async function main(): Promise<void> {
   await withClient(base.pathname.slice(1) || 'postgres', (client) => client.query(`CREATE DATABASE ${database}`));
-  const service = await startService('connectors', { CAUSA_CONNECTOR_ALLOW_HOSTS: base.hostname });
+  const linkMiBs = process.env.BENCH_LINK_MIB_S === undefined ? null : Number(process.env.BENCH_LINK_MIB_S);
+  const link = linkMiBs === null ? null : await startThrottledLink({ host: base.hostname, port: Number(base.port || 5432) }, linkMiBs * 1024 ** 2);
+  const service = await startService('connectors', {
+    CAUSA_CONNECTOR_ALLOW_HOSTS: base.hostname,
+    ...Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('CAUSA_IMPORT_') && entry[1] !== undefined)),
+  });
   try {
     console.log(`creating ${rows.toLocaleString('en')} rows ...`);
     await withClient(database, async (client) => {
@@ -101,7 +111,7 @@ async function main(): Promise<void> {
     });
     const created = await service.call('POST', '/connectors', {
       name: 'bench', type: 'PostgreSQL',
-      credentials: { host: base.hostname, port: Number(base.port || 5432), database, user: decodeURIComponent(base.username) || 'postgres', ...(base.password === '' ? {} : { password: decodeURIComponent(base.password) }) },
+      credentials: { host: base.hostname, port: link?.port ?? Number(base.port || 5432), database, user: decodeURIComponent(base.username) || 'postgres', ...(base.password === '' ? {} : { password: decodeURIComponent(base.password) }) },
     });
     const id = created.data.id as string;
     for (const table of ['typed', 'awkward']) {
@@ -110,7 +120,7 @@ async function main(): Promise<void> {
       let count = 0;
       await importThrough(service, id, table); // warm-up: pool, engine, caches
       for (let round = 0; round < rounds; round += 1) {
-        copies.push(await measured(() => copyOut(table)));
+        copies.push(await measured(() => copyOut(table, link?.port)));
         const result = await measured(() => importThrough(service, id, table));
         imports.push(result);
         count = (result.value as { rowCount: number }).rowCount;
@@ -121,7 +131,7 @@ async function main(): Promise<void> {
       const copyMs = median(copies.map((run) => run.ms));
       const importMs = median(imports.map((run) => run.ms));
       console.log(JSON.stringify({
-        table, rows: count, rounds,
+        table, rows: count, rounds, readConnections: service.context.config.importReadConnections, rangeMiB: service.context.config.importRangeBytes / 1024 ** 2, linkMiBs,
         copyMs: Math.round(copyMs), copyRowsPerSec: Math.round(count / (copyMs / 1000)),
         importMs: Math.round(importMs), importRowsPerSec: Math.round(count / (importMs / 1000)),
         ratioImportToCopy: Math.round((copyMs / importMs) * 100) / 100,
@@ -132,6 +142,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await service.close();
+    await link?.close();
     await withClient(base.pathname.slice(1) || 'postgres', (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
   }
 }

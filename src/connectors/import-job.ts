@@ -26,8 +26,9 @@ interface ImportParams {
 /**
  * The import job: the source streams its rows to disk (memory stays bounded whatever the table's size) and they are
  * stored as one batch of a new tabular source, typed by the source's declared column types. CSV from SQL sources is
- * written in parts, each stored while the next is read; a storage file is written whole, then stored. Any failure,
- * or a cancel, leaves no source.
+ * written in parts, each stored while the next is read (a large PostgreSQL table arrives as several streams read
+ * side by side, written into one set of parts); a storage file is written whole, then stored. Any failure, or a
+ * cancel, leaves no source.
  */
 export class ConnectorImport {
   constructor(
@@ -53,25 +54,29 @@ export class ConnectorImport {
     try {
       const target = targetOf(connector.type, params.config);
       const extract = await connector.driver.extract(target, signal);
-      // Listeners first (the stream is already flowing): a failing source fails the copy, a cancel stops the read.
+      // Listeners first (the streams are already flowing): a failing stream fails the copy, a cancel stops every read.
       // CSV (SQL sources) is written in parts, each stored while the next is read; a file (storage) is written whole first.
       const parted = extract.format === 'csv';
-      const counter = rowCounter((rows) => {
-        const share = extract.estimatedRows ? Math.min(1, rows / extract.estimatedRows) : 0;
-        context.progress(0.02 + (parted ? 0.88 : 0.58) * share, `${parted ? 'reading and storing' : 'reading'} rows from the source (${rows.toLocaleString('en')} so far)`);
+      const streams = [extract.stream, ...(extract.ranges ?? [])];
+      const rows = new RowCount((read) => {
+        const share = extract.estimatedRows ? Math.min(1, read / extract.estimatedRows) : 0;
+        context.progress(0.02 + (parted ? 0.88 : 0.58) * share, `${parted ? 'reading and storing' : 'reading'} rows from the source (${read.toLocaleString('en')} so far)`);
       });
-      extract.stream.on('error', (error) => counter.destroy(error));
-      const cancel = () => extract.stream.destroy(new JobError('The import was cancelled'));
+      const bodies = streams.map((stream) => {
+        const counter = rows.counter();
+        stream.on('error', (error) => counter.destroy(error));
+        return stream.pipe(counter);
+      });
+      const cancel = () => streams.forEach((stream) => stream.destroy(new JobError('The import was cancelled')));
       signal.addEventListener('abort', cancel, { once: true });
       if (signal.aborted) cancel();
-      const body = extract.stream.pipe(counter);
       const received = parted
-        ? splitIntoParts(body, this.uploadDirectory, { partBytes: this.partBytes, firstPartRecords: SAMPLE_ROWS + 1, maxBytes: MAX_IMPORT_BYTES }).then((parts) => ({ parts }))
-        : receiveFile(body, this.uploadDirectory, MAX_IMPORT_BYTES).then((file) => ({ file }));
+        ? splitIntoParts(bodies, this.uploadDirectory, { partBytes: this.partBytes, firstPartRecords: SAMPLE_ROWS + 1, maxBytes: MAX_IMPORT_BYTES }).then((parts) => ({ parts }))
+        : receiveFile(bodies[0]!, this.uploadDirectory, MAX_IMPORT_BYTES).then((file) => ({ file }));
       received.catch(() => undefined); // awaited below: a failure while the status is recorded is not unhandled
       await this.connectors.record(connector, null);
       const stopped = () => {
-        extract.stream.destroy();
+        streams.forEach((stream) => stream.destroy());
         signal.removeEventListener('abort', cancel);
       };
       const file = await received.catch((error: unknown) => {
@@ -81,7 +86,7 @@ export class ConnectorImport {
       if ('file' in file) stopped();
       try {
         if (signal.aborted) throw new JobError('The import was cancelled');
-        if ('file' in file) context.progress(0.6, `storing ${counter.rows.toLocaleString('en')} rows`);
+        if ('file' in file) context.progress(0.6, `storing ${rows.total.toLocaleString('en')} rows`);
         const source = await this.sources.createFromExtract(
           { organisationId: job.organisation_id, workspaceId: job.workspace_id },
           {
@@ -135,19 +140,24 @@ export class ConnectorImport {
   }
 }
 
-/** Counts CSV/NDJSON line ends passing through (an estimate of rows for progress; quoted line breaks count too). */
-function rowCounter(report: (rows: number) => void): Transform & { rows: number } {
-  let last = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) counter.rows += 1;
-      if (counter.rows - last >= 50_000) {
-        last = counter.rows;
-        report(counter.rows);
-      }
-      done(null, chunk);
-    },
-  }) as Transform & { rows: number };
-  counter.rows = 0;
-  return counter;
+/** Counts CSV/NDJSON line ends passing through the streams of one read (an estimate of rows for progress; quoted line breaks count too). */
+class RowCount {
+  total = 0;
+  private reported = 0;
+
+  constructor(private readonly report: (rows: number) => void) {}
+
+  /** A pass-through that adds the line ends of one stream to the total. */
+  counter(): Transform {
+    return new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) this.total += 1;
+        if (this.total - this.reported >= 50_000) {
+          this.reported = this.total;
+          this.report(this.total);
+        }
+        done(null, chunk);
+      },
+    });
+  }
 }

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { TestContext } from 'node:test';
+import type { Config } from '../../src/config.js';
 import type { HostGate } from '../../src/connectors/drivers/network.js';
 import { SourceError } from '../../src/connectors/drivers/port.js';
 import { type TestApp, buildTestApp, testConfig } from './app.js';
@@ -18,10 +19,10 @@ export const API = '/api/v1';
  * `storageRoot` is the tenant's own directory in it, where its storage connectors may point. Imports store their
  * rows in parts of 64 KiB, so an import of some ten thousand rows and more is stored in several.
  */
-export async function connectorApp(t: TestContext): Promise<TestApp & { operatorRoot: string; storageRoot: string }> {
+export async function connectorApp(t: TestContext, overrides: Partial<Config> = {}): Promise<TestApp & { operatorRoot: string; storageRoot: string }> {
   const operatorRoot = mkdtempSync(join(tmpdir(), 'causa-storage-'));
   t.after(() => rmSync(operatorRoot, { recursive: true, force: true }));
-  const app = await buildTestApp(t, {}, testConfig({ connectorAllowHosts: ['127.0.0.1'], storageRoots: [operatorRoot], importPartBytes: 64 * 1024 }));
+  const app = await buildTestApp(t, {}, testConfig({ connectorAllowHosts: ['127.0.0.1'], storageRoots: [operatorRoot], importPartBytes: 64 * 1024, ...overrides }));
   const storageRoot = join(operatorRoot, app.tenant.organisationId);
   mkdirSync(storageRoot);
   return Object.assign(app, { operatorRoot, storageRoot });

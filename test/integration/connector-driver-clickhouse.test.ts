@@ -83,7 +83,7 @@ after(async () => {
 });
 
 function driver(t: { after(fn: () => Promise<void>): void }, credentials: ClickHouseCredentials = fields, gate: HostGate = loopback): ConnectorDriver {
-  const opened = openClickHouseDriver(credentials, { gate, storageRoots: [] });
+  const opened = openClickHouseDriver(credentials, { gate, storageRoots: [], ranges: { connections: 1, minBytes: 8192 } });
   t.after(() => opened.close());
   return opened;
 }

@@ -86,7 +86,7 @@ after(async () => {
 });
 
 function driver(t: { after(fn: () => Promise<void>): void }, credentials: SqlCredentials = fields, gate: HostGate = loopback): ConnectorDriver {
-  const opened = openMySqlDriver(credentials, { gate, storageRoots: [] });
+  const opened = openMySqlDriver(credentials, { gate, storageRoots: [], ranges: { connections: 1, minBytes: 8192 } });
   t.after(() => opened.close());
   return opened;
 }

@@ -8,6 +8,7 @@ import { type TestContext, test } from 'node:test';
 import pg from 'pg';
 import { requireScaleOut } from '../helpers/scale-out.js';
 import { API, assertNoSecret, connectorApp, createConnector, importAndWait, sourceRows } from '../helpers/connectors.js';
+import type { Config } from '../../src/config.js';
 import type { TestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
 
@@ -24,7 +25,7 @@ interface Fixture {
 }
 
 /** A schema of its own in the test database, with the tables the tests read; dropped afterwards. */
-async function fixture(t: TestContext): Promise<Fixture | undefined> {
+async function fixture(t: TestContext, overrides: Partial<Config> = {}): Promise<Fixture | undefined> {
   const raw = requireScaleOut(t, 'TEST_DATABASE_URL');
   if (raw === undefined) return undefined;
   const url = new URL(raw);
@@ -39,7 +40,7 @@ async function fixture(t: TestContext): Promise<Fixture | undefined> {
   await admin.query(`CREATE TABLE ${schema}.orders (id int PRIMARY KEY, region text NOT NULL, amount numeric(12,2), placed timestamptz)`);
   await admin.query(`INSERT INTO ${schema}.orders SELECT g, (ARRAY['north','south','east'])[1 + g % 3], g * 1.25, '2024-01-01T00:00:00Z'::timestamptz + g * interval '1 hour' FROM generate_series(1, 120) g`);
   await admin.query(`CREATE VIEW ${schema}.big_orders AS SELECT * FROM ${schema}.orders WHERE amount > 100`);
-  const app = await connectorApp(t);
+  const app = await connectorApp(t, overrides);
   const bodies: unknown[] = [];
   const call: TestApp['call'] = async (options) => {
     const response = await app.call(options);
@@ -284,6 +285,31 @@ test('an import stored in parts while it streams stores every row as written, in
   assert.deepEqual(notes, [
     { id: '1', note: 'line 1,\n"next"' }, { id: '7', note: null }, { id: '10001', note: 'line 10001,\n"next"' }, { id: '10002', note: 'line 10002,\n"next"' }, { id: '29999', note: 'line 29999,\n"next"' },
   ]);
+});
+
+test('a table read in ranges over several sessions is stored whole: every row once, numbered without a gap', async (t) => {
+  // Ranges of 64 pages (512 KiB) at least, three sessions: the 40,000-row table below (about 5 MB) is read in three.
+  const f = await fixture(t, { importReadConnections: 3, importRangeBytes: 64 * 8192 });
+  if (f === undefined) return;
+  const { app, id, admin, schema } = f;
+  await admin.query(`CREATE TABLE ${schema}.wide (id bigint PRIMARY KEY, note text, amount numeric(12,2), even boolean)`);
+  await admin.query(`INSERT INTO ${schema}.wide SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE 'line ' || g || E',\n"next" ' || repeat('x', 80) END, ` +
+    `CASE WHEN g % 5 = 0 THEN NULL ELSE g * 0.25 END, g % 2 = 0 FROM generate_series(1, 40000) g`);
+  const job = await importAndWait(app, id, { config: { table: 'wide', schema } });
+  assert.equal(job.status, 'completed', JSON.stringify(job.error));
+  assert.equal(job.result.rowCount, 40000);
+  const org = app.tenant.organisationId;
+  const [stored] = await app.context.data().query<Record<string, string>>(org, (sql) =>
+    `SELECT toString(uniqExact(id)) AS ids, toString(min(id)) AS first, toString(max(id)) AS last, toString(uniqExact(_causa_row)) AS numbers, toString(max(_causa_row)) AS top, ` +
+    `toString(countIf(note IS NULL)) AS notes, toString(sum(amount)) AS total, toString(countIf(even)) AS evens, toString(countIf(id != _causa_row + 1)) AS moved FROM ${sql.table(job.result.sourceId)}`);
+  const [expected] = (await admin.query(`SELECT count(*) FILTER (WHERE note IS NULL)::text AS notes, sum(amount)::text AS total FROM ${schema}.wide`)).rows;
+  assert.deepEqual({ ...stored, moved: undefined }, { ids: '40000', first: '1', last: '40000', numbers: '40000', top: '39999', notes: expected.notes, total: String(Number(expected.total)), evens: '20000', moved: undefined });
+  // The ranges' parts were stored as they completed, side by side: not in the table's order.
+  assert.ok(Number(stored!.moved) > 0, 'the rows of the later ranges were stored while the first was still read');
+  const notes = await app.context.data().query<{ id: string; note: string | null }>(org, (sql) => `SELECT toString(t.id) AS id, t.note AS note FROM ${sql.table(job.result.sourceId)} AS t WHERE t.id IN (1, 7, 39999) ORDER BY t.id`);
+  assert.deepEqual(notes, [{ id: '1', note: `line 1,\n"next" ${'x'.repeat(80)}` }, { id: '7', note: null }, { id: '39999', note: `line 39999,\n"next" ${'x'.repeat(80)}` }]);
+  const source = await app.call({ method: 'GET', url: `${API}/sources/${job.result.sourceId}` });
+  assert.deepEqual(source.body.data.schemaEntries.map((entry: { field: string; type: string }) => [entry.field, entry.type]), [['id', 'integer'], ['note', 'text'], ['amount', 'decimal'], ['even', 'boolean']]);
 });
 
 test('an import of one column keeps the rows where it is null', async (t) => {

@@ -54,7 +54,7 @@ async function loadBoth(t: TestContext, text: string) {
   });
   const bytes = Buffer.from(text);
   const chunks = Array.from({ length: Math.ceil(bytes.length / 4093) }, (_, i) => bytes.subarray(i * 4093, (i + 1) * 4093));
-  const parted = await splitIntoParts(Readable.from(chunks), directory, { partBytes: 32 * 1024, firstPartRecords: SAMPLE_ROWS + 1, maxBytes: 1e9 });
+  const parted = await splitIntoParts([Readable.from(chunks)], directory, { partBytes: 32 * 1024, firstPartRecords: SAMPLE_ROWS + 1, maxBytes: 1e9 });
   const inParts = await loader.appendParts(parts, null, parted, 0).catch((error: Error) => error);
   const onePass = store.onePass;
   const file = await receiveFile(Readable.from([bytes]), directory);

@@ -27,6 +27,8 @@ test('every variable is read and typed', () => {
     CAUSA_BOOTSTRAP_API_KEY: 'pk_0123456789abcdef0123',
     CAUSA_SECRET_KEY: SECRET,
     CAUSA_WORKERS: '3',
+    CAUSA_IMPORT_READ_CONNECTIONS: '4',
+    CAUSA_IMPORT_RANGE_BYTES: '1048576',
     LOG_LEVEL: 'debug',
   });
   assert.equal(config.port, 9000);
@@ -38,6 +40,7 @@ test('every variable is read and typed', () => {
   assert.equal(config.bootstrapApiKey, 'pk_0123456789abcdef0123');
   assert.deepEqual(config.secretKey, Buffer.alloc(32, 1));
   assert.equal(config.workers, 3);
+  assert.deepEqual([config.importReadConnections, config.importRangeBytes], [4, 1048576]);
   assert.equal(config.logLevel, 'debug');
 });
 
@@ -51,6 +54,8 @@ const BAD: Array<[string, Record<string, string>]> = [
   ['CAUSA_BOOTSTRAP_API_KEY', { CAUSA_BOOTSTRAP_API_KEY: 'secret' }],
   ['CAUSA_SECRET_KEY', { CAUSA_SECRET_KEY: 'c2hvcnQ=' }],
   ['CAUSA_WORKERS', { CAUSA_WORKERS: '0' }],
+  ['CAUSA_IMPORT_READ_CONNECTIONS', { CAUSA_IMPORT_READ_CONNECTIONS: '0' }],
+  ['CAUSA_IMPORT_RANGE_BYTES', { CAUSA_IMPORT_RANGE_BYTES: '100' }],
   ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ['CAUSA_SECRET_KEY', { DATABASE_URL: 'postgres://db/causa' }],
 ];

@@ -17,6 +17,11 @@ export interface DriverOptions {
   gate: HostGate;
   /** Absolute directories storage connectors may read under (CAUSA_STORAGE_ROOTS). */
   storageRoots: readonly string[];
+  /**
+   * How an import reads a large PostgreSQL table: over up to `connections` sessions side by side, each reading a
+   * range of at least `minBytes` of its pages, all under one snapshot (CAUSA_IMPORT_READ_CONNECTIONS, CAUSA_IMPORT_RANGE_BYTES).
+   */
+  ranges: { connections: number; minBytes: number };
 }
 
 export function hostGate(allowHosts: readonly string[]): HostGate {

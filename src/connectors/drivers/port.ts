@@ -74,7 +74,13 @@ export interface DeclaredColumn {
 }
 
 export interface Extract {
+  /** The rows, CSV with a header line for SQL sources. */
   stream: Readable;
+  /**
+   * More streams of the same read, read side by side with `stream` (a PostgreSQL table in ranges of its pages under
+   * one snapshot): CSV records of the same columns without a header line. Absent when one stream reads all.
+   */
+  ranges?: Readable[];
   format: UploadFormat;
   /** The source's column types (SQL sources); null when the file alone says (storage). */
   declared: DeclaredColumn[] | null;

@@ -153,8 +153,12 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
 
     async extract(target, signal) {
       const client = await connect(databaseOf(target), EXTRACT_TIMEOUT_MS, signal);
+      const ranges: pg.Client[] = [];
       try {
-        await client.query('BEGIN READ ONLY');
+        // Repeatable read: every statement of the read (and the ranges that take its snapshot) sees the same rows.
+        const begin = () => client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        await begin();
+        const snapshot = target.kind === 'table' && options.ranges.connections > 1 ? await exportSnapshot(client, begin) : null;
         const select = selectOf(target);
         // The shape first, through the extended protocol: it proves the text is one statement before COPY runs it.
         const shape = await query(client, `${select} LIMIT 0`);
@@ -163,17 +167,25 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
         if (twice !== undefined) throw new SourceError('query', `The result has two columns named "${twice}"; give every column its own name`);
         const declared = await describeTypes(client, shape.fields);
         const estimatedRows = target.kind === 'table' ? await estimate(client, target) : null;
+        const bounds = target.kind === 'table' && snapshot !== null ? await pageRanges(client, target, options.ranges) : [];
+        ranges.push(...(bounds.length > 1 ? await joinSnapshot(snapshot!, bounds.length - 1, () => connect(databaseOf(target), EXTRACT_TIMEOUT_MS, signal)) : []));
         // A row of one null column would be an empty line, which readers skip (the row lost): a single column's null is
         // written "" instead, as csv.ts writes it, which reads back as missing all the same.
         const list = declared.map((column) => `${declared.length === 1 ? `COALESCE((${render(column)})::text, '')` : render(column)} AS ${ident(column.name)}`).join(', ');
-        const stream = client.query(copyTo(`COPY (SELECT ${list} FROM (${select}) AS q) TO STDOUT WITH (FORMAT csv, HEADER true)`));
-        const finish = () => void end(client);
-        stream.on('end', finish);
-        stream.on('error', finish);
-        stream.on('close', finish);
-        return { stream: stream.on('error', () => undefined), format: 'csv', declared: declared.map(({ oid: _oid, category: _c, typname: _t, ...column }) => column), estimatedRows };
+        const copy = (reader: pg.Client, where: string, header: boolean) => {
+          const stream = reader.query(copyTo(`COPY (SELECT ${list} FROM (${select}${where}) AS q) TO STDOUT WITH (FORMAT csv, HEADER ${header})`));
+          const finish = () => void end(reader);
+          stream.on('end', finish);
+          stream.on('error', finish);
+          stream.on('close', finish);
+          return stream.on('error', () => undefined);
+        };
+        // Without the ranges (a query, a view, a small table, or a server that would not share its snapshot) one stream reads all.
+        const readers = [client, ...ranges];
+        const streams = readers.length === 1 ? [copy(client, '', true)] : readers.map((reader, i) => copy(reader, ` WHERE ${bounds[i]}`, i === 0));
+        return { stream: streams[0]!, ranges: streams.slice(1), format: 'csv', declared: declared.map(({ oid: _oid, category: _c, typname: _t, ...column }) => column), estimatedRows };
       } catch (error) {
-        await end(client);
+        await Promise.all([client, ...ranges].map(end));
         throw error instanceof SourceError ? error : new SourceError('query', messageOf(error, endpoint));
       }
     },
@@ -251,6 +263,71 @@ function render(column: DescribedColumn): string {
       return `CASE WHEN ${c} THEN 'true' WHEN NOT ${c} THEN 'false' END`;
     default:
       return column.typname === 'bytea' ? `translate(encode(${c}, 'base64'), E'\\n', '')` : c;
+  }
+}
+
+/**
+ * The ranges of pages a table is read in side by side, as conditions on `ctid` (a TID range scan, PostgreSQL 14 and
+ * later, reads only its pages): at most `connections`, each of `minBytes` of pages at least. None for a view, a
+ * partitioned table, a table too small to split, or an older server.
+ */
+async function pageRanges(client: pg.Client, target: Extract<ReadTarget, { kind: 'table' }>, ranges: DriverOptions['ranges']): Promise<string[]> {
+  if (ranges.connections < 2) return [];
+  const { rows } = await client.query<{ version: number; relkind: string; pages: string }>({
+    text:
+      `SELECT current_setting('server_version_num')::int AS version, c.relkind, CASE WHEN c.relkind IN ('r', 'm') THEN pg_relation_size(c.oid) / current_setting('block_size')::int END AS pages ` +
+      'FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relname = $2',
+    values: [target.schema ?? 'public', target.table],
+  });
+  const row = rows[0];
+  if (row === undefined || row.version < 140000 || !['r', 'm'].includes(row.relkind)) return [];
+  const pages = Number(row.pages);
+  const count = Math.min(ranges.connections, Math.floor((pages * PAGE_BYTES) / ranges.minBytes));
+  if (count < 2) return [];
+  const starts = Array.from({ length: count - 1 }, (_, i) => Math.round(((i + 1) * pages) / count));
+  // The first and last ranges are open: pages added after the size was read hold no row of this snapshot, but say so.
+  return Array.from({ length: count }, (_, i) =>
+    [i > 0 ? `ctid >= '(${starts[i - 1]},0)'::tid` : null, i < count - 1 ? `ctid < '(${starts[i]},0)'::tid` : null].filter((term) => term !== null).join(' AND '),
+  );
+}
+
+/** PostgreSQL's default page size: the ranges are sized by it (a server built with another splits a little differently). */
+const PAGE_BYTES = 8192;
+
+/**
+ * The snapshot of `client`'s transaction, for other sessions to read (pg_export_snapshot; it cannot be taken in a
+ * savepoint). Null when the server refuses it; the transaction is then begun again and the read goes on over one session.
+ */
+async function exportSnapshot(client: pg.Client, begin: () => Promise<unknown>): Promise<string | null> {
+  try {
+    const { rows } = await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id');
+    const id = rows[0]!.id;
+    return /^[0-9A-F-]+$/i.test(id) ? id : null;
+  } catch {
+    await client.query('ROLLBACK');
+    await begin();
+    return null;
+  }
+}
+
+/**
+ * `count` more sessions reading `snapshot` (SET TRANSACTION SNAPSHOT): what they read is what its exporting
+ * transaction reads, while that is open. None when they cannot all be opened (too many connections): the read goes
+ * on over the exporting session alone.
+ */
+async function joinSnapshot(snapshot: string, count: number, connect: () => Promise<pg.Client>): Promise<pg.Client[]> {
+  const joined: pg.Client[] = [];
+  try {
+    for (let i = 0; i < count; i += 1) {
+      const reader = await connect();
+      joined.push(reader);
+      await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await reader.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
+    }
+    return joined;
+  } catch {
+    await Promise.all(joined.map(end));
+    return [];
   }
 }
 
