@@ -69,10 +69,9 @@ export async function ingestBatch(
   if (file !== undefined && engineConvertible(columns)) {
     file.stopReading();
     try {
-      // One pass when some integer column takes its short path for plain digits and no column the unit path (whose
-      // conversion is heavy enough that the staged ingest's parallel conversion wins: BENCHMARKS.md, data plane).
+      // One pass when some integer column takes its short path for plain digits (BENCHMARKS.md, data plane).
       const plainIntegers = plainIntegerColumns(columns, fields, sample.map((row) => row.cells));
-      const onePass = plainIntegers.size > 0 && columns.every((column) => column.unit === null) ? await ingestInOnePass(store, table, file, fields, columns, plainIntegers, ROW_COLUMN, rowStart, beforeCommit) : null;
+      const onePass = plainIntegers.size > 0 ? await ingestInOnePass(store, table, file, fields, columns, plainIntegers, ROW_COLUMN, rowStart, beforeCommit) : null;
       return { columns, rowCount: onePass ?? (await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart, beforeCommit)) };
     } catch (error) {
       if (existing === null) await store.dropTable(table).catch(() => undefined);

@@ -24,26 +24,33 @@ const CELLS = [
   '1,234', '1,5', '7 000', '$12', '12%', '', 'NA', 'null', 'abc', '--12', '12-', '+', '-', '.', '1..2', '1.2.3',
 ];
 
-const column = (type: 'integer' | 'decimal'): InferredColumn => ({
+/** Cells of a column written with units (currency, percent, accounting parentheses), and cells near them. */
+const UNIT_CELLS = [
+  '$1,234.56', '-$12', '$-12', '(1,234.56)', '($12.50)', '12%', ' 12 % ', '-12%', '12,5%', 'USD 1,200', '1.200,50 EUR', '€3,5', '-€3', '£1 000',
+  'CHF3.25', '₩1,000', '$1,234.56%', '$$12', '12 USD USD', '$.5', '$1.2.3', '%',
+];
+
+const column = (type: 'integer' | 'decimal', unit: string | null = null): InferredColumn => ({
   field: 'c', type, subtype: null, availableTypes: [type], isIndex: false, categories: null, aliases: [], description: null,
-  displayWidth: null, originalFormat: null, displayFormat: null, unit: null, unitModifier: null, dateOrderAssumed: null,
+  displayWidth: null, originalFormat: null, displayFormat: null, unit, unitModifier: null, dateOrderAssumed: null,
 });
 
-for (const type of ['integer', 'decimal'] as const) {
-  test(`a ${type} column read in one pass stores what the JS converter reads, or declines`, async (t) => {
+for (const [type, unit] of [['integer', null], ['decimal', null], ['decimal', 'USD'], ['integer', '%']] as const) {
+  test(`a ${type} column${unit === null ? '' : ` with units (${unit})`} read in one pass stores what the JS converter reads, or declines`, async (t) => {
     const store = sharedDataStore();
     const org = newId('org');
     await store.ensureTenant(org);
     const directory = await mkdtemp(join(tmpdir(), 'causa-one-pass-'));
     t.after(() => rm(directory, { recursive: true, force: true }));
-    const columns = [column(type), { ...column(type), field: 'k', type: 'text' as const, availableTypes: ['text' as const] }];
+    const columns = [column(type, unit), { ...column(type), field: 'k', type: 'text' as const, availableTypes: ['text' as const] }];
     const plainIntegers = plainIntegerColumns(columns, ['c', 'k'], [['1', 'x'], ['', 'y']]);
-    // A plain sample gives an integer column the short path for plain digits; a decimal one has none.
-    assert.deepEqual([...plainIntegers], type === 'integer' ? ['c'] : []);
+    // A plain sample gives an integer column without units the short path for plain digits; others have none.
+    assert.deepEqual([...plainIntegers], type === 'integer' && unit === null ? ['c'] : []);
+    const cells = unit === null ? CELLS : [...CELLS, ...UNIT_CELLS];
     // Each cell between two plain rows, written as CSV writers write it: quoted only when it must be, or every cell
     // quoted (a quoted empty cell is missing, not 0).
     const quoteAll = (cells: string[]) => `${cells.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')}\n`;
-    const files = CELLS.flatMap((cell) => [csvLine, quoteAll].map((line) => ({ cell, text: line(['c', 'k']) + line(['1', 'a']) + line([cell, 'b']) + line(['2', 'c']) })));
+    const files = cells.flatMap((cell) => [csvLine, quoteAll].map((line) => ({ cell, text: line(['c', 'k']) + line(['1', 'a']) + line([cell, 'b']) + line(['2', 'c']) })));
     const outcomes = await Promise.all(files.map(async ({ cell, text }, i) => {
       const path = join(directory, `${i}.csv`);
       await writeFile(path, text);
@@ -64,7 +71,7 @@ for (const type of ['integer', 'decimal'] as const) {
       }
       taken += 1;
       assert.deepEqual(stored.map((row) => [row.r, row.k]), [['5', 'a'], ['6', 'b'], ['7', 'c']], `${JSON.stringify(cell)}: rows numbered from rowStart in file order`);
-      const js = convertCell(column(type), cell);
+      const js = convertCell(column(type, unit), cell);
       // A cell the converter refuses (the staged ingest answers 422 naming it) is never taken.
       if (js === null && !isNullCell(cell)) differences.push(`${JSON.stringify(cell)}: taken as ${stored[1]!.c}, JS refuses it`);
       // An integer compares by its digits (exact beyond 2^53), a decimal as the double it is.
