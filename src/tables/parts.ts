@@ -118,16 +118,16 @@ export async function splitIntoParts(bodies: readonly Readable[], directory: str
   /** Writes one body into parts; answers its sha256. */
   const split = (body: Readable, index: number): Promise<string> => {
     const hash = createHash('sha256');
-    const header = index === 0;
+    /** Whether the part being written is the header part: the first body's first. */
+    let heading = index === 0;
     let out: WriteStream | undefined;
     let scan = new PartScan(0);
     let partBytes = 0;
-    let first = true;
     const open = () => {
       // Write errors reach the writer through write()'s callback (a stream stopped by a failure refuses writes).
       out = createWriteStream(`${stem}.${opened++}`).on('error', () => undefined);
       writing.add(out);
-      scan = new PartScan(header && first ? options.firstPartRecords : 0);
+      scan = new PartScan(heading ? options.firstPartRecords : 0);
       partBytes = 0;
     };
     const write = (chunk: Buffer) =>
@@ -142,16 +142,16 @@ export async function splitIntoParts(bodies: readonly Readable[], directory: str
       out = undefined;
       await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
       writing.delete(stream);
-      const part: FilePart = { path: stream.path as string, quotes: scan.quotes, blankLines: scan.blankLines, doubledQuotes: scan.doubledQuotes, format: header && first ? 'CSVWithNames' : 'CSV' };
-      if (header && first) {
+      const part: FilePart = { path: stream.path as string, quotes: scan.quotes, blankLines: scan.blankLines, doubledQuotes: scan.doubledQuotes, format: heading ? 'CSVWithNames' : 'CSV' };
+      if (heading) {
         made.unshift(part);
         ready.unshift(part);
         headed = true;
+        heading = false;
       } else {
         made.push(part);
         ready.push(part);
       }
-      first = false;
       settle();
     };
     const sink = new Writable({
@@ -165,7 +165,7 @@ export async function splitIntoParts(bodies: readonly Readable[], directory: str
             if (out === undefined) open();
             // Due: the header part once it holds its sample, the others once big enough. Cut at the first record end
             // of this chunk.
-            const due = header && first ? scan.records >= options.firstPartRecords : partBytes + rest.length >= options.partBytes;
+            const due = heading ? scan.records >= options.firstPartRecords : partBytes + rest.length >= options.partBytes;
             const end = due ? (recordEnds(rest, scan.quotes, 1)[0] ?? -1) : -1;
             if (end === -1) {
               await write(rest);

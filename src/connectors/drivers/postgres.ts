@@ -158,7 +158,6 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
         // Repeatable read: every statement of the read (and the ranges that take its snapshot) sees the same rows.
         const begin = () => client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         await begin();
-        const snapshot = target.kind === 'table' && options.ranges.connections > 1 ? await exportSnapshot(client, begin) : null;
         const select = selectOf(target);
         // The shape first, through the extended protocol: it proves the text is one statement before COPY runs it.
         const shape = await query(client, `${select} LIMIT 0`);
@@ -167,8 +166,10 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
         if (twice !== undefined) throw new SourceError('query', `The result has two columns named "${twice}"; give every column its own name`);
         const declared = await describeTypes(client, shape.fields);
         const estimatedRows = target.kind === 'table' ? await estimate(client, target) : null;
-        const bounds = target.kind === 'table' && snapshot !== null ? await pageRanges(client, target, options.ranges) : [];
-        ranges.push(...(bounds.length > 1 ? await joinSnapshot(snapshot!, bounds.length - 1, () => connect(databaseOf(target), EXTRACT_TIMEOUT_MS, signal)) : []));
+        // Ranges only for a table large enough, and only when the server shares its snapshot with more sessions.
+        const bounds = target.kind === 'table' ? await pageRanges(client, target, options.ranges) : [];
+        const snapshot = bounds.length > 1 ? await exportSnapshot(client, begin) : null;
+        ranges.push(...(snapshot === null ? [] : await joinSnapshot(snapshot, bounds.length - 1, () => connect(databaseOf(target), EXTRACT_TIMEOUT_MS, signal))));
         // A row of one null column would be an empty line, which readers skip (the row lost): a single column's null is
         // written "" instead, as csv.ts writes it, which reads back as missing all the same.
         const list = declared.map((column) => `${declared.length === 1 ? `COALESCE((${render(column)})::text, '')` : render(column)} AS ${ident(column.name)}`).join(', ');
@@ -269,10 +270,9 @@ function render(column: DescribedColumn): string {
 /**
  * The ranges of pages a table is read in side by side, as conditions on `ctid` (a TID range scan, PostgreSQL 14 and
  * later, reads only its pages): at most `connections`, each of `minBytes` of pages at least. None for a view, a
- * partitioned table, a table too small to split, or an older server.
+ * partitioned table, a table too small to split (or one connection allowed), or an older server.
  */
 async function pageRanges(client: pg.Client, target: Extract<ReadTarget, { kind: 'table' }>, ranges: DriverOptions['ranges']): Promise<string[]> {
-  if (ranges.connections < 2) return [];
   const { rows } = await client.query<{ version: number; relkind: string; pages: string }>({
     text:
       `SELECT current_setting('server_version_num')::int AS version, c.relkind, CASE WHEN c.relkind IN ('r', 'm') THEN pg_relation_size(c.oid) / current_setting('block_size')::int END AS pages ` +
@@ -295,8 +295,9 @@ async function pageRanges(client: pg.Client, target: Extract<ReadTarget, { kind:
 const PAGE_BYTES = 8192;
 
 /**
- * The snapshot of `client`'s transaction, for other sessions to read (pg_export_snapshot; it cannot be taken in a
- * savepoint). Null when the server refuses it; the transaction is then begun again and the read goes on over one session.
+ * The snapshot of `client`'s repeatable-read transaction (fixed at its first statement), for other sessions to read
+ * (pg_export_snapshot; it cannot be taken in a savepoint). Null when the server refuses it; the transaction is then
+ * begun again and the read goes on over one session.
  */
 async function exportSnapshot(client: pg.Client, begin: () => Promise<unknown>): Promise<string | null> {
   try {
