@@ -57,21 +57,44 @@ export class CandidateTracker {
     return cost;
   }
 
-  consider(settings: Setting[], values: number[], aimed: boolean): Candidate {
-    const met = this.targets.every((t, j) => targetMet(t, values[j]!));
-    const short = this.targets.reduce((s, t, j) => s + shortfall(t, values[j]!), 0);
-    const candidate: Candidate = { settings, cost: this.costOf(settings), values, met, shortfall: short };
-    if (settings.length === 1) {
-      const node = settings[0]!.node;
-      this.singleShortfall.set(node, Math.min(this.singleShortfall.get(node) ?? Infinity, short));
+  /** Judges a candidate; answers whether it meets every target, and its cost. */
+  consider(settings: Setting[], values: number[], aimed: boolean): { met: boolean; cost: number } {
+    const cost = this.costOf(settings);
+    return { met: this.judge(settings.length, cost, values, aimed, settings.length === 1 ? settings[0]!.node : -1, (short, met) => ({ settings, values, cost, met, shortfall: short })), cost };
+  }
+
+  /**
+   * `fixed` with one more lever set to `value`, whose target values are `values` (read, not kept: the candidate is
+   * built, with copies, only when it is the best so far), so a search that reads many points off a line allocates
+   * only for the few it keeps.
+   */
+  considerSetting(fixed: Setting[], node: number, value: number, values: readonly number[], aimed: boolean): void {
+    const lever = this.levers.get(node)!;
+    const cost = this.costOf(fixed) + (lever.kind === 'categorical' ? (value === this.base[node] ? 0 : 1) : Math.abs(value - this.base[node]!) / lever.std);
+    this.judge(fixed.length + 1, cost, values, aimed, fixed.length === 0 ? node : -1, (short, met) => ({ settings: [...fixed, { node, value }], values: [...values], cost, met, shortfall: short }));
+  }
+
+  /**
+   * Keeps a candidate (made by `make`) where it is the best met, or the nearest unmet, so far; `single`: its one
+   * lever, else -1. Answers whether it meets every target.
+   */
+  private judge(changes: number, cost: number, values: readonly number[], aimed: boolean, single: number, make: (shortfall: number, met: boolean) => Candidate): boolean {
+    let met = true;
+    let short = 0;
+    for (let j = 0; j < this.targets.length; j++) {
+      const t = this.targets[j]!;
+      if (!targetMet(t, values[j]!)) met = false;
+      short += shortfall(t, values[j]!);
     }
+    if (single >= 0) this.singleShortfall.set(single, Math.min(this.singleShortfall.get(single) ?? Infinity, short));
+    const candidate = { changes, cost };
     if (met) {
-      if (aimed && (!this.aimed || better(candidate, this.aimed))) this.aimed = candidate;
-      if (!aimed && (!this.incidental || better(candidate, this.incidental))) this.incidental = candidate;
+      if (aimed && (!this.aimed || better(candidate, this.aimed))) this.aimed = make(short, met);
+      if (!aimed && (!this.incidental || better(candidate, this.incidental))) this.incidental = make(short, met);
     } else if (!this.nearest || short < this.nearest.shortfall - 1e-12 || (Math.abs(short - this.nearest.shortfall) <= 1e-12 && better(candidate, this.nearest))) {
-      this.nearest = candidate;
+      this.nearest = make(short, met);
     }
-    return candidate;
+    return met;
   }
 
   /** The best met candidate so far (fewest changes, then lowest cost), or null. */
@@ -85,7 +108,8 @@ export class CandidateTracker {
   }
 }
 
-const better = (a: Candidate, b: Candidate) => a.settings.length < b.settings.length || (a.settings.length === b.settings.length && a.cost < b.cost);
+/** Fewer changes, then a lower cost. */
+const better = (a: { changes: number; cost: number }, b: Candidate) => a.changes < b.settings.length || (a.changes === b.settings.length && a.cost < b.cost);
 
 /**
  * A unit's search, run as a coroutine: it yields rows of candidate settings and is resumed with each row's target

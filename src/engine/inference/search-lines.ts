@@ -1,8 +1,10 @@
 /**
  * One continuous lever at a time (other changes held): where along its plausible range does the unit meet its
  * targets? Lines are searched in batches, every batch step one propagation. A lever whose effect on every
- * target is affine (search.ts checks the structure) is solved in closed form from two rows; any other by a grid
- * scan, Illinois regula falsi on each target's crossing (exact in one step when the response is linear) and
+ * target is affine (search.ts checks the structure) is solved in closed form: two points give the line, and every
+ * candidate's values are read off it. With no other change held, the line's slopes are the model's own (the same
+ * in every unit: search.ts affineSlopes), so such a line costs no propagation at all. Any other lever is searched by
+ * a grid scan, Illinois regula falsi on each target's crossing (exact in one step when the response is linear) and
  * bisection of the met/unmet boundary for categorical targets.
  */
 import type { CandidateTracker, Lever, Search, Setting } from './search-candidates.js';
@@ -30,56 +32,83 @@ export function leverRange(lever: Lever, base: number): [number, number] {
   return [Math.min(lever.mean - RANGE_STDS * lever.std, base), Math.max(lever.mean + RANGE_STDS * lever.std, base)];
 }
 
-export function* searchLines(targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): Search<void> {
+/** Per affine lever, each target's change per unit of the lever when no other change is held (search.ts affineSlopes). */
+export type AffineSlopes = ReadonlyMap<number, readonly number[]>;
+
+export function* searchLines(targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[], slopes: AffineSlopes): Search<void> {
   const affine = lines.filter((l) => l.affine);
   const numeric = lines.filter((l) => !l.affine);
-  if (affine.length > 0) yield* solveAffineLines(targets, tracker, affine);
+  if (affine.length > 0) yield* solveAffineLines(targets, tracker, affine, slopes);
   if (numeric.length > 0) yield* solveNumericLines(targets, tracker, numeric);
 }
 
 const withLever = (line: Line, value: number): Setting[] => [...line.fixed, { node: line.lever.node, value }];
 
 /**
- * Closed form: two rows give each target's slope in the lever; each target's aim gives a root. A lever alone at its
- * own value is the unit as it is, so a line without other changes needs only the second row.
+ * Closed form: each line's values at the unit's own lever value (at0) and its slopes give every target's root.
+ * A lever alone at its own value is the unit as it is, and its slopes are the model's, so a line without other
+ * changes is known without a row; a line with other changes held is probed at two points (the lever at its own
+ * value and one std above). The candidates' values are read off the lines: the chosen answer is re-simulated
+ * (search.ts), so what is reported is what the model does.
  */
-function* solveAffineLines(targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[]): Search<void> {
-  const rows = lines.map((line) => {
+function* solveAffineLines(targets: readonly ResolvedTarget[], tracker: CandidateTracker, lines: readonly Line[], slopes: AffineSlopes): Search<void> {
+  const known = (line: Line) => line.fixed.length === 0 && slopes.has(line.lever.node);
+  const probeRows = lines.filter((line) => !known(line)).flatMap((line) => {
     const base = tracker.base[line.lever.node]!;
-    return { at0: withLever(line, base), at1: withLever(line, base + line.lever.std), known: line.fixed.length === 0 };
+    return [withLever(line, base), withLever(line, base + line.lever.std)];
   });
-  const probeRows = rows.flatMap((row) => (row.known ? [row.at1] : [row.at0, row.at1]));
-  const probed = yield probeRows;
-  probeRows.forEach((settings, r) => tracker.consider(settings, probed[r]!, false));
-  const candidates: { settings: Setting[]; aimed: boolean }[] = [];
+  const probed = probeRows.length === 0 ? [] : yield probeRows;
   let next = 0;
-  lines.forEach((line, l) => {
+  for (const line of lines) {
     const base = tracker.base[line.lever.node]!;
+    const { std } = line.lever;
+    let at0: readonly number[];
+    let slope: readonly number[];
+    if (known(line)) {
+      at0 = tracker.baseTargets;
+      slope = slopes.get(line.lever.node)!;
+    } else {
+      at0 = probed[next++]!;
+      const at1 = probed[next++]!;
+      slope = targets.map((_, j) => (at1[j]! - at0[j]!) / std);
+    }
+    const point: LinePoint = { tracker, line, base, at0, slope, values: new Array<number>(targets.length) };
+    readOff(point, base, false);
+    readOff(point, base + std, false);
     const [low, high] = leverRange(line.lever, base);
-    const { known } = rows[l]!;
-    const at0 = known ? [...tracker.baseTargets] : probed[next++]!;
-    const at1 = probed[next++]!;
-    if (known) tracker.consider(rows[l]!.at0, at0, false);
-    const slopes = targets.map((_, j) => (at1[j]! - at0[j]!) / line.lever.std);
     // Each target's own aim, and the nearest point of the interval where all targets are met.
     let lo = low;
     let hi = high;
-    targets.forEach((t, j) => {
-      if (t.kind !== 'continuous') return;
-      const slope = slopes[j]!;
-      if (slope === 0) return;
-      const root = base + (aimOf(t) - at0[j]!) / slope;
-      if (root >= low && root <= high) candidates.push({ settings: withLever(line, root), aimed: true });
-      else candidates.push({ settings: withLever(line, Math.min(high, Math.max(low, root))), aimed: false });
-      const band = t.matchMode === 'tolerance' ? [t.value - 0.999 * t.tolerance, t.value + 0.999 * t.tolerance] : t.matchMode === 'orMore' ? [aimOf(t), Infinity] : [-Infinity, aimOf(t)];
-      const ends = band.map((v) => base + (v - at0[j]!) / slope).sort((a, b) => a - b);
-      lo = Math.max(lo, ends[0]!);
-      hi = Math.min(hi, ends[1]!);
-    });
-    if (lo <= hi) candidates.push({ settings: withLever(line, Math.min(hi, Math.max(lo, base))), aimed: false });
-  });
-  const values = yield candidates.map((c) => c.settings);
-  candidates.forEach((c, r) => tracker.consider(c.settings, values[r]!, c.aimed));
+    for (let j = 0; j < targets.length; j++) {
+      const t = targets[j]!;
+      if (t.kind !== 'continuous' || slope[j] === 0) continue;
+      const at = (v: number) => base + (v - at0[j]!) / slope[j]!;
+      const root = at(aimOf(t));
+      if (root >= low && root <= high) readOff(point, root, true);
+      else readOff(point, Math.min(high, Math.max(low, root)), false);
+      const [from, to] = t.matchMode === 'tolerance' ? [at(t.value - 0.999 * t.tolerance), at(t.value + 0.999 * t.tolerance)] : t.matchMode === 'orMore' ? [root, at(Infinity)] : [at(-Infinity), root];
+      lo = Math.max(lo, Math.min(from, to));
+      hi = Math.min(hi, Math.max(from, to));
+    }
+    if (lo <= hi) readOff(point, Math.min(hi, Math.max(lo, base)), false);
+  }
+}
+
+/** An affine line: its targets' values at the unit's own lever value (at0) and their slopes. */
+interface LinePoint {
+  tracker: CandidateTracker;
+  line: Line;
+  base: number;
+  at0: readonly number[];
+  slope: readonly number[];
+  /** Scratch for the values read off the line. */
+  values: number[];
+}
+
+/** The line's candidate at lever value x, its values read off the line. */
+function readOff(p: LinePoint, x: number, aimed: boolean): void {
+  for (let j = 0; j < p.values.length; j++) p.values[j] = p.at0[j]! + p.slope[j]! * (x - p.base);
+  p.tracker.considerSetting(p.line.fixed, p.line.lever.node, x, p.values, aimed);
 }
 
 interface Point {

@@ -10,7 +10,7 @@
 import { AppError } from '../../errors.js';
 import { CandidateTracker, type Lever, type Search, type Setting } from './search-candidates.js';
 import { searchJoint } from './search-joint.js';
-import { type Line, searchLines } from './search-lines.js';
+import { type AffineSlopes, type Line, searchLines } from './search-lines.js';
 import { ancestorsOf, descendantsOf, type Scm } from './scm.js';
 import { type ResolvedTarget, targetMet } from './target-match.js';
 import type { UnitProbe, UnitRequest } from './unit-probe.js';
@@ -27,6 +27,8 @@ export interface ChangeSearchPlan {
   scm: Scm;
   targets: ResolvedTarget[];
   levers: Lever[];
+  /** The levers by node. */
+  leverByNode: ReadonlyMap<number, Lever>;
   /** Lever nodes whose effect on every target is affine (closed form, one-step joint solve). */
   affine: Set<number>;
   maxChanges: number;
@@ -65,7 +67,7 @@ export function planChangeSearch(
     if (node.kind === 'categorical' && node.categories.length > 1) levers.push({ node: i, name: node.name, kind: 'categorical', std: 1, mean: 0, classes: node.categories.length });
   }
   const affine = new Set(levers.filter((l) => l.kind === 'continuous' && targets.every((t) => t.kind === 'continuous' && affineIn(scm, l.node, t.index))).map((l) => l.node));
-  return { scm, targets, levers, affine, maxChanges };
+  return { scm, targets, levers, leverByNode: new Map(levers.map((l) => [l.node, l])), affine, maxChanges };
 }
 
 /**
@@ -90,6 +92,7 @@ function affineIn(scm: Scm, lever: number, target: number): boolean {
  */
 export function searchUnits(plan: ChangeSearchPlan, probe: UnitProbe, checkpoint: () => void, progress?: (done: number) => void): UnitAnswer[] {
   const baselines = probe.baselines();
+  const slopes = affineSlopes(plan, probe);
   const answers: UnitAnswer[] = new Array(baselines.length);
   let answered = 0;
   progress?.(0);
@@ -98,7 +101,7 @@ export function searchUnits(plan: ChangeSearchPlan, probe: UnitProbe, checkpoint
     let open: Array<{ unit: number; search: Search<UnitAnswer>; asked: Setting[][] }> = [];
     const to = Math.min(from + UNITS_IN_STEP, baselines.length);
     for (let unit = from; unit < to; unit++) {
-      const search = searchUnitChanges(plan, baselines[unit]!, checkpoint);
+      const search = searchUnitChanges(plan, baselines[unit]!, checkpoint, slopes);
       const step = search.next();
       if (step.done) answers[unit] = step.value;
       else open.push({ unit, search, asked: step.value });
@@ -123,16 +126,31 @@ export function searchUnits(plan: ChangeSearchPlan, probe: UnitProbe, checkpoint
   return answers;
 }
 
+/**
+ * Each affine lever's slopes (per target, per unit of the lever, no other change held). Every node between an
+ * affine lever and a target enters the next only through linear terms (affineIn), so the slopes are the model's
+ * coefficients along those paths, the same in every unit's world: they are read once, in the probe's neutral world
+ * (the lever at its mean and one std above), and the line searches of all units use them without a propagation.
+ */
+function affineSlopes(plan: ChangeSearchPlan, probe: UnitProbe): AffineSlopes {
+  const levers = plan.levers.filter((l) => plan.affine.has(l.node));
+  if (levers.length === 0) return new Map();
+  const values = probe.neutral(levers.flatMap((l) => [[{ node: l.node, value: l.mean }], [{ node: l.node, value: l.mean + l.std }]]));
+  return new Map(levers.map((l, i) => [l.node, values[2 * i + 1]!.map((v, j) => (v - values[2 * i]![j]!) / l.std)]));
+}
+
 /** One unit's search, from its baseline (every node's value, the targets' values). */
-export function* searchUnitChanges(plan: ChangeSearchPlan, baseline: { nodes: Float64Array; targets: number[] }, checkpoint: () => void): Search<UnitAnswer> {
+export function* searchUnitChanges(
+  plan: ChangeSearchPlan, baseline: { nodes: Float64Array; targets: number[] }, checkpoint: () => void, slopes: AffineSlopes,
+): Search<UnitAnswer> {
   const { targets } = plan;
-  const tracker = new CandidateTracker(targets, new Map(plan.levers.map((l) => [l.node, l])), baseline.nodes, baseline.targets);
+  const tracker = new CandidateTracker(targets, plan.leverByNode, baseline.nodes, baseline.targets);
   // The unit as it is competes too: no change beats changes that only move it further from its targets.
   tracker.consider([], baseline.targets, true);
   if (!targets.every((t, j) => targetMet(t, baseline.targets[j]!))) {
     for (let k = 1; k <= Math.min(plan.maxChanges, plan.levers.length) && !tracker.bestMet; k++) {
       checkpoint();
-      yield* searchSubsets(plan, tracker, k === 1 ? plan.levers.map((l) => [l]) : largerSubsets(plan.levers, tracker, k), checkpoint);
+      yield* searchSubsets(plan, tracker, k === 1 ? plan.levers.map((l) => [l]) : largerSubsets(plan.levers, tracker, k), checkpoint, slopes);
     }
   }
   const chosen = tracker.bestMet ?? tracker.closest;
@@ -176,7 +194,7 @@ function binomial(n: number, k: number): number {
 }
 
 /** One size of subsets: category combinations evaluated in one batch, single continuous levers as one batch of lines, joint searches one by one. */
-function* searchSubsets(plan: ChangeSearchPlan, tracker: CandidateTracker, subsets: Lever[][], checkpoint: () => void): Search<void> {
+function* searchSubsets(plan: ChangeSearchPlan, tracker: CandidateTracker, subsets: Lever[][], checkpoint: () => void, slopes: AffineSlopes): Search<void> {
   const enumerated: Setting[][] = [];
   const lines: Line[] = [];
   const joint: { fixed: Setting[]; levers: Lever[] }[] = [];
@@ -193,7 +211,7 @@ function* searchSubsets(plan: ChangeSearchPlan, tracker: CandidateTracker, subse
     const values = yield enumerated;
     enumerated.forEach((settings, r) => tracker.consider(settings, values[r]!, true));
   }
-  if (lines.length > 0) yield* searchLines(plan.targets, tracker, lines);
+  if (lines.length > 0) yield* searchLines(plan.targets, tracker, lines, slopes);
   for (const { fixed, levers } of joint) {
     checkpoint();
     yield* searchJoint(plan.targets, tracker, fixed, levers, levers.every((l) => plan.affine.has(l.node)));

@@ -7,7 +7,7 @@ import { predictContinuous, predictProbabilities } from '../cbn/predict.js';
 import type { Frame, FrameColumn } from '../types.js';
 import type { Setting } from './search-candidates.js';
 import type { ResolvedTarget } from './target-match.js';
-import { abduct, type Noise, propagate, type Scm, type Treatment } from './scm.js';
+import { abduct, type Noise, plansOf, propagate, type Scm, type Treatment } from './scm.js';
 
 /** Reads each target per row from a propagated frame: a number, or a category code. */
 export type Readout = (frame: Frame) => Float64Array[];
@@ -76,18 +76,30 @@ export class UnitProbe {
       }
       return column;
     });
+    return this.settingsFrame(noise, requests.flatMap((q) => q.rows));
+  }
+
+  /**
+   * Per row of settings, the targets' values in a world of no unit: every continuous noise 0, every categorical
+   * uniform 0.5. What holds in every world (an affine lever's slopes: search.ts) is read here, the same for any
+   * set or order of units.
+   */
+  neutral(rows: readonly Setting[][]): number[][] {
+    const noise: Noise = plansOf(this.scm).map((plan) => new Float64Array(rows.length).fill(plan.kind === 'categorical' ? 0.5 : 0));
+    const columns = this.readout(this.settingsFrame(noise, rows));
+    return rows.map((_, r) => columns.map((c) => c[r]!));
+  }
+
+  /** The noise's units propagated, row r with the settings of rows[r] (`each` treatments, NaN where a row sets nothing). */
+  private settingsFrame(noise: Noise, rows: readonly (readonly Setting[])[]): Frame {
     const byNode = new Map<number, Float64Array>();
-    let row = 0;
-    for (const q of requests) {
-      for (const settings of q.rows) {
-        for (const s of settings) {
-          let values = byNode.get(s.node);
-          if (!values) byNode.set(s.node, (values = new Float64Array(rows).fill(Number.NaN)));
-          values[row] = s.value;
-        }
-        row++;
+    rows.forEach((settings, row) => {
+      for (const s of settings) {
+        let values = byNode.get(s.node);
+        if (!values) byNode.set(s.node, (values = new Float64Array(rows.length).fill(Number.NaN)));
+        values[row] = s.value;
       }
-    }
+    });
     const treatments = [...byNode].map(([node, values]): Treatment => ({ node: this.scm.names[node]!, kind: 'each', values }));
     return propagate(this.scm, noise, treatments);
   }

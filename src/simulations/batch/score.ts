@@ -85,12 +85,14 @@ class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
   readonly chunkRows = SCORE_CHUNK_ROWS;
   readonly tally: ScoreTally;
   private readonly targets: Array<{ node: number; categories: string[] | null }>;
-  /** Variable names as JSON strings, written into every row's drivers and changes. */
-  private readonly names: string[];
+  /** Per node, the JSON opening its driver (`{"variable":"X","contribution":`) and its change (`{"variable":"X","from":`). */
+  private readonly driverOpen: string[];
+  private readonly changeOpen: string[];
 
   constructor(private readonly model: CbnModel, private readonly scorer: Scorer, private readonly question: ScoreQuestion) {
     this.tally = new ScoreTally(model);
-    this.names = model.nodes.map((node) => JSON.stringify(node.name));
+    this.driverOpen = model.nodes.map((node) => `{"variable":${JSON.stringify(node.name)},"contribution":`);
+    this.changeOpen = model.nodes.map((node) => `{"variable":${JSON.stringify(node.name)},"from":`);
     this.targets = question.targets.map((t) => {
       const node = model.nodes.findIndex((n) => n.name === t.variable);
       const variable = model.nodes[node]!;
@@ -136,20 +138,20 @@ class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
   }
 
   private driversJson(scored: ScoredColumns, r: number): string {
-    const parts: string[] = [];
+    let json = '[';
     for (let k = r * scored.driversPerRow; k < (r + 1) * scored.driversPerRow && scored.driverNodes[k]! >= 0; k++) {
-      parts.push(`{"variable":${this.names[scored.driverNodes[k]!]!},"contribution":${scored.driverContributions[k]!}}`);
+      json += `${k === r * scored.driversPerRow ? '' : ','}${this.driverOpen[scored.driverNodes[k]!]!}${scored.driverContributions[k]!}}`;
     }
-    return `[${parts.join(',')}]`;
+    return `${json}]`;
   }
 
   private changesJson(scored: ScoredColumns, r: number): string {
-    const parts: string[] = [];
+    let json = '[';
     for (let k = scored.changeStart[r]!; k < scored.changeStart[r + 1]!; k++) {
       const node = scored.changeNodes[k]!;
-      parts.push(`{"variable":${this.names[node]!},"from":${this.valueJson(node, scored.changeFrom[k]!)},"to":${this.valueJson(node, scored.changeTo[k]!)}}`);
+      json += `${k === scored.changeStart[r] ? '' : ','}${this.changeOpen[node]!}${this.valueJson(node, scored.changeFrom[k]!)},"to":${this.valueJson(node, scored.changeTo[k]!)}}`;
     }
-    return `[${parts.join(',')}]`;
+    return `${json}]`;
   }
 
   /** A value as JSON: a number, a class label, or null. */

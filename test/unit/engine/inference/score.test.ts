@@ -8,7 +8,9 @@ import { compileScm, frameFromRecords, propagate } from '../../../../src/engine/
 import type { ScoreQuestion, Value } from '../../../../src/engine/inference/scenario.js';
 import { runScore, scoredRow } from '../../../../src/engine/inference/score.js';
 import { ScoreTally } from '../../../../src/engine/inference/score-digest.js';
-import { abductNeutral } from '../../../../src/engine/inference/unit-probe.js';
+import { planChangeSearch, searchUnits } from '../../../../src/engine/inference/search.js';
+import { resolveTargets } from '../../../../src/engine/inference/target-match.js';
+import { abductNeutral, targetPredictions, UnitProbe } from '../../../../src/engine/inference/unit-probe.js';
 import { modelEdges, randomModel, sampleModel } from '../../../../src/engine/simulate.js';
 import type { CbnModel, NodeModel } from '../../../../src/engine/types.js';
 
@@ -89,6 +91,34 @@ test('a row that misses gets the smallest standardised change, re-simulated: X 0
   assert.ok(near(miss.changes[0]!.to as number, 1.6, 1e-5), `X -> ${miss.changes[0]!.to}`);
   assert.equal(out.rows[0]!.reachable, null);
   assert.deepEqual(out.rows[0]!.changes, []);
+});
+
+test('levers affine in the target are solved off the model\'s slopes: only each unit\'s answer is propagated', () => {
+  const scm = compileScm(twin);
+  const targets = resolveTargets(scm, [{ variable: 'Y', value: 12, matchMode: 'orMore' }]);
+  const plan = planChangeSearch(scm, targets, {});
+  assert.deepEqual([...plan.affine].map((i) => scm.names[i]).sort(), ['M', 'X', 'Z']);
+  const units = frameFromRecords({ model: twin }, [{ X: 0, M: 1, Z: 0, Y: 0 }, { X: 1, M: 3, Z: -1, Y: 0 }, { X: -1, M: 0, Z: 0.5, Y: 0 }]);
+  const probe = new UnitProbe(scm, abductNeutral(scm, units, 1), targetPredictions(scm, targets));
+  const evaluate = probe.evaluate.bind(probe);
+  let propagated = 0;
+  probe.evaluate = (requests) => {
+    propagated += requests.reduce((sum, q) => sum + q.rows.length, 0);
+    return evaluate(requests);
+  };
+  const answers = searchUnits(plan, probe, () => undefined);
+  // Y's prediction is 1 + M + 0.5X + Z with M = 2X + its noise: 2.5 per unit of X (5 per std), 1 per unit of M
+  // (4.1 per std), 1 per unit of Z (1 per std). X is the cheapest lever for every unit.
+  const predicted = [2, 3.5, 1];
+  answers.forEach((answer, u) => {
+    assert.equal(answer.achieved, true);
+    assert.deepEqual(answer.changes.map((c) => scm.names[c.node]), ['X']);
+    const x = units.columns[0]!.kind === 'continuous' ? units.columns[0]!.values[u]! : Number.NaN;
+    assert.ok(near(answer.changes[0]!.to, x + (12 - predicted[u]!) / 2.5, 1e-3), `unit ${u}: X -> ${answer.changes[0]!.to}`);
+    assert.ok(answer.counterfactual[0]! >= 12);
+  });
+  // One propagated row per unit: its answer, re-simulated (probing and reading the lines by propagation took nine).
+  assert.equal(propagated, units.nRows);
 });
 
 test('a categorical target is judged by its most likely class; drivers move the wanted class probability', async () => {
