@@ -141,7 +141,7 @@ export const SampleTableSchema = Type.Object(
     columns: Type.Array(Name, { minItems: 1, maxItems: 2000, uniqueItems: true, description: 'Variable names, one per position of every row' }),
     rows: Type.Array(Type.Array(Type.Union([Scalar, Type.Null()]), { maxItems: 2000 }), { minItems: 1, maxItems: 100_000, description: 'Each row as many values as `columns`; null is missing' }),
   },
-  { additionalProperties: false, description: 'Rows in columnar JSON: cheaper to send and to check than `sample` for large batches' },
+  { additionalProperties: false, description: 'Rows in columnar JSON: cheaper to send and to check than records for large batches' },
 );
 
 /** The rows of a dataset or a source, read by the run itself. */
@@ -733,7 +733,8 @@ export const SweepSchema = Type.Object(
 const Verdict = literals(['meets', 'misses', 'unscorable'] as const);
 
 export const ScoreBody = Body({
-  rows: Type.Optional(Records('Rows to score, keyed by variable (exactly one of rows and rowsFrom); on a static panel a row may name its environment in the environment columns')),
+  rows: Type.Optional(Records('Rows to score, keyed by variable (exactly one of rows, rowsTable and rowsFrom); on a static panel a row may name its environment in the environment columns')),
+  rowsTable: Type.Optional(SampleTableSchema),
   rowsFrom: Type.Optional(RowsFromSchema),
   targets: Type.Array(Target, { minItems: 1, maxItems: 20 }),
   maxChanges: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'Most changes proposed per row that misses (default 2)' })),

@@ -197,10 +197,11 @@ async function main(): Promise<void> {
       return performance.now() - t0;
     };
     const scoreTimed = (body: Record<string, unknown>) => timedScore(scoreUrl, { ...body, targets });
-    const scoring: Record<string, number[]> = { inline: [], reference: [], engine: [] };
+    const scoring: Record<string, number[]> = { inline: [], columnar: [], reference: [], engine: [] };
+    const rowsTable = { columns: inputs, rows: rows.map((row) => inputs.map((name) => row[name]!)) };
     const frame = frameFromRecords({ model: small.model }, rows);
     for (let round = 0; round <= BATCH_ROUNDS; round++) {
-      const took = { inline: await scoreTimed({ rows }), reference: await scoreTimed({ rowsFrom: { sourceId: scoringSource } }), engine: 0 };
+      const took = { inline: await scoreTimed({ rows }), columnar: await scoreTimed({ rowsTable }), reference: await scoreTimed({ rowsFrom: { sourceId: scoringSource } }), engine: 0 };
       const t1 = performance.now();
       await runScore(small.model, { targets: targets as never }, frame, engineContext(1));
       took.engine = performance.now() - t1;
@@ -212,6 +213,7 @@ async function main(): Promise<void> {
       return `| ${label} | ${rate(ms)} (${ms.toFixed(0)} ms) | engine alone, one thread ${rate(scoreEngine)} | ${(scoreEngine / ms).toFixed(2)} | >= 50k rows/s |`;
     };
     lines.push(scoreRow('score endpoint, 100k rows by reference (`rowsFrom` a source) against one target (about half miss and get a change search)', 'reference'));
+    lines.push(scoreRow('the same rows inline as columnar JSON (`rowsTable`)', 'columnar'));
     lines.push(scoreRow('the same rows inline (`rows`, JSON records)', 'inline'));
 
     // Scoring on a temporal twin: 100k daily steps after its data, each at its own step after the steps before it,

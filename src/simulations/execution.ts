@@ -7,6 +7,7 @@
 import type { ComputePool } from '../compute/pool.js';
 import type { FamilyOutcome, SweepResult } from '../engine/inference/outcome.js';
 import type { ScoredRecord } from '../engine/inference/score.js';
+import type { SampleTable } from '../engine/inference/scenario.js';
 import { familyOf } from '../families/registry.js';
 import type { CbnModel } from '../engine/types.js';
 import { panelRouting } from '../engine/panel/routing.js';
@@ -137,7 +138,9 @@ export class SimulationExecution {
     const scoring = twinKind(twinType).scoring;
     if (scoring === undefined) throw new JobError(`This service no longer scores rows on ${twinType} twins`);
     const scorer = scoring.scorer(model);
-    const outcome = await runScoreBatch(this.batch, this.batchTask(context, scorer.network), input, scorer, (rows: ScoredRecord[]) => scoring.inlineFrame(model, rows));
+    const { tableFrame } = scoring;
+    const inline = { records: (rows: ScoredRecord[]) => scoring.inlineFrame(model, rows), ...(tableFrame === undefined ? {} : { table: (table: SampleTable) => tableFrame(model, table) }) };
+    const outcome = await runScoreBatch(this.batch, this.batchTask(context, scorer.network), input, scorer, inline);
     const details = { digest: outcome.digest, targets: input.targets.map((t) => t.variable), ...outcome.details, resultsTable: tableOf(outcome.record), seed: params.seed };
     await this.saveBatch(context, JSON.stringify({ [params.versionLabel]: { results: {}, changepoints: {}, history: {}, details } }));
     return { resultsSummary: outcome.summary, hasSweep: false, rowsTable: outcome.record };

@@ -255,7 +255,8 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
       summary: 'Score rows against targets (batch; asynchronous)',
       description:
         'Each row’s targets are predicted from its other values and judged (`meets`, `misses`, `unscorable`); rows that miss get the fewest ' +
-        'changes (re-simulated) that would meet them. Rows come inline (`rows`) or by reference (`rowsFrom`: a dataset or source of the workspace, ' +
+        'changes (re-simulated) that would meet them. Rows come inline (`rows`, records; or `rowsTable`, columnar JSON `{columns, rows}`, each row ' +
+        'one value per column, null missing) or by reference (`rowsFrom`: a dataset or source of the workspace, ' +
         'filtered and limited, read by the run). Rows are scored in chunks on every pool worker and written as the run\'s results table in the data store ' +
         '(`verdict`, `<target>_predicted`, `drivers`, `changes`, `reachable`, and any `keepColumns`). Answers 202 with a run; read it with ' +
         'GET .../simulations/{runId}/score (digest and pages), or stream it with GET .../simulations/{runId}/rows/export/{format}. ' +

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { ScoreRequestBody, SimulationAccepted, SimulationRunSummary, SubmitSimulation } from '../../schemas/simulations.js';
 import type { Principal } from '../auth/principal.js';
 import type { ScoreDigest, ScoredRow, SweepResult } from '../engine/inference/outcome.js';
-import { AppError, type FieldError, notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { SIMULATION_JOB } from '../jobs/repo.js';
 import type { JobService } from '../jobs/service.js';
 import type { CursorCodec } from '../lib/cursor.js';
@@ -24,6 +24,7 @@ import type { OntologyService } from '../ontology/service.js';
 import type { BatchExecution } from './batch/run.js';
 import { isBatch } from './batch/prediction.js';
 import { presentScoredRow, type ScoreInput } from './batch/score.js';
+import { inlineRows, invalidScoreRequest } from './batch/score-rows.js';
 import type { RowsExportFormat, RowsTableRecord } from './batch/results.js';
 import type { CbnModel } from '../engine/types.js';
 import { isPanelModel } from '../engine/panel/model.js';
@@ -89,22 +90,27 @@ export class SimulationService {
     if (kind.scoring === undefined) throw new AppError('validation_failed', `Scoring rows answers for ${scoringKinds().join(', ')} twins; this twin is ${twinType}`);
     const trained = requireTrained(version.version, model);
     const { webhookUrl, ...request } = input;
-    if ((request.rows === undefined) === (request.rowsFrom === undefined)) {
-      const message = 'give exactly one of rows (records, inline) and rowsFrom (a dataset or source of the workspace, read by the run)';
-      throw new AppError('validation_failed', message, { errors: [{ location: 'body', message }] });
+    const ways = (['rows', 'rowsTable', 'rowsFrom'] as const).filter((way) => request[way] !== undefined);
+    if (ways.length !== 1) {
+      const message = ways.length === 0
+        ? 'give the rows to score: rows (records), rowsTable (columnar JSON) or rowsFrom (a dataset or source of the workspace, read by the run)'
+        : `give the rows one way: ${ways.join(' and ')} were given`;
+      throw new AppError('validation_failed', message, { errors: [{ location: ways.length === 0 ? 'body' : `body/${ways[1]}`, message }] });
     }
     const refusal = request.rowsFrom === undefined ? null : kind.scoring.byReference(trained);
     if (refusal !== null) throw new AppError('validation_failed', refusal, { errors: [{ location: 'body/rowsFrom', message: refusal }] });
-    const rowErrors = kind.scoring.rowRules(trained, request.rows ?? []).map((e) => ({ location: `body/rows${e.location}`, message: e.message }));
+    const inline = inlineRows(request);
+    const rowErrors = (kind.scoring.rowRules?.(trained, inline.records()) ?? []).map((e) => ({ location: inline.locate(e.location), message: e.message }));
     if (rowErrors.length > 0) throw invalidScoreRequest(rowErrors);
-    // The counterfactual rules cover rows, targets and constraints: a score request is checked as one, its errors
-    // located in the score body (rows by reference are checked against the data instead: an empty record stands in).
+    // The counterfactual rules cover targets, constraints and the rows' variables: a score request is checked as one,
+    // its errors located in the score body. The rows' values were checked with the body, so one record naming every
+    // variable the rows name stands in for them (and an empty one for rows by reference, checked against the data).
     const counterfactual = familyOf('counterfactual');
     if (counterfactual === undefined) throw new Error('the counterfactual family is not registered');
     const keys = kind.scoring.rowKeys(trained);
-    const rows = request.rows?.map((row) => (keys.length === 0 ? row : Object.fromEntries(Object.entries(row).filter(([name]) => !keys.includes(name)))));
-    const asCounterfactual = { type: 'counterfactual', samples: rows ?? [{}], targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) };
-    inScoreBody(() => validateScenario(counterfactual, asCounterfactual, { twinType, ...kind.questionContext(trained) }));
+    const named = Object.fromEntries(inline.names().filter((name) => !keys.includes(name)).map((name) => [name, null]));
+    const asCounterfactual = { type: 'counterfactual', samples: [named], targets: request.targets, ...(request.constraints ? { constraints: request.constraints } : {}) };
+    inScoreBody(() => validateScenario(counterfactual, asCounterfactual, { twinType, ...kind.questionContext(trained) }), inline.locate);
     if (request.rowsFrom !== undefined) {
       const scorer = kind.scoring.scorer(trained);
       const reads = { ...(scorer.environments === undefined ? {} : { environmentColumns: scorer.environments.columns }), ...(scorer.series === undefined ? {} : { timeColumn: scorer.series.timeColumn }) };
@@ -358,17 +364,19 @@ export class SimulationService {
 }
 
 /** A scoring request checked as a counterfactual scenario: its errors located in the score body (`rows`, `targets`). */
-function inScoreBody(check: () => void): void {
+function inScoreBody(check: () => void, locateRow: (location: string) => string): void {
   try {
     check();
   } catch (error) {
     if (!(error instanceof AppError) || error.extras.errors === undefined) throw error;
-    const relocate = (location: string) => location.replace(/^body\/scenario\/samples/, 'body/rows').replace(/^body\/scenario/, 'body');
+    const relocate = (location: string) => {
+      const row = /^body\/scenario\/samples(\/.*)?$/.exec(location);
+      return row !== null ? locateRow(row[1] ?? '') : location.replace(/^body\/scenario/, 'body');
+    };
     throw invalidScoreRequest(error.extras.errors.map((e) => ({ ...e, location: relocate(e.location) })));
   }
 }
 
-const invalidScoreRequest = (errors: FieldError[]) => new AppError('validation_failed', `The scoring request is invalid: ${errors.map((e) => `${e.location}: ${e.message}`).join('; ')}`, { errors });
 
 /** A version answers questions once it is trained. */
 function requireTrained(versionLabel: string, model: unknown) {

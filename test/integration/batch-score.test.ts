@@ -34,6 +34,8 @@ test('scoring by reference answers what the inline rows answer, row by row, acro
     return run;
   };
   const inline = await scored({ rows: rows.map(({ id: _id, ...row }) => row) });
+  const columns = ['x', 'plan', 'w'] as const;
+  const columnar = await scored({ rowsTable: { columns, rows: rows.map((row) => columns.map((name) => row[name])) } });
   const byReference = await scored({ rowsFrom: { sourceId: source.body.data.id, keepColumns: ['id'] } });
   assert.equal(byReference.outputsStorageType, 'datastore');
   const details = byReference.outputs['1.0.0'].details;
@@ -64,6 +66,10 @@ test('scoring by reference answers what the inline rows answer, row by row, acro
   assert.deepEqual(a.rows.map((r) => r.index), Array.from({ length: 10_500 }, (_, i) => i));
   assert.deepEqual(b.rows, a.rows);
   assert.deepEqual(b.digest, a.digest);
+  // The same rows as columnar JSON: the same answers.
+  const c = await pages(columnar.id, 1000);
+  assert.deepEqual(c.rows, a.rows);
+  assert.deepEqual(c.digest, a.digest);
   // With nothing kept, the rows are read straight from the data by its row key, chunk after chunk (no staged copy):
   // the same answers; filtered, the keys the reads step over have gaps, and the rows answered are those kept inline.
   const direct = await scored({ rowsFrom: { sourceId: source.body.data.id } });
@@ -103,7 +109,7 @@ test('scoring by reference answers what the inline rows answer, row by row, acro
   assert.equal((await app.call({ method: 'DELETE', url: `${API}/workspaces/${twin.ws}/digital-twins/${twin.twinId}` })).status, 204);
 });
 
-test('a scoring request takes exactly one of rows and rowsFrom, and its reference is checked at submit', async (t) => {
+test('a scoring request takes its rows one way (rows, rowsTable or rowsFrom), checked at submit where they were written', async (t) => {
   const twin = await trainedTwin(t);
   const { app } = twin;
   const targets = [{ variable: 'z', value: -1, matchMode: 'orLess' }];
@@ -113,8 +119,11 @@ test('a scoring request takes exactly one of rows and rowsFrom, and its referenc
     assert.ok(response.body.errors.some((e: { location: string; message: string }) => e.location === location && message.test(e.message)), JSON.stringify(response.body));
   };
   const source = await app.call({ method: 'POST', url: `${API}/workspaces/${twin.ws}/sources/from-data`, body: { name: 'ids only', rows: [{ id: 'a', v: 1 }] } });
-  await refused({}, 'body', /exactly one of rows/);
-  await refused({ rows: [{ x: 1 }], rowsFrom: { sourceId: source.body.data.id } }, 'body', /exactly one of rows/);
+  await refused({}, 'body', /give the rows to score: rows \(records\), rowsTable \(columnar JSON\) or rowsFrom/);
+  await refused({ rows: [{ x: 1 }], rowsFrom: { sourceId: source.body.data.id } }, 'body/rowsFrom', /one way: rows and rowsFrom were given/);
+  await refused({ rows: [{ x: 1 }], rowsTable: { columns: ['x'], rows: [[1]] } }, 'body/rowsTable', /one way: rows and rowsTable/);
+  await refused({ rowsTable: { columns: ['x', 'plan'], rows: [[1, 'basic'], [2]] } }, 'body/rowsTable/rows/1', /one value per column \(2\); this one has 1/);
+  await refused({ rowsTable: { columns: ['x', 'nope'], rows: [[1, 2]] } }, 'body/rowsTable', /unknown variable 'nope'/);
   await refused({ rowsFrom: { sourceId: source.body.data.id } }, 'body/rowsFrom', /none of the twin's input variables/);
   await refused({ rowsFrom: { sourceId: source.body.data.id, keepColumns: ['nope'] } }, 'body/rowsFrom/keepColumns/0', /not a column/);
   await refused({ rowsFrom: { sourceId: 'src_doesnotexist' } }, 'body/rowsFrom/sourceId', /not a tabular source of this workspace/);

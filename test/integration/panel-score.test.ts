@@ -70,6 +70,8 @@ test('a static panel scores each row by the mechanisms of the environment it nam
   await refused({ rows: [{ site: site(low), ...inputs }, inputs] }, 'body/rows/1', /name their environment/);
   await refused({ rows: [{ site: 'nowhere', ...inputs }] }, 'body/rows/0', /not an environment of this version/);
   await refused({ rows: [{ ...inputs, f: 1 }] }, 'body/rows', /unknown variable 'f'/);
+  // As columnar JSON, located at the row of the table.
+  await refused({ rowsTable: { columns: ['site', ...Object.keys(inputs)], rows: [[site(low), ...Object.values(inputs)], ['nowhere', ...Object.values(inputs)]] } }, 'body/rowsTable/rows/1', /not an environment of this version/);
   await refused({ rows: [inputs], targets: [{ variable: 'nope', value: 1 }] }, 'body/targets/0/variable', /nope/);
   const noSite = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'no site', rows: [inputs] } });
   await refused({ rowsFrom: { sourceId: noSite.body.data.id } }, 'body/rowsFrom', /environment columns \(site\)/);

@@ -67,6 +67,8 @@ test('a temporal twin scores each row at its own step, after the steps before it
     assert.ok(response.body.errors.some((e: { location: string; message: string }) => e.location === location && message.test(e.message)), JSON.stringify(response.body));
   };
   await refused({ rows: [records[2], records[1]] }, 'body/rows/1', /time order/);
+  const header = Object.keys(records[1]!);
+  await refused({ rowsTable: { columns: header, rows: [records[2], records[1]].map((record) => header.map((name) => record![name as keyof typeof record])) } }, 'body/rowsTable/rows/1', /time order/);
   await refused({ rows: [records[1], { ...records[1], day: `${records[1]!.day}T06:00:00Z` }] }, 'body/rows/1', /one day step/);
   await refused({ rows: [{ ...records[1], clicks: 3 }] }, 'body/rows', /unknown variable 'clicks'/);
   await refused({ rowsFrom: { sourceId: 'src_doesnotexist' } }, 'body/rowsFrom/sourceId', /not a tabular source/);

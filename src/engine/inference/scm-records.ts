@@ -56,6 +56,16 @@ export function frameFromTable(scm: { readonly model: CbnModel }, table: { colum
   return { nRows: n, columns };
 }
 
+/** Columnar JSON as records: row r's values keyed by the header (null stays null, a missing value). */
+export function recordsOfTable<V>(table: { columns: readonly string[]; rows: ReadonlyArray<ReadonlyArray<V>> }): Array<Record<string, V>> {
+  const { columns } = table;
+  return table.rows.map((row) => {
+    const record: Record<string, V> = {};
+    for (let i = 0; i < columns.length; i++) record[columns[i]!] = row[i]!;
+    return record;
+  });
+}
+
 /** A cell as JSON: a number, a category label, or null when missing. */
 export function valueAt(frame: Frame, column: number, row: number): number | string | null {
   const c = frame.columns[column];

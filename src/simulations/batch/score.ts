@@ -6,7 +6,8 @@
  */
 import type { ComputePool } from '../../compute/pool.js';
 import { type ScoreDigest, type ScoredColumns, type ScoredRow, VERDICTS, type Verdict } from '../../engine/inference/outcome.js';
-import type { ScoreQuestion } from '../../engine/inference/scenario.js';
+import type { SampleTable, ScoreQuestion } from '../../engine/inference/scenario.js';
+import { recordsOfTable } from '../../engine/inference/scm-records.js';
 import { ScoreTally } from '../../engine/inference/score-digest.js';
 import type { ScoredRecord, Scorer, UnknownEnvironmentRows } from '../../engine/inference/score.js';
 import { DEFAULT_MAX_CHANGES } from '../../engine/inference/search.js';
@@ -18,8 +19,8 @@ import { RowBinaryWriter } from './row-binary.js';
 import type { RowsFrom } from './rows-from.js';
 import type { BatchExecution, BatchTask, ChunkAnswers } from './run.js';
 
-/** A scoring run's input: the question, and its rows inline or by reference. */
-export type ScoreInput = ScoreQuestion & { type: 'score'; rows?: ScoredRecord[]; rowsFrom?: RowsFrom };
+/** A scoring run's input: the question, and its rows inline (records or columnar JSON) or by reference. */
+export type ScoreInput = ScoreQuestion & { type: 'score'; rows?: ScoredRecord[]; rowsTable?: SampleTable; rowsFrom?: RowsFrom };
 
 export interface ScoreOutcome {
   record: RowsTableRecord;
@@ -34,23 +35,29 @@ export interface ScoreOutcome {
  */
 const SCORE_CHUNK_ROWS = 10_000;
 
+/** How a kind makes inline rows a frame: from records (also a series' chunks read by reference), and from columnar JSON where it can without records. */
+export interface InlineFrames {
+  records(rows: ScoredRecord[]): Frame;
+  table?(table: SampleTable): Frame;
+}
+
 /**
  * The rows scored by a kind's scorer: read as its network (`base.model`; on a panel with their environment, a series
  * in time order), answered by what it names on the pool, no change proposed to its fixed nodes; `inline` builds the
  * frame of inline rows (and of a series' chunks read by reference).
  */
-export async function runScoreBatch(batch: BatchExecution, base: Omit<BatchTask, 'rows'>, input: ScoreInput, scorer: Scorer, inline: (rows: ScoredRecord[]) => Frame): Promise<ScoreOutcome> {
-  const { rows, rowsFrom, type: _type, ...question } = input;
+export async function runScoreBatch(batch: BatchExecution, base: Omit<BatchTask, 'rows'>, input: ScoreInput, scorer: Scorer, inline: InlineFrames): Promise<ScoreOutcome> {
+  const { rows, rowsTable, rowsFrom, type: _type, ...question } = input;
   const task = {
     ...base,
     ...(scorer.environments === undefined ? {} : { environments: scorer.environments }),
-    ...(scorer.series === undefined ? {} : { series: { ...scorer.series, frame: inline } }),
+    ...(scorer.series === undefined ? {} : { series: { ...scorer.series, frame: inline.records } }),
   };
   const fixed = Object.fromEntries(scorer.fixed.map((name) => [name, { type: 'fixed' as const }]));
   const answers = new ScoreAnswers(task.model, scorer, { ...question, constraints: { ...question.constraints, ...fixed } });
   let unknownInline = 0;
   const frame = () => {
-    const built = inline(rows ?? []);
+    const built = rowsTable === undefined ? inline.records(rows ?? []) : inline.table?.(rowsTable) ?? inline.records(recordsOfTable(rowsTable));
     unknownInline = countUnknown(built);
     return built;
   };

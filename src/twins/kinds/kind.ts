@@ -5,6 +5,7 @@
  */
 import type { Discover, Train, TwinType, TwinVersion } from '../../../schemas/twins.js';
 import type { ComputePool } from '../../compute/pool.js';
+import type { SampleTable } from '../../engine/inference/scenario.js';
 import type { ScoredRecord, Scorer } from '../../engine/inference/score.js';
 import type { Frame } from '../../engine/types.js';
 import type { FieldError } from '../../errors.js';
@@ -66,10 +67,12 @@ export interface KindScoring<M> {
   scorer(model: M): Scorer;
   /** Members of an inline row that are not variables (a panel's environment columns, a temporal twin's time keys). */
   rowKeys(model: M): string[];
-  /** What is wrong with the inline rows as the kind reads them (locations relative to `rows`). */
-  rowRules(model: M, rows: readonly ScoredRecord[]): FieldError[];
+  /** What is wrong with the inline rows as the kind reads them (locations relative to `rows`); absent: nothing but their names. */
+  rowRules?(model: M, rows: readonly ScoredRecord[]): FieldError[];
   /** The inline rows as a frame over the scorer's network, one row per given row (a panel's with their environment). */
   inlineFrame(model: M, rows: readonly ScoredRecord[]): Frame;
+  /** Columnar inline rows (`rowsTable`) as that frame without making records of them, where the kind can. */
+  tableFrame?(model: M, table: SampleTable): Frame;
 }
 
 export interface TwinKind<D = unknown, M = unknown> {

@@ -1,5 +1,5 @@
 /** Static twins: one causal Bayesian network over the columns, learned from rows in any order. */
-import { frameFromRecords } from '../../../engine/inference/scm.js';
+import { frameFromRecords, frameFromTable } from '../../../engine/inference/scm.js';
 import type { CbnModel } from '../../../engine/types.js';
 import { defineKind, noStepAggregation } from '../kind.js';
 import { staticLearner } from './learn.js';
@@ -14,7 +14,7 @@ export default defineKind({
     byReference: () => null,
     scorer: (model: CbnModel) => ({ network: model, answering: model, fixed: [] }),
     rowKeys: () => [],
-    rowRules: () => [],
     inlineFrame: (model: CbnModel, rows) => frameFromRecords({ model }, [...rows]),
+    tableFrame: (model: CbnModel, table) => frameFromTable({ model }, table),
   },
 });
