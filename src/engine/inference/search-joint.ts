@@ -1,11 +1,12 @@
 /**
  * Several continuous levers changed together (other changes held). Numeric targets: Gauss-Newton steps of least
  * standardised norm on a finite-difference Jacobian, levers that leave their plausible range pinned at its edge
- * (an active set); an affine response is solved in one step. A categorical target has no gradient: a grid over
+ * (an active set); an affine response is solved in one step, and read off the model's slopes without a propagation
+ * when no other change is held and no lever is downstream of another (search.ts). A categorical target has no gradient: a grid over
  * the levers' box finds a met point, then bisection along the segment from the unit's values pulls it closest.
  */
 import type { CandidateTracker, Lever, Search, Setting } from './search-candidates.js';
-import { leverRange } from './search-lines.js';
+import { type AffineSlopes, leverRange } from './search-lines.js';
 import { aimOf, type ResolvedTarget, targetMet } from './target-match.js';
 
 const NEWTON_STEPS = 10;
@@ -19,16 +20,30 @@ const GRID_ROWS = 400;
 const SEGMENT_BISECTIONS = 25;
 
 export function* searchJoint(
-  targets: readonly ResolvedTarget[], tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[], affine: boolean,
+  targets: readonly ResolvedTarget[], tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[], affine: boolean, slopes: AffineSlopes,
 ): Search<void> {
-  if (targets.every((t) => t.kind === 'continuous')) yield* newtonSearch(targets, tracker, fixed, levers, affine);
-  else yield* gridSearch(tracker, fixed, levers);
+  if (targets.every((t) => t.kind === 'continuous')) {
+    // Affine levers with nothing else held: the targets are a plane in them, its slopes the model's (search.ts).
+    const plane = affine && fixed.length === 0 && levers.every((l) => slopes.has(l.node)) ? levers.map((l) => slopes.get(l.node)!) : null;
+    yield* newtonSearch(targets, tracker, fixed, levers, affine, plane);
+  } else yield* gridSearch(tracker, fixed, levers);
+}
+
+/** Each row's target values read off the plane of `slopes` (one per lever) through the unit as it is. */
+function readOffPlane(tracker: CandidateTracker, levers: readonly Lever[], slopes: ReadonlyArray<readonly number[]>, rows: Setting[][]): number[][] {
+  return rows.map((row) => tracker.baseTargets.map((at0, j) => {
+    let value = at0;
+    levers.forEach((lever, i) => (value += slopes[i]![j]! * (row[i]!.value - tracker.base[lever.node]!)));
+    return value;
+  }));
 }
 
 const settingsAt = (fixed: Setting[], levers: readonly Lever[], x: Float64Array): Setting[] => [...fixed, ...levers.map((l, i) => ({ node: l.node, value: x[i]! }))];
 
+/** `plane`: the levers' slopes when the targets are read off them (no row propagated; the answer is re-simulated by search.ts). */
 function* newtonSearch(
   targets: readonly ResolvedTarget[], tracker: CandidateTracker, fixed: Setting[], levers: readonly Lever[], affine: boolean,
+  plane: ReadonlyArray<readonly number[]> | null,
 ): Search<void> {
   const ranges = levers.map((l) => leverRange(l, tracker.base[l.node]!));
   let x: Float64Array = Float64Array.from(levers, (l) => tracker.base[l.node]!);
@@ -39,7 +54,7 @@ function* newtonSearch(
       moved[i]! += h * l.std;
       return settingsAt(fixed, levers, moved);
     })];
-    const values = yield rows;
+    const values = plane === null ? yield rows : readOffPlane(tracker, levers, plane, rows);
     const at = values[0]!;
     rows.slice(1).forEach((r, i) => tracker.consider(r, values[i + 1]!, false));
     // Met is not enough for a tolerance target: the search solves for its value, as the line search does.

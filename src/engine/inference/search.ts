@@ -29,6 +29,8 @@ export interface ChangeSearchPlan {
   levers: Lever[];
   /** The levers by node. */
   leverByNode: ReadonlyMap<number, Lever>;
+  /** Per lever, the nodes downstream of it: a lever set below another cuts the paths the other's slopes run along. */
+  downstream: ReadonlyMap<number, ReadonlySet<number>>;
   /** Lever nodes whose effect on every target is affine (closed form, one-step joint solve). */
   affine: Set<number>;
   maxChanges: number;
@@ -67,7 +69,8 @@ export function planChangeSearch(
     if (node.kind === 'categorical' && node.categories.length > 1) levers.push({ node: i, name: node.name, kind: 'categorical', std: 1, mean: 0, classes: node.categories.length });
   }
   const affine = new Set(levers.filter((l) => l.kind === 'continuous' && targets.every((t) => t.kind === 'continuous' && affineIn(scm, l.node, t.index))).map((l) => l.node));
-  return { scm, targets, levers, leverByNode: new Map(levers.map((l) => [l.node, l])), affine, maxChanges };
+  const downstream = new Map(levers.map((l) => [l.node, descendantsOf(scm, l.node)]));
+  return { scm, targets, levers, leverByNode: new Map(levers.map((l) => [l.node, l])), downstream, affine, maxChanges };
 }
 
 /**
@@ -214,7 +217,9 @@ function* searchSubsets(plan: ChangeSearchPlan, tracker: CandidateTracker, subse
   if (lines.length > 0) yield* searchLines(plan.targets, tracker, lines, slopes);
   for (const { fixed, levers } of joint) {
     checkpoint();
-    yield* searchJoint(plan.targets, tracker, fixed, levers, levers.every((l) => plan.affine.has(l.node)));
+    // The levers' own slopes add up only where none of them is downstream of another.
+    const apart = levers.every((a) => levers.every((b) => !plan.downstream.get(a.node)!.has(b.node)));
+    yield* searchJoint(plan.targets, tracker, fixed, levers, levers.every((l) => plan.affine.has(l.node)), apart ? slopes : new Map());
   }
 }
 

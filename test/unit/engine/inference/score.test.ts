@@ -121,6 +121,28 @@ test('levers affine in the target are solved off the model\'s slopes: only each 
   assert.equal(propagated, units.nRows);
 });
 
+test('two affine levers, neither downstream of the other, are solved together off the same slopes', () => {
+  const scm = compileScm(twin);
+  // No lever alone reaches Y >= 27 within its range (X at its top, 9, gives 24.5): X and Z together do.
+  const targets = resolveTargets(scm, [{ variable: 'Y', value: 27, matchMode: 'orMore' }]);
+  const plan = planChangeSearch(scm, targets, {});
+  const units = frameFromRecords({ model: twin }, [{ X: 0, M: 1, Z: 0, Y: 0 }]);
+  const probe = new UnitProbe(scm, abductNeutral(scm, units, 1), targetPredictions(scm, targets));
+  const evaluate = probe.evaluate.bind(probe);
+  let propagated = 0;
+  probe.evaluate = (requests) => {
+    propagated += requests.reduce((sum, q) => sum + q.rows.length, 0);
+    return evaluate(requests);
+  };
+  const [answer] = searchUnits(plan, probe, () => undefined);
+  assert.equal(answer!.achieved, true);
+  assert.deepEqual(answer!.changes.map((c) => scm.names[c.node]).sort(), ['X', 'Z']);
+  assert.ok(answer!.counterfactual[0]! >= 27, String(answer!.counterfactual[0]));
+  // X with M is searched by propagation (setting M cuts X's path through it: two Newton steps of three rows); the
+  // pairs X, Z and M, Z are read off the slopes; then the answer is re-simulated.
+  assert.equal(propagated, 7);
+});
+
 test('a categorical target is judged by its most likely class; drivers move the wanted class probability', async () => {
   const model: CbnModel = {
     nodes: [
