@@ -139,7 +139,9 @@ function affineSlopes(plan: ChangeSearchPlan, probe: UnitProbe): AffineSlopes {
   const levers = plan.levers.filter((l) => plan.affine.has(l.node));
   if (levers.length === 0) return new Map();
   const values = probe.neutral(levers.flatMap((l) => [[{ node: l.node, value: l.mean }], [{ node: l.node, value: l.mean + l.std }]]));
-  return new Map(levers.map((l, i) => [l.node, values[2 * i + 1]!.map((v, j) => (v - values[2 * i]![j]!) / l.std)]));
+  const slopes = levers.map((l, i) => [l.node, values[2 * i + 1]!.map((v, j) => (v - values[2 * i]![j]!) / l.std)] as const);
+  // A slope that is not a number (a target the neutral world leaves undefined) is probed in each unit instead.
+  return new Map(slopes.filter(([, s]) => s.every(Number.isFinite)));
 }
 
 /** One unit's search, from its baseline (every node's value, the targets' values). */
