@@ -273,7 +273,8 @@ async function main(): Promise<void> {
         `submit in the same process instead of reading it back. Bodies are serialised before the clock starts and completion is polled ` +
         `on GET .../status (a client does both on its own side). Scoring runs the same batch machinery in chunks of 10,000 rows: each ` +
         `chunk predicts, attributes and, for every row that misses (about half here), searches the fewest re-simulated changes, the ` +
-        `rows' searches in lockstep (each round of 32 rows' candidate settings is one vectorised propagation); the results table holds ` +
+        `rows' searches in lockstep (each round of 32 rows' candidate settings is one vectorised propagation; a lever affine in the target, as every ` +
+        `lever of these linear twins is, is solved off the model's slopes, so such a row propagates only its answer, re-simulated); the results table holds ` +
         `verdict, predictions, drivers and changes. Its engine figure is one thread, so the service with two workers can pass it.\n`,
     );
     console.log(table);
