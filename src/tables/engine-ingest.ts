@@ -211,10 +211,11 @@ export function conversionOfText(column: InferredColumn, text: string): string {
         const elements = arrayElements(column);
         if (elements === undefined) return text;
         const json = `ifNull(${text}, '')`;
-        // Every element read into the stored type (a string with half a surrogate pair is not).
-        const raw = `JSONExtractArrayRaw(${json})`;
-        return `if(isValidJSON(${json}) AND JSONType(${json}) = 'Array' AND arrayAll(e -> e = 'null' OR match(e, ${re2(elements.pattern)}), ${raw}) `
-          + `AND length(JSONExtract(${json}, '${elements.storage}')) = length(${raw}), ${text}, NULL)`;
+        // Valid JSON whose top is an array (JSONType answers Null for text that is not JSON), every element read into
+        // the stored type (a string with half a surrogate pair is not). The elements' texts are bound once: the
+        // AND's short-circuit evaluation would take them apart twice (1M cells: 0.5 -> 0.35 s).
+        return bind(`JSONExtractArrayRaw(${json})`, (raw) => `if(JSONType(${json}) = 'Array' AND arrayAll(e -> e = 'null' OR match(e, ${re2(elements.pattern)}), ${raw}) `
+          + `AND length(JSONExtract(${json}, '${elements.storage}')) = length(${raw}), ${text}, NULL)`);
       }
       default:
         return text;
