@@ -127,6 +127,9 @@ test('MCP with the SDK client: every revision, a whole journey through tools, co
   assert.ok(progress.length >= 2 && progress.at(-1)!.progress === 100 && progress.every((p) => p.total === 100), JSON.stringify(progress));
   const learned = await call('get_job', { workspaceId: ws, jobId: job.jobId });
   assert.equal(learned.status, 'completed');
+  // A long call unconfirmed says what it would do: columnar rows counted as rows are.
+  const scoring = await client.callTool({ name: 'score_rows', arguments: { workspaceId: ws, twinId: twin.id, versionId: twin.versionId, rowsTable: { columns: ['x', 'plan'], rows: [[1, 'basic'], [2, 'premium']] }, targets: [{ variable: 'z', value: 1, matchMode: 'orMore' }] } });
+  assert.match((scoring.content as Array<{ text: string }>)[0]!.text, /Not run: this would score 2 rows on twin /);
   const read = await call('scenario_from_query', { workspaceId: ws, twinId: twin.id, versionId: twin.versionId, query: 'what if x increases by 1?' });
   assert.equal(read.scenario.type, 'intervention');
   const accepted = await call('submit_simulation', { workspaceId: ws, digitalTwinId: twin.id, digitalTwinVersionId: twin.versionId, scenario: read.scenario, confirm: true });

@@ -57,7 +57,7 @@ export const simulationTools: Tool[] = [
     name: 'score_rows', title: 'Score rows against targets', scope: 'simulations:execute', effect: 'long',
     description: 'Scores rows against targets on a trained version (on a multi-environment twin each row by the environment it names; on a temporal twin or temporal panel the rows are steps in time order): meets, misses with the fewest changes that would meet, unscorable. Answers the run id.',
     input: { workspaceId: WorkspaceId, twinId: TwinId, versionId: VersionId, ...ScoreBody.properties }, output: SimulationAcceptedSchema,
-    intent: (args) => `score ${Array.isArray(args.rows) ? args.rows.length : 0} rows on twin ${String(args.twinId)}`,
+    intent: (args) => `score ${scoredRows(args)} on twin ${String(args.twinId)}`,
     follow: followRun,
     run: ({ services, principal, args }) => {
       const { workspaceId, twinId, versionId, ...body } = args;
@@ -72,3 +72,12 @@ export const simulationTools: Tool[] = [
     run: ({ services, principal, args }) => services.simulations.cancel(principal, args.workspaceId, args.runId),
   }),
 ];
+
+/** What a score_rows call scores, as its intent says it: a count of inline rows, or the data it reads. */
+function scoredRows(args: Record<string, unknown>): string {
+  const table = args.rowsTable as { rows?: unknown } | undefined;
+  const inline = Array.isArray(args.rows) ? args.rows : Array.isArray(table?.rows) ? table.rows : null;
+  if (inline !== null) return `${inline.length} rows`;
+  const from = args.rowsFrom as { datasetId?: string; sourceId?: string } | undefined;
+  return from?.datasetId !== undefined ? `the rows of dataset ${from.datasetId}` : from?.sourceId !== undefined ? `the rows of source ${from.sourceId}` : 'no rows';
+}
