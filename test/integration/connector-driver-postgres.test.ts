@@ -84,8 +84,16 @@ test('a range whose session ends fails its stream', async (t) => {
   if (f === undefined) return;
   const extract = await f.driver({ connections: 2, minBytes: 8192 }).extract({ kind: 'table', schema: f.schema, table: 'wide' }, never);
   assert.equal(extract.ranges?.length, 1);
-  // Nothing is read yet, so each COPY waits on its full socket: the second range's session is still reading.
-  const { rows } = await f.admin.query(`SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'causa-connector' AND query LIKE 'COPY%ctid >=%'`);
+  // Nothing is read yet, so each COPY waits on its full socket: the second range's session is still reading. Its
+  // COPY is sent as the client gets to it, so it is looked for until it shows (this table's, among any test's reads).
+  const copying = `SELECT pid FROM pg_stat_activity WHERE application_name = 'causa-connector' AND state = 'active' AND query LIKE 'COPY%${f.schema}%ctid >=%'`;
+  let found: Array<{ pid: number }> = [];
+  for (let attempt = 0; attempt < 200 && found.length === 0; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    found = (await f.admin.query(copying)).rows;
+  }
+  assert.equal(found.length, 1, 'the second range is being read');
+  const { rows } = await f.admin.query('SELECT pg_terminate_backend($1) AS ended', [found[0]!.pid]);
   assert.deepEqual(rows, [{ ended: true }]);
   const [first, second] = await Promise.allSettled([text(extract.stream), text(extract.ranges![0]!)]);
   assert.equal(first.status, 'fulfilled', 'the first range is read whole');
