@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +11,30 @@ import type { Config } from '../../src/config.js';
 import type { HostGate } from '../../src/connectors/drivers/network.js';
 import { SourceError } from '../../src/connectors/drivers/port.js';
 import { type TestApp, buildTestApp, testConfig } from './app.js';
+import pg from 'pg';
 import { waitForJob } from './jobs.js';
+import { requireScaleOut } from './scale-out.js';
 
 export const API = '/api/v1';
+
+/**
+ * A schema of its own in the PostgreSQL test database (TEST_DATABASE_URL), created empty and dropped after the test,
+ * after `beforeDrop` (closing sessions that would hold its lock); undefined when the test is skipped.
+ */
+export async function postgresSchema(t: TestContext, prefix: string, beforeDrop: () => Promise<unknown> = async () => undefined): Promise<{ url: URL; admin: pg.Client; schema: string } | undefined> {
+  const raw = requireScaleOut(t, 'TEST_DATABASE_URL');
+  if (raw === undefined) return undefined;
+  const admin = new pg.Client({ connectionString: raw });
+  await admin.connect();
+  const schema = `${prefix}_${randomBytes(4).toString('hex')}`;
+  t.after(async () => {
+    await beforeDrop();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  return { url: new URL(raw), admin, schema };
+}
 
 /**
  * An app whose connectors may reach loopback and read under a fresh storage root (removed after the test);

@@ -4,7 +4,6 @@
  * failing range failing its stream, and one stream where ranges do not apply.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { type TestContext, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import pg from 'pg';
@@ -12,8 +11,7 @@ import type { SqlCredentials } from '../../schemas/connectors.js';
 import { hostGate } from '../../src/connectors/drivers/network.js';
 import type { ConnectorDriver, Extract } from '../../src/connectors/drivers/port.js';
 import { openPostgresDriver } from '../../src/connectors/drivers/postgres.js';
-import { text } from '../helpers/connectors.js';
-import { requireScaleOut } from '../helpers/scale-out.js';
+import { postgresSchema, text } from '../helpers/connectors.js';
 
 const never = new AbortController().signal;
 /** Rows of the ranged table: about 2.6 MB, some 330 pages. */
@@ -26,20 +24,11 @@ interface Fixture {
 }
 
 async function fixture(t: TestContext): Promise<Fixture | undefined> {
-  const raw = requireScaleOut(t, 'TEST_DATABASE_URL');
-  if (raw === undefined) return undefined;
-  const url = new URL(raw);
-  const admin = new pg.Client({ connectionString: raw });
-  await admin.connect();
-  const schema = `causa_ranges_${randomBytes(4).toString('hex')}`;
   const drivers: ConnectorDriver[] = [];
-  t.after(async () => {
-    // The drivers' sessions first: one left in its transaction would hold the schema's lock.
-    await Promise.all(drivers.map((driver) => driver.close()));
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
-  });
-  await admin.query(`CREATE SCHEMA ${schema}`);
+  // The drivers' sessions are closed first: one left in its transaction would hold the schema's lock.
+  const created = await postgresSchema(t, 'causa_ranges', () => Promise.all(drivers.map((driver) => driver.close())));
+  if (created === undefined) return undefined;
+  const { url, admin, schema } = created;
   await admin.query(`CREATE TABLE ${schema}.wide (id int PRIMARY KEY, note text, amount numeric(12,2))`);
   // Quoted text with commas, quotes and line breaks, so records span lines in every range.
   await admin.query(`INSERT INTO ${schema}.wide SELECT g, 'row ' || g || E', "quoted"\\n' || repeat('x', 100), g * 0.5 FROM generate_series(1, ${ROWS}) g`);

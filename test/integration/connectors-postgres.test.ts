@@ -3,11 +3,9 @@
  * read-only enforcement, import of awkward types, failures that leave nothing, cancel, direct query.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { type TestContext, test } from 'node:test';
 import pg from 'pg';
-import { requireScaleOut } from '../helpers/scale-out.js';
-import { API, assertNoSecret, connectorApp, createConnector, importAndWait, sourceRows } from '../helpers/connectors.js';
+import { API, assertNoSecret, connectorApp, createConnector, importAndWait, postgresSchema, sourceRows } from '../helpers/connectors.js';
 import type { Config } from '../../src/config.js';
 import type { TestApp } from '../helpers/app.js';
 import { waitForJob } from '../helpers/jobs.js';
@@ -26,17 +24,9 @@ interface Fixture {
 
 /** A schema of its own in the test database, with the tables the tests read; dropped afterwards. */
 async function fixture(t: TestContext, overrides: Partial<Config> = {}): Promise<Fixture | undefined> {
-  const raw = requireScaleOut(t, 'TEST_DATABASE_URL');
-  if (raw === undefined) return undefined;
-  const url = new URL(raw);
-  const admin = new pg.Client({ connectionString: raw });
-  await admin.connect();
-  const schema = `causa_conn_${randomBytes(4).toString('hex')}`;
-  t.after(async () => {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
-  });
-  await admin.query(`CREATE SCHEMA ${schema}`);
+  const database = await postgresSchema(t, 'causa_conn');
+  if (database === undefined) return undefined;
+  const { url, admin, schema } = database;
   await admin.query(`CREATE TABLE ${schema}.orders (id int PRIMARY KEY, region text NOT NULL, amount numeric(12,2), placed timestamptz)`);
   await admin.query(`INSERT INTO ${schema}.orders SELECT g, (ARRAY['north','south','east'])[1 + g % 3], g * 1.25, '2024-01-01T00:00:00Z'::timestamptz + g * interval '1 hour' FROM generate_series(1, 120) g`);
   await admin.query(`CREATE VIEW ${schema}.big_orders AS SELECT * FROM ${schema}.orders WHERE amount > 100`);

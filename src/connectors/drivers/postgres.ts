@@ -165,9 +165,10 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
         const twice = names.find((name, i) => names.indexOf(name) !== i);
         if (twice !== undefined) throw new SourceError('query', `The result has two columns named "${twice}"; give every column its own name`);
         const declared = await describeTypes(client, shape.fields);
-        const estimatedRows = target.kind === 'table' ? await estimate(client, target) : null;
+        const table = target.kind === 'table' ? await tableFacts(client, target) : undefined;
+        const estimatedRows = table?.rows ?? null;
         // Ranges only for a table large enough, and only when the server shares its snapshot with more sessions.
-        const bounds = target.kind === 'table' ? await pageRanges(client, target, options.ranges) : [];
+        const bounds = table === undefined ? [] : pageRanges(table, options.ranges);
         const snapshot = bounds.length > 1 ? await exportSnapshot(client, begin) : null;
         ranges.push(...(snapshot === null ? [] : await joinSnapshot(snapshot, bounds.length - 1, () => connect(databaseOf(target), EXTRACT_TIMEOUT_MS, signal))));
         // A row of one null column would be an empty line, which readers skip (the row lost): a single column's null is
@@ -267,21 +268,37 @@ function render(column: DescribedColumn): string {
   }
 }
 
+/** What the catalogue says of a table: its server's version, its kind, its pages (tables and materialised views) and its estimated rows. */
+interface TableFacts {
+  version: number;
+  relkind: string;
+  pages: number | null;
+  rows: number | null;
+}
+
+async function tableFacts(client: pg.Client, target: Extract<ReadTarget, { kind: 'table' }>): Promise<TableFacts | undefined> {
+  const { rows } = await client.query<{ version: number; relkind: string; pages: string | null; n: string | null }>({
+    text:
+      `SELECT current_setting('server_version_num')::int AS version, c.relkind, c.reltuples::bigint AS n, ` +
+      `CASE WHEN c.relkind IN ('r', 'm') THEN pg_relation_size(c.oid) / current_setting('block_size')::int END AS pages ` +
+      'FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relname = $2',
+    values: [target.schema ?? 'public', target.table],
+  });
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  // reltuples is -1 for a table never vacuumed or analysed: no estimate.
+  const n = row.n === null ? -1 : Number(row.n);
+  return { version: row.version, relkind: row.relkind, pages: row.pages === null ? null : Number(row.pages), rows: n < 0 ? null : n };
+}
+
 /**
  * The ranges of pages a table is read in side by side, as conditions on `ctid` (a TID range scan, PostgreSQL 14 and
  * later, reads only its pages): at most `connections`, each of `minBytes` of pages at least. None for a view, a
  * partitioned table, a table too small to split (or one connection allowed), or an older server.
  */
-async function pageRanges(client: pg.Client, target: Extract<ReadTarget, { kind: 'table' }>, ranges: DriverOptions['ranges']): Promise<string[]> {
-  const { rows } = await client.query<{ version: number; relkind: string; pages: string }>({
-    text:
-      `SELECT current_setting('server_version_num')::int AS version, c.relkind, CASE WHEN c.relkind IN ('r', 'm') THEN pg_relation_size(c.oid) / current_setting('block_size')::int END AS pages ` +
-      'FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relname = $2',
-    values: [target.schema ?? 'public', target.table],
-  });
-  const row = rows[0];
-  if (row === undefined || row.version < 140000 || !['r', 'm'].includes(row.relkind)) return [];
-  const pages = Number(row.pages);
+function pageRanges(table: TableFacts, ranges: DriverOptions['ranges']): string[] {
+  if (table.version < 140000 || !['r', 'm'].includes(table.relkind) || table.pages === null) return [];
+  const { pages } = table;
   const count = Math.min(ranges.connections, Math.floor((pages * PAGE_BYTES) / ranges.minBytes));
   if (count < 2) return [];
   const starts = Array.from({ length: count - 1 }, (_, i) => Math.round(((i + 1) * pages) / count));
@@ -330,15 +347,6 @@ async function joinSnapshot(snapshot: string, count: number, connect: () => Prom
     await Promise.all(joined.map(end));
     return [];
   }
-}
-
-async function estimate(client: pg.Client, target: Extract<ReadTarget, { kind: 'table' }>): Promise<number | null> {
-  const { rows } = await client.query<{ n: string | null }>({
-    text: 'SELECT c.reltuples::bigint AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relname = $2',
-    values: [target.schema ?? 'public', target.table],
-  });
-  const n = rows[0]?.n === undefined || rows[0].n === null ? -1 : Number(rows[0].n);
-  return n < 0 ? null : n;
 }
 
 /** A query as sent, without the trailing semicolon people type (inside the wrapper it would be a syntax error). */
