@@ -19,7 +19,7 @@ import { fitLogistic } from './fit-logistic.js';
 const MAX_COVARIANCE_TERMS = 32;
 /** Largest CPT (parent configurations) kept as a table; beyond it the node is fitted as a logistic model. */
 const MAX_CPT_CONFIGURATIONS = 65_536;
-/** At most this many sorted standardised residuals are kept for abduction. */
+/** At most this many sorted standardised residuals (and training values) are kept. */
 const RESIDUAL_QUANTILES = 1000;
 
 export function fitCbn(frame: Frame, edges: readonly EdgeRef[], options: FitOptions, kernels: Kernels): CbnModel {
@@ -91,7 +91,8 @@ export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parent
   const uncertainty: { coefficientCovariance?: number[] } = covariance === null ? {} : { coefficientCovariance: covariance };
   return {
     name: column.name, kind: 'continuous', parents, terms, intercept, coefficients, noiseStd,
-    residualQuantiles: sortedQuantiles(residuals.map((e) => e / scale), RESIDUAL_QUANTILES), mean, std: rawStd,
+    residualQuantiles: sortedQuantiles(residuals.map((e) => e / scale), RESIDUAL_QUANTILES),
+    valueQuantiles: sortedQuantiles(column.values.filter((v) => !Number.isNaN(v)), RESIDUAL_QUANTILES), mean, std: rawStd,
     ...uncertainty,
   };
 }

@@ -75,7 +75,9 @@ export class TargetDiagnostician {
   ) {
     this.model = targetModel(calibration.scm, target);
     this.position = this.model.players.indexOf(target);
-    const tail = calibration.valueTail(target);
+    // The attribution reads the target's improbability under the model, smooth in its value; whether the value
+    // is anomalous at all is judged against normal operation (targetScore).
+    const tail = calibration.modelValueTail(target);
     this.score = (value) => -Math.log(Math.max(tail(value), MIN_TAIL_PROBABILITY));
   }
 

@@ -5,6 +5,7 @@
  * Int32Array of codes over node.categories for a categorical one.
  */
 import type { CbnModel, NodeModel } from '../types.js';
+import { type TailDistribution, empiricalTail, pointMassTail, standardNormalTail } from './tail-probability.js';
 
 export type Columns = (Float64Array | Int32Array)[];
 
@@ -25,6 +26,9 @@ export interface ContinuousPlan {
   scale: number;
   /** Sorted standardised residuals the noise is drawn from (empty: standard normal). */
   quantiles: Float64Array;
+  /** The distribution a standardised residual is scored against (calibration.ts): the residuals' body with
+   * exponential tails (tail-probability.ts); a point mass at 0 when the training residuals had no spread. */
+  noise: TailDistribution;
 }
 
 export interface CategoricalPlan {
@@ -66,10 +70,12 @@ export function compilePlans(model: CbnModel): NodePlan[] {
     if (node.kind === 'continuous') {
       const terms = node.terms.map((t) => termPlan(t, node.name));
       const q = node.residualQuantiles;
+      const quantiles = q.length >= MIN_QUANTILES ? Float64Array.from(q) : new Float64Array(0);
+      // No residual spread in training: the mechanism is deterministic and any deviation is unseen.
+      const noise = node.noiseStd === 0 ? pointMassTail(0) : quantiles.length > 0 ? empiricalTail(quantiles) : standardNormalTail;
       return {
         kind: 'continuous', index: i, intercept: node.intercept, coefficients: Float64Array.from(node.coefficients), terms,
-        noiseStd: node.noiseStd, scale: node.noiseStd > 0 ? node.noiseStd : 1,
-        quantiles: q.length >= MIN_QUANTILES ? Float64Array.from(q) : new Float64Array(0),
+        noiseStd: node.noiseStd, scale: node.noiseStd > 0 ? node.noiseStd : 1, quantiles, noise,
       };
     }
     const classes = node.categories.length;

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { referenceKernels } from '../../../../src/compute/reference.js';
+import { fitCbn } from '../../../../src/engine/cbn/fit.js';
+import { continuousColumn, frameOf } from '../../../../src/engine/frame.js';
 import { ModelCalibration } from '../../../../src/engine/inference/calibration.js';
 import { attributeTargetAnomaly, targetModel } from '../../../../src/engine/inference/noise-attribution.js';
 import type { InferenceContext } from '../../../../src/engine/inference/outcome.js';
@@ -215,6 +218,33 @@ test('on normal rows the target is anomalous about targetFpr of the time (within
   const outcome = await runRootCauseAnalysis(model, { type: 'root_cause_analysis', targetVariable: scm.names[target]!, samples: records, targetFpr: 0.05 }, context());
   const rate = (outcome.details as { anomalousCount: number }).anomalousCount / 2000;
   assert.ok(rate > 0.025 && rate < 0.1, `false-alarm rate ${rate}`);
+});
+
+test('a target is judged against the margin normal operation showed, not a narrower one the twin implies', async () => {
+  // A and B spike together (a load the twin does not see) in 3% of rows; the twin holds them independent, so its
+  // own margin of Y = A + B puts the shared spike near 0.1%, while normal operation shows it in 3% of rows.
+  const rows = (n: number, seed: number) => {
+    const rng = new Rng(seed);
+    const out: Record<string, number>[] = [];
+    for (let r = 0; r < n; r++) {
+      const load = rng.uniform() < 0.03 ? 4 : 0;
+      const a = load + 0.3 * rng.normal();
+      const b = load + 0.3 * rng.normal();
+      out.push({ A: a, B: b, Y: a + b + 0.3 * rng.normal() });
+    }
+    return out;
+  };
+  const training = rows(3000, 61);
+  const frame = frameOf(['A', 'B', 'Y'].map((v) => continuousColumn(v, training.map((r) => r[v]!))));
+  const model = fitCbn(frame, [{ source: 'A', target: 'Y' }, { source: 'B', target: 'Y' }], {}, referenceKernels);
+  const outcome = await runRootCauseAnalysis(model, { type: 'root_cause_analysis', targetVariable: 'Y', samples: rows(2000, 62) }, context());
+  const rate = (outcome.details as { anomalousCount: number }).anomalousCount / 2000;
+  assert.ok(rate < 0.02, `false-alarm rate ${rate} at targetFpr 0.01`);
+  // A row beyond anything normal operation showed is still anomalous, and blamed on its own noise.
+  const fault = await runRootCauseAnalysis(model, { type: 'root_cause_analysis', targetVariable: 'Y', samples: [{ A: 0, B: 0, Y: 12 }] }, context());
+  const [sample] = (fault.details as { samples: DiagnosedSample[] }).samples;
+  assert.equal(sample!.anomalyBasis, 'target');
+  assert.equal(sample!.rootCauses[0]?.variable, 'Y');
 });
 
 test('a missing target is not diagnosed, a missing parent leaves its child unscored, an unknown target is refused', async () => {
