@@ -97,7 +97,7 @@ export type NodeModel =
       noiseStd: number;
       /** A sample of standardised residuals kept for abduction (at most 1000, sorted). */
       residualQuantiles: number[];
-      /** Evenly spaced order statistics of the training values (at most 1000, sorted): the node's margin in
+      /** Evenly spaced order statistics of the training values (at most 256, sorted): the node's margin in
        * normal operation, which anomaly scores judge a value against (calibration.ts); absent on older models. */
       valueQuantiles?: number[];
       mean: number;

@@ -19,8 +19,11 @@ import { fitLogistic } from './fit-logistic.js';
 const MAX_COVARIANCE_TERMS = 32;
 /** Largest CPT (parent configurations) kept as a table; beyond it the node is fitted as a logistic model. */
 const MAX_CPT_CONFIGURATIONS = 65_536;
-/** At most this many sorted standardised residuals (and training values) are kept. */
+/** At most this many sorted standardised residuals are kept for abduction. */
 const RESIDUAL_QUANTILES = 1000;
+/** At most this many order statistics of the training values are kept: the margin anomaly decisions read (its
+ * outer points carry the exponential tails); fewer than the residuals', since every run reads the model. */
+const VALUE_QUANTILES = 256;
 
 export function fitCbn(frame: Frame, edges: readonly EdgeRef[], options: FitOptions, kernels: Kernels): CbnModel {
   const names = columnNames(frame);
@@ -92,7 +95,7 @@ export function fitContinuousNode(frame: Frame, column: ContinuousColumn, parent
   return {
     name: column.name, kind: 'continuous', parents, terms, intercept, coefficients, noiseStd,
     residualQuantiles: sortedQuantiles(residuals.map((e) => e / scale), RESIDUAL_QUANTILES),
-    valueQuantiles: sortedQuantiles(column.values.filter((v) => !Number.isNaN(v)), RESIDUAL_QUANTILES), mean, std: rawStd,
+    valueQuantiles: sortedQuantiles(column.values.filter((v) => !Number.isNaN(v)), VALUE_QUANTILES), mean, std: rawStd,
     ...uncertainty,
   };
 }

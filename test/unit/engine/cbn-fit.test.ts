@@ -62,6 +62,12 @@ test('a linear-Gaussian node recovers its intercept, slopes, indicator effects a
   assert.ok(y.residualQuantiles.length === 1000);
   for (let i = 1; i < y.residualQuantiles.length; i++) assert.ok(y.residualQuantiles[i]! >= y.residualQuantiles[i - 1]!);
   assert.ok(Math.abs(y.residualQuantiles[500]!) < 0.05, 'standardised residuals centre on 0');
+  // The training margin: 256 evenly spaced order statistics, from the smallest value to the largest.
+  const values = Float64Array.from((mixedFrame(20_000, 2).columns.find((c) => c.name === 'Y') as { values: Float64Array }).values).sort();
+  assert.equal(y.valueQuantiles?.length, 256);
+  assert.equal(y.valueQuantiles![0], values[0]);
+  assert.equal(y.valueQuantiles![255], values[values.length - 1]);
+  assert.equal(y.valueQuantiles![128], values[Math.round((128 * (values.length - 1)) / 255)]);
 });
 
 test('a categorical node with categorical parents gets a smoothed CPT close to the truth', () => {
