@@ -45,7 +45,7 @@ const COLUMNS = [
   ['note', 'Nullable(String)'],
 ] as const;
 
-interface EngineResult { ingestMs: number; exportMs: number; exportBytes: number }
+interface EngineResult { ingestMs: number; exportMs: number; exportBytes: number; parquetMs: number; parquetBytes: number }
 interface ServiceResult {
   ingestMs: number;
   unitsIngestMs: number;
@@ -57,6 +57,10 @@ interface ServiceResult {
   pages: Record<'ordered1' | 'ordered1000' | 'sorted1' | 'sorted1000', number>;
   exportMs: number;
   exportBytes: number;
+  parquetMs: number;
+  parquetBytes: number;
+  /** The JS heap and buffers the Parquet export added at most (MiB), above what they held before it. */
+  parquetPeakJsMb: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -105,7 +109,12 @@ async function engine(csv: string): Promise<EngineResult> {
     const result = await client.exec({ query: `SELECT ${COLUMNS.map(([n]) => n).join(', ')} FROM t ORDER BY _row FORMAT CSVWithNames` });
     let exportBytes = 0;
     for await (const chunk of result.stream) exportBytes += (chunk as Buffer).length;
-    return { ingestMs, exportMs: performance.now() - exportStarted, exportBytes };
+    const exportMs = performance.now() - exportStarted;
+    const parquetStarted = performance.now();
+    const parquet = await client.exec({ query: `SELECT ${COLUMNS.map(([n]) => n).join(', ')} FROM t ORDER BY _row FORMAT Parquet` });
+    let parquetBytes = 0;
+    for await (const chunk of parquet.stream) parquetBytes += (chunk as Buffer).length;
+    return { ingestMs, exportMs, exportBytes, parquetMs: performance.now() - parquetStarted, parquetBytes };
   } finally {
     await client.close();
     rmSync(dir, { recursive: true, force: true });
@@ -205,7 +214,25 @@ async function service(csv: string, unitsCsv: string): Promise<ServiceResult> {
     const exported = await fetch(`${base}/workspaces/${ws}/datasets/${ordered}/export/csv`, { headers });
     let exportBytes = 0;
     for await (const chunk of exported.body as unknown as AsyncIterable<Uint8Array>) exportBytes += chunk.length;
+    const exportMs = performance.now() - exportStarted;
+    // Parquet: parts of the export spliced into one file; the JS memory it takes is sampled as the upload's is.
+    global.gc?.();
+    const parquetBase = process.memoryUsage();
+    let parquetPeakJs = 0;
+    const parquetSampler = setInterval(() => {
+      const memory = process.memoryUsage();
+      parquetPeakJs = Math.max(parquetPeakJs, memory.heapUsed + memory.arrayBuffers);
+    }, 20);
+    const parquetStarted = performance.now();
+    const parquet = await fetch(`${base}/workspaces/${ws}/datasets/${ordered}/export/parquet`, { headers });
+    let parquetBytes = 0;
+    for await (const chunk of parquet.body as unknown as AsyncIterable<Uint8Array>) parquetBytes += chunk.length;
+    const parquetMs = performance.now() - parquetStarted;
+    clearInterval(parquetSampler);
     return {
+      parquetMs,
+      parquetBytes,
+      parquetPeakJsMb: (parquetPeakJs - parquetBase.heapUsed - parquetBase.arrayBuffers) / 2 ** 20,
       ingestMs,
       unitsIngestMs,
       peakRssMb: peakRss / 2 ** 20,
@@ -213,7 +240,7 @@ async function service(csv: string, unitsCsv: string): Promise<ServiceResult> {
       baseRssMb: baseRss / 2 ** 20,
       rows: uploaded.data.source.documentCount,
       pages,
-      exportMs: performance.now() - exportStarted,
+      exportMs,
       exportBytes,
     };
   } finally {
@@ -273,6 +300,7 @@ function report(machine: string, bytes: number, engineResult: EngineResult, serv
     `| CSV ingest, rows/s | ${rate(serviceResult.ingestMs)} (${ms(serviceResult.ingestMs / 1000)} s) | ${rate(engineResult.ingestMs)} (${ms(engineResult.ingestMs / 1000)} s, \`INSERT ... SELECT FROM file()\`) | **${(engineResult.ingestMs / serviceResult.ingestMs).toFixed(2)}** |`,
     `| CSV ingest with units (${UNITS_ROWS.toLocaleString('en-US')} rows: amounts "$1,234.56", quantities "12%", dates DD.MM.YYYY), rows/s | ${Math.round(UNITS_ROWS / (serviceResult.unitsIngestMs / 1000)).toLocaleString('en-US')} (${ms(serviceResult.unitsIngestMs / 1000)} s) | (plain file above) | **${((UNITS_ROWS / serviceResult.unitsIngestMs) / (ROWS / engineResult.ingestMs)).toFixed(2)}** |`,
     `| CSV export, MiB/s | ${mibps(serviceResult.exportBytes, serviceResult.exportMs)} (${ms(serviceResult.exportMs / 1000)} s) | ${mibps(engineResult.exportBytes, engineResult.exportMs)} (${ms(engineResult.exportMs / 1000)} s, \`SELECT ... FORMAT CSVWithNames\`) | **${(engineResult.exportMs / serviceResult.exportMs).toFixed(2)}** |`,
+    `| Parquet export (parts of 100,000 rows spliced into one file), s | ${ms(serviceResult.parquetMs / 1000)} s, ${(serviceResult.parquetBytes / 2 ** 20).toFixed(1)} MiB; JS memory at most ${Math.round(serviceResult.parquetPeakJsMb)} MiB above its level before | ${ms(engineResult.parquetMs / 1000)} s, ${(engineResult.parquetBytes / 2 ** 20).toFixed(1)} MiB (\`SELECT ... FORMAT Parquet\`, one file) | **${(engineResult.parquetMs / serviceResult.parquetMs).toFixed(2)}** |`,
     '',
     `Memory of the service during the upload of the ${(bytes / 2 ** 20).toFixed(0)} MiB file: JS heap and buffers at most ${Math.round(serviceResult.peakJsMb)} MiB; process RSS at most ${Math.round(serviceResult.peakRssMb)} MiB (${Math.round(serviceResult.baseRssMb)} MiB with the engine loaded, before it). The file is sent by curl from its own process. The body is streamed to a temporary file while hashed; the engine reads that file from disk (plain CSV), or JS reads it in chunks of 10,000 rows; the file is never held in JS. The RSS growth is the engine's working memory for the load and the statistics (exact distinct counts of every column).`,
     '',

@@ -1,5 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { concatenated, wholeParts } from '../lib/streams.js';
+import { spliceParquet } from '../lib/parquet-splice.js';
 import type { DataStore, ExportFormat } from '../store/data/port.js';
 import type { CompiledDataset } from './compiler/compile.js';
 import { orderBy } from './compiler/operations.js';
@@ -123,14 +125,15 @@ export const EXPORT_CHUNK_ROWS = 100_000;
 
 /**
  * The whole dataset in its order, streamed; json is a JSON array of row objects. A ClickHouse server streams one
- * query. chDB materialises every result in memory, so there CSV and JSON are read in keyset parts of
- * EXPORT_CHUNK_ROWS rows and memory stays bounded whatever the size; Parquet, one file, is one query.
+ * query. chDB materialises every result in memory, so there the rows are read in keyset parts of EXPORT_CHUNK_ROWS
+ * rows and memory stays bounded whatever the size: CSV and JSON parts follow each other, Parquet parts (each a file
+ * of its own) are spliced into one file (parquet-splice.ts).
  */
 export async function exportRows(store: DataStore, organisationId: string, compiled: CompiledDataset, name: ExportName, signal?: AbortSignal): Promise<Readable> {
   const relation = compiled.relation;
   const list = relation.columns.length === 0 ? '*' : relation.columns.map((c) => qualified(S, c.name)).join(', ');
   const options = { timeoutMs: EXPORT_TIMEOUT_MS, ...(signal !== undefined && { signal }) };
-  if (store.kind !== 'chdb' || name === 'parquet') {
+  if (store.kind !== 'chdb') {
     const stream = await store.export(
       organisationId,
       (sql) => `SELECT ${list} FROM (${relation.sql(sql)}) AS ${S} ORDER BY ${orderBy(relation, S)}`,
@@ -141,22 +144,21 @@ export async function exportRows(store: DataStore, organisationId: string, compi
     return name === 'json' ? stream.pipe(ndjsonToArray()) : stream;
   }
   const components = orderComponents(relation);
-  const parts = async function* parts(): AsyncGenerator<Buffer> {
+  const parts = async function* parts(): AsyncGenerator<Readable> {
     let after: CursorValue[] | null = null;
     for (let first = true; ; first = false) {
       const keyset = new Params('k');
       const where: string = after === null ? '' : ` WHERE ${afterCondition(components, after, keyset)}`;
       const limit = keyset.bind(EXPORT_CHUNK_ROWS, 'UInt32');
-      const format: ExportFormat = name === 'json' ? 'JSONEachRow' : first ? 'CSVWithNames' : 'CSV';
-      const part = await store.export(
+      const format: ExportFormat = name === 'csv' ? (first ? 'CSVWithNames' : 'CSV') : EXPORT_FORMATS[name].format;
+      yield await store.export(
         organisationId,
         (sql) => `SELECT ${list} FROM (${relation.sql(sql)}) AS ${S}${where} ORDER BY ${orderBy(relation, S)} LIMIT ${limit}`,
         format,
         { ...compiled.params.values, ...keyset.values },
         options,
       );
-      for await (const chunk of part) yield chunk as Buffer;
-      // Where the next part starts: the sort values of this part's last row, if it was full.
+      // Where the next part starts (read once the part is consumed): the sort values of its last row, if it was full.
       const offset = keyset.bind(EXPORT_CHUNK_ROWS - 1, 'UInt32');
       const [last]: Array<Record<string, unknown>> = await store.query<Record<string, unknown>>(
         organisationId,
@@ -168,7 +170,8 @@ export async function exportRows(store: DataStore, organisationId: string, compi
       after = components.map((c) => (last[c.name] ?? null) as CursorValue);
     }
   };
-  const stream = Readable.from(parts(), { objectMode: false });
+  if (name === 'parquet') return Readable.from(spliceParquet(wholeParts(parts())), { objectMode: false });
+  const stream = Readable.from(concatenated(parts()), { objectMode: false });
   return name === 'json' ? stream.pipe(ndjsonToArray()) : stream;
 }
 

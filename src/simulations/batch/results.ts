@@ -5,6 +5,8 @@
  */
 import { Readable } from 'node:stream';
 import { AppError } from '../../errors.js';
+import { spliceParquet } from '../../lib/parquet-splice.js';
+import { concatenated, wholeParts } from '../../lib/streams.js';
 import { type ColumnSpec, type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
 import { type KeptInput, keptColumn } from './input.js';
 import { runTable, tableExists } from './tables.js';
@@ -71,7 +73,7 @@ export class BatchResults {
     );
   }
 
-  /** The whole table as a file, streamed (csv and ndjson range by range; parquet in one query). */
+  /** The whole table as a file, streamed range by range (parquet: each range's file spliced into one). */
   async export(organisationId: string, record: RowsTableRecord, format: RowsExportFormat, signal?: AbortSignal): Promise<{ stream: Readable; type: string; extension: string }> {
     await this.requireTable(organisationId, record);
     const { format: engineFormat, type, extension } = EXPORTS[format];
@@ -84,13 +86,12 @@ export class BatchResults {
         { from, to },
         signal === undefined ? {} : { signal },
       );
-    if (format === 'parquet') return { stream: await range(0, Number.MAX_SAFE_INTEGER, true), type, extension };
-    const ranges = async function* () {
-      for (let from = 0; from < Math.max(record.rows, 1); from += EXPORT_RANGE) {
-        for await (const part of await range(from, from + EXPORT_RANGE, from === 0)) yield part as Buffer;
-      }
+    const ranges = async function* (): AsyncGenerator<Readable> {
+      for (let from = 0; from < Math.max(record.rows, 1); from += EXPORT_RANGE) yield await range(from, from + EXPORT_RANGE, from === 0);
     };
-    return { stream: Readable.from(ranges(), { objectMode: false }), type, extension };
+    // Each range of a Parquet export is a file of its own: spliced into one, a range in memory at a time.
+    const bytes = format === 'parquet' ? spliceParquet(wholeParts(ranges())) : concatenated(ranges());
+    return { stream: Readable.from(bytes, { objectMode: false }), type, extension };
   }
 
   async drop(organisationId: string, record: Pick<RowsTableRecord, 'tableId'>): Promise<void> {
