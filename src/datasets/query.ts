@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { concatenated, wholeParts } from '../lib/streams.js';
-import { spliceParquet } from '../lib/parquet-splice.js';
+import { PARQUET_PART_ROWS, spliceParquet } from '../lib/parquet-splice.js';
 import type { DataStore, ExportFormat } from '../store/data/port.js';
 import type { CompiledDataset } from './compiler/compile.js';
 import { orderBy } from './compiler/operations.js';
@@ -125,9 +125,9 @@ export const EXPORT_CHUNK_ROWS = 100_000;
 
 /**
  * The whole dataset in its order, streamed; json is a JSON array of row objects. A ClickHouse server streams one
- * query. chDB materialises every result in memory, so there the rows are read in keyset parts of EXPORT_CHUNK_ROWS
- * rows and memory stays bounded whatever the size: CSV and JSON parts follow each other, Parquet parts (each a file
- * of its own) are spliced into one file (parquet-splice.ts).
+ * query. chDB materialises every result in memory, so there the rows are read in keyset parts (EXPORT_CHUNK_ROWS
+ * rows; PARQUET_PART_ROWS for Parquet) and memory stays bounded whatever the size: CSV and JSON parts follow each
+ * other, Parquet parts (each a file of its own) are spliced into one file (parquet-splice.ts).
  */
 export async function exportRows(store: DataStore, organisationId: string, compiled: CompiledDataset, name: ExportName, signal?: AbortSignal): Promise<Readable> {
   const relation = compiled.relation;
@@ -144,12 +144,13 @@ export async function exportRows(store: DataStore, organisationId: string, compi
     return name === 'json' ? stream.pipe(ndjsonToArray()) : stream;
   }
   const components = orderComponents(relation);
+  const partRows = name === 'parquet' ? PARQUET_PART_ROWS : EXPORT_CHUNK_ROWS;
   const parts = async function* parts(): AsyncGenerator<Readable> {
     let after: CursorValue[] | null = null;
     for (let first = true; ; first = false) {
       const keyset = new Params('k');
       const where: string = after === null ? '' : ` WHERE ${afterCondition(components, after, keyset)}`;
-      const limit = keyset.bind(EXPORT_CHUNK_ROWS, 'UInt32');
+      const limit = keyset.bind(partRows, 'UInt32');
       const format: ExportFormat = name === 'csv' ? (first ? 'CSVWithNames' : 'CSV') : EXPORT_FORMATS[name].format;
       yield await store.export(
         organisationId,
@@ -159,7 +160,7 @@ export async function exportRows(store: DataStore, organisationId: string, compi
         options,
       );
       // Where the next part starts (read once the part is consumed): the sort values of its last row, if it was full.
-      const offset = keyset.bind(EXPORT_CHUNK_ROWS - 1, 'UInt32');
+      const offset = keyset.bind(partRows - 1, 'UInt32');
       const [last]: Array<Record<string, unknown>> = await store.query<Record<string, unknown>>(
         organisationId,
         (sql) => `SELECT ${components.map((c) => qualified(S, c.name)).join(', ')} FROM (${relation.sql(sql)}) AS ${S}${where} ORDER BY ${orderBy(relation, S)} LIMIT 1 OFFSET ${offset}`,

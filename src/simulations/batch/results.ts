@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { AppError } from '../../errors.js';
-import { spliceParquet } from '../../lib/parquet-splice.js';
+import { PARQUET_PART_ROWS, spliceParquet } from '../../lib/parquet-splice.js';
 import { concatenated, wholeParts } from '../../lib/streams.js';
 import { type ColumnSpec, type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
 import { type KeptInput, keptColumn } from './input.js';
@@ -86,8 +86,9 @@ export class BatchResults {
         { from, to },
         signal === undefined ? {} : { signal },
       );
+    const step = format === 'parquet' ? PARQUET_PART_ROWS : EXPORT_RANGE;
     const ranges = async function* (): AsyncGenerator<Readable> {
-      for (let from = 0; from < Math.max(record.rows, 1); from += EXPORT_RANGE) yield await range(from, from + EXPORT_RANGE, from === 0);
+      for (let from = 0; from < Math.max(record.rows, 1); from += step) yield await range(from, from + step, from === 0);
     };
     // Each range of a Parquet export is a file of its own: spliced into one, a range in memory at a time.
     const bytes = format === 'parquet' ? spliceParquet(wholeParts(ranges())) : concatenated(ranges());
