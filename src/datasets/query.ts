@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { concatenated, wholeParts } from '../lib/streams.js';
 import { PARQUET_PART_ROWS, spliceParquet } from '../lib/parquet-splice.js';
+import { concatenated, wholeParts } from '../lib/streams.js';
 import type { DataStore, ExportFormat } from '../store/data/port.js';
 import type { CompiledDataset } from './compiler/compile.js';
 import { orderBy } from './compiler/operations.js';

@@ -188,8 +188,9 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
       summary: 'The whole dataset as a file, streamed',
       description:
         `Needs \`exports:read\` and read permission on the workspace. Rows in the dataset's order, as recorded when the export starts. ` +
-        'On the embedded engine CSV and JSON are read in parts of 100,000 rows: an error after the first part ends the stream early ' +
-        `(the answer is already 200), so a client should check it received a complete file (JSON parses; CSV row count). ${STALE}`,
+        'On the embedded engine CSV and JSON are read in parts of 100,000 rows, Parquet in parts of a million (one row group each, one file): ' +
+        'an error after the first part ends the stream early (the answer is already 200), so a client should check it received a complete ' +
+        `file (JSON parses; CSV row count; a Parquet file ends with its footer). ${STALE}`,
       tags,
       params: ExportParams,
       response: {
