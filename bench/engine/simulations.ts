@@ -5,6 +5,7 @@
  *   through the score endpoint; 100,000 steps scored on a temporal twin;
  * - 16 concurrent interventions sharing the pool, then 8 more cancelled right after submit.
  * Twins are learned through the API from data sampled from known linear SCMs (CSV upload, true edges pinned).
+ * Env: BENCH_ROUNDS (default 7), BENCH_WRITE=0 (print the table, leave BENCHMARKS.md alone).
  */
 import { join } from 'node:path';
 import { runIntervention } from '../../src/engine/inference/intervention.js';
@@ -256,7 +257,7 @@ async function main(): Promise<void> {
     lines.push(`| 8 more cancelled right after submit | ${states.filter((s) => s === 'cancelled').length} of 8 cancelled | | | |`);
 
     const table = ['| measure | service | beside it, same run | engine / service | goal |', '|---|---:|---|---:|---|', ...lines].join('\n');
-    writeSection(
+    if (process.env.BENCH_WRITE !== '0') writeSection(
       join(REPO_ROOT, 'BENCHMARKS.md'),
       '## Simulation runs (bench/engine/simulations.ts)',
       `## Simulation runs (bench/engine/simulations.ts)\n\nMeasured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}. ` +
