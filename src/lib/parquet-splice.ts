@@ -51,7 +51,7 @@ export async function* spliceParquet(parts: AsyncIterable<Uint8Array>): AsyncGen
     const shift = BigInt(position - MAGIC.length);
     for (const group of listOf(footer, FILE_ROW_GROUPS)) groups.push(moved(group as ThriftStruct, shift, groups.length));
     rows += required(footer, FILE_NUM_ROWS).value as bigint;
-    if (body.length > 0) yield Buffer.from(body.buffer, body.byteOffset, body.length);
+    if (body.length > 0) yield body;
     position += body.length;
   }
   if (template === undefined) throw new Error('no Parquet part to splice');
@@ -67,7 +67,7 @@ export async function* spliceParquet(parts: AsyncIterable<Uint8Array>): AsyncGen
 }
 
 /** A Parquet file's footer, read, and the bytes between the leading magic and the footer. */
-function sections(part: Uint8Array): { footer: ThriftStruct; body: Uint8Array } {
+function sections(part: Uint8Array): { footer: ThriftStruct; body: Buffer } {
   const bytes = Buffer.from(part.buffer, part.byteOffset, part.length);
   if (bytes.length < 12 || !bytes.subarray(0, 4).equals(MAGIC) || !bytes.subarray(bytes.length - 4).equals(MAGIC)) throw new Error('a Parquet part is not a Parquet file');
   const footerLength = bytes.readUInt32LE(bytes.length - 8);

@@ -7,11 +7,11 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { TestContext } from 'node:test';
+import pg from 'pg';
 import type { Config } from '../../src/config.js';
 import type { HostGate } from '../../src/connectors/drivers/network.js';
 import { SourceError } from '../../src/connectors/drivers/port.js';
 import { type TestApp, buildTestApp, testConfig } from './app.js';
-import pg from 'pg';
 import { waitForJob } from './jobs.js';
 import { requireScaleOut } from './scale-out.js';
 
