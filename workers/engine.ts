@@ -6,6 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { KindEngine } from '../src/compute/kind-engine.js';
 import type { Kernels } from '../src/compute/kernels.js';
 import type { EngineResults, EngineTask, MetricReply, TaskReply, WorkerMessage } from '../src/compute/protocol.js';
+import { ScoredRowEncoder } from '../src/compute/scored-rows.js';
 import { loadWasmKernels } from '../src/compute/wasm.js';
 import { type FamilyEngine, type InferenceContext, rowResultsOf } from '../src/engine/inference/outcome.js';
 import { runScore } from '../src/engine/inference/score.js';
@@ -49,7 +50,12 @@ async function dispatch(task: EngineTask): Promise<EngineResults[EngineTask['kin
         return task.rows === undefined ? outcome : { ...outcome, results: {}, rowResults: rowResultsOf(outcome.results, task.rows.nRows) };
       });
     case 'score':
-      return answer(task.port, task.seed, (context) => (isPanelModel(task.model) ? runPanelScore(task.model, task.question, task.rows, context, task.unknownEnvironments) : runScore(task.model, task.question, task.rows, context)));
+      return answer(task.port, task.seed, async (context) => {
+        const { model, question } = task;
+        const scored = isPanelModel(model) ? await runPanelScore(model, question, task.rows, context, task.unknownEnvironments) : await runScore(model, question, task.rows, context);
+        const network = isPanelModel(model) ? model.pooled : model;
+        return { scored, rowBinary: new ScoredRowEncoder(network, question.targets).encode(task.firstRow, scored) };
+      });
   }
 }
 

@@ -109,7 +109,7 @@ async function main(): Promise<void> {
         `over that source, from submit to the status poll that sees it completed. Memory is the service process's (the runs' workers are ` +
         `threads of it), sampled every 100 ms. Rerun with \`make bench-batch-large\`.\n\n${table}\n\n` +
         'Reading: a batch reads its rows chunk by chunk straight from the source (the next chunk after the last row key read) and ' +
-        'writes its answers chunk by chunk, so the JS heap holds a chunk per worker whatever the batch size; the RSS growth is the ' +
+        'writes its answers chunk by chunk, so the JS heap holds two chunks per worker (the one answered, one waiting) whatever the batch size; the RSS growth is the ' +
         'data engine reading the source and writing the results table. Scoring costs more per row than prediction: every row that ' +
         'misses gets a re-simulated change search.\n',
     );

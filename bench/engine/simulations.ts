@@ -268,7 +268,7 @@ async function main(): Promise<void> {
         `to the engine's time. Batch predictions are answered in chunks of 50,000 rows on every worker (frames on shared memory, row ` +
         `results back as columns, never one object per row). By reference, the run reads each chunk straight from the source as the ` +
         `next 50,000 rows after the last row key read (from the key's index, as RowBinary straight into typed arrays; a series, or a ` +
-        `dataset that sorts, joins or groups its rows, is staged once instead), and writes its results as RowBinary into the run's results table; memory is one chunk per worker whatever the batch size. Inline, the ` +
+        `dataset that sorts, joins or groups its rows, is staged once instead), and writes its results as RowBinary into the run's results table; memory is two chunks per worker (the one answered, one waiting) whatever the batch size. Inline, the ` +
         `request's JSON is the cost: parsing and checking a 13 MB (columnar) or 30 MB (records) body, storing it (apart from the job ` +
         `row, so heartbeats never rewrite it), and writing 100k result records as JSON; the run takes the parsed scenario from the ` +
         `submit in the same process instead of reading it back. Bodies are serialised before the clock starts and completion is polled ` +
@@ -276,7 +276,8 @@ async function main(): Promise<void> {
         `chunk predicts, attributes and, for every row that misses (about half here), searches the fewest re-simulated changes, the ` +
         `rows' searches in lockstep (each round of 32 rows' candidate settings is one vectorised propagation; a lever affine in the target, as every ` +
         `lever of these linear twins is, is solved off the model's slopes, so such a row propagates only its answer, re-simulated); the results table holds ` +
-        `verdict, predictions, drivers and changes. Its engine figure is one thread, so the service with two workers can pass it.\n`,
+        `verdict, predictions, drivers and changes, encoded as RowBinary by the worker that scored the chunk and inserted 50,000 rows at a time. ` +
+        `Its engine figure is one thread, so the service with two workers can pass it.\n`,
     );
     console.log(table);
   } finally {

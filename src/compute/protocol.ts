@@ -21,10 +21,11 @@ export type EngineTask =
    */
   | { kind: 'question'; engine: string; model: unknown; scenario: { type: string }; seed: number; identification?: ClassOfModel; port?: MessagePort; rows?: Frame }
   /**
-   * A chunk of a scoring run's rows (frame on shared memory), scored back as columns; on a static panel the rows carry
-   * their environment (ROW_ENVIRONMENT) and each is scored by its environment's network.
+   * A chunk of a scoring run's rows (frame on shared memory), the first of them row `firstRow` of the batch, scored back
+   * as columns and as its rows of the run's results table (ScoredChunk); on a static panel the rows carry their
+   * environment (ROW_ENVIRONMENT) and each is scored by its environment's network.
    */
-  | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; seed: number; unknownEnvironments?: UnknownEnvironmentRows; port?: MessagePort };
+  | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; firstRow: number; seed: number; unknownEnvironments?: UnknownEnvironmentRows; port?: MessagePort };
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
 export type ClassOfModel = Omit<ClassInput, 'kernels'>;
@@ -32,7 +33,14 @@ export type ClassOfModel = Omit<ClassInput, 'kernels'>;
 export interface EngineResults {
   step: unknown;
   question: FamilyOutcome;
-  score: ScoredColumns;
+  score: ScoredChunk;
+}
+
+/** A scored chunk: the columns the run's digest adds up, and the chunk's rows of its results table as RowBinary
+ * (compute/scored-rows.ts), encoded by the worker. */
+export interface ScoredChunk {
+  scored: ScoredColumns;
+  rowBinary: Uint8Array;
 }
 
 /** A failure meant for the user, as it crosses a thread: a code of the one catalogue (src/errors.ts) and its message

@@ -27,32 +27,36 @@ export function frameFromRecords(scm: { readonly model: CbnModel }, records: Rec
   return { nRows: n, columns };
 }
 
-/** The same frame from columnar JSON: each column named by the header, in the model's order; absent ones missing. */
+/**
+ * The same frame from columnar JSON: each column named by the header, in the model's order; absent ones missing.
+ * Read row by row (each row's array once, its cells in order), not column by column over 100k row arrays.
+ */
 export function frameFromTable(scm: { readonly model: CbnModel }, table: { columns: string[]; rows: Array<Array<number | string | boolean | null>> }): Frame {
   const n = table.rows.length;
   const position = new Map(table.columns.map((name, i) => [name, i]));
-  const columns = scm.model.nodes.map((node): FrameColumn => {
-    const at = position.get(node.name) ?? -1;
-    if (node.kind === 'continuous') {
-      const values = new Float64Array(n).fill(Number.NaN);
-      if (at >= 0) {
-        for (let r = 0; r < n; r++) {
-          const v = table.rows[r]![at];
-          if (typeof v === 'number' && Number.isFinite(v)) values[r] = v;
-        }
-      }
-      return { name: node.name, kind: 'continuous', values };
-    }
-    const index = new Map(node.categories.map((c, k) => [c, k]));
-    const codes = new Int32Array(n).fill(-1);
-    if (at >= 0) {
-      for (let r = 0; r < n; r++) {
-        const v = table.rows[r]![at];
-        if (v !== null && v !== undefined) codes[r] = index.get(String(v)) ?? -1;
-      }
-    }
-    return { name: node.name, kind: 'categorical', codes, categories: [...node.categories] };
+  const columns = scm.model.nodes.map((node): FrameColumn => (node.kind === 'continuous'
+    ? { name: node.name, kind: 'continuous', values: new Float64Array(n).fill(Number.NaN) }
+    : { name: node.name, kind: 'categorical', codes: new Int32Array(n).fill(-1), categories: [...node.categories] }));
+  const numbers: Array<{ at: number; values: Float64Array }> = [];
+  const classes: Array<{ at: number; codes: Int32Array; index: Map<string, number> }> = [];
+  scm.model.nodes.forEach((node, j) => {
+    const at = position.get(node.name);
+    if (at === undefined) return;
+    const column = columns[j]!;
+    if (column.kind === 'continuous') numbers.push({ at, values: column.values });
+    else classes.push({ at, codes: column.codes, index: new Map(column.categories.map((c, k) => [c, k])) });
   });
+  for (let r = 0; r < n; r++) {
+    const row = table.rows[r]!;
+    for (const { at, values } of numbers) {
+      const v = row[at];
+      if (typeof v === 'number' && Number.isFinite(v)) values[r] = v;
+    }
+    for (const { at, codes, index } of classes) {
+      const v = row[at];
+      if (v !== null && v !== undefined) codes[r] = index.get(String(v)) ?? -1;
+    }
+  }
   return { nRows: n, columns };
 }
 

@@ -14,7 +14,7 @@ import type { CbnModel, Frame } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { InlineRows } from './inline.js';
 import type { ResultColumn, RowsTableRecord } from './results.js';
-import { RowBinaryWriter } from './row-binary.js';
+import { RowBinaryWriter } from '../../lib/row-binary.js';
 import type { RowsFrom } from './rows-from.js';
 import type { BatchExecution, BatchTask, ChunkAnswers } from './run.js';
 
@@ -85,7 +85,7 @@ class PredictionAnswers implements ChunkAnswers<RowResults> {
     this.question = { type: 'prediction', targetVars: scenario.targetVars, ...(scenario.confidenceLevel === undefined ? {} : { confidenceLevel: scenario.confidenceLevel }) };
   }
 
-  async answer(pool: ComputePool, rows: Frame, seed: number, signal: AbortSignal): Promise<RowResults> {
+  async answer(pool: ComputePool, rows: Frame, _offset: number, seed: number, signal: AbortSignal): Promise<RowResults> {
     const outcome = await pool.run({ kind: 'question', engine: this.engine, model: this.answering, scenario: this.question, seed, rows }, { signal });
     this.method = (outcome.details.method as PredictionMethod | undefined) ?? this.method;
     if (outcome.rowResults === undefined) throw new Error('the family answered no row results for a batch');

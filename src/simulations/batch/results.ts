@@ -111,8 +111,18 @@ export class BatchResults {
  */
 const selectList = (record: RowsTableRecord) => record.columns.map(({ name, column }) => `${column === 'row' ? 'toUInt32(r.row)' : `r.${quoteColumn(column)}`} AS ${quoteColumn(name)}`).join(', ');
 
-/** Writes a run's row results chunk by chunk; on failure the caller drops every table of the run. */
+/**
+ * Rows of results gathered before they are inserted: each insert costs the engine a part of its own, and a scoring
+ * run's chunks are small (10,000 rows), so its chunks go in five at a time. A chunk joined with kept input columns
+ * goes in alone (its input is read by the chunk's own key range).
+ */
+const WRITE_ROWS = 50_000;
+
+/** Writes a run's row results chunk by chunk, in inserts of WRITE_ROWS; on failure the caller drops every table of the run. */
 export class ResultsWriter {
+  /** Chunks taken and not yet inserted: consecutive rows from `offset`. */
+  private pending: { offset: number; rows: number; bodies: Uint8Array[] } | null = null;
+
   constructor(
     private readonly store: DataStore,
     readonly table: TableRef,
@@ -121,11 +131,26 @@ export class ResultsWriter {
     readonly columns: RowsTableRecord['columns'],
   ) {}
 
-  /**
-   * The rows [offset, offset + rows) of a chunk, `body` their RowBinary (`row`, then the answers' columns); kept
-   * input columns are joined in from the data (kept.rows).
-   */
-  async write(offset: number, rows: number, body: Buffer, signal: AbortSignal): Promise<void> {
+  /** The rows [offset, offset + rows) of a chunk (the chunks in order), `body` their RowBinary (`row`, then the answers' columns). */
+  async write(offset: number, rows: number, body: Uint8Array, signal: AbortSignal): Promise<void> {
+    const pending = (this.pending ??= { offset, rows: 0, bodies: [] });
+    pending.rows += rows;
+    pending.bodies.push(body);
+    if (pending.rows >= WRITE_ROWS || this.chunk !== null) await this.flush(signal);
+  }
+
+  /** Inserts what is pending; the chunk table is the writer's scratch, gone once the results are written. */
+  async finish(signal: AbortSignal): Promise<void> {
+    await this.flush(signal);
+    if (this.chunk !== null) await this.store.dropTable(this.chunk.table);
+  }
+
+  /** Inserts the pending rows; kept input columns are joined in from the data (kept.rows). */
+  private async flush(signal: AbortSignal): Promise<void> {
+    const pending = this.pending;
+    if (pending === null) return;
+    this.pending = null;
+    const body = pending.bodies.length === 1 ? pending.bodies[0]! : Buffer.concat(pending.bodies);
     if (this.chunk === null) {
       await this.store.insertRowBinary(this.table, body);
       return;
@@ -133,20 +158,15 @@ export class ResultsWriter {
     const { table: chunk, columns, kept } = this.chunk;
     await this.store.insertRowBinary(chunk, body);
     const select = ['c.row', ...kept.columns.map((_, i) => `i.${keptColumn(i)}`), ...columns.slice(1).map((c) => `c.${c.name}`)];
-    const input = kept.rows(offset, offset + rows);
+    const input = kept.rows(pending.offset, pending.offset + pending.rows);
     await this.store.insertSelect(
       this.table,
       (sql) => `SELECT ${select.join(', ')} FROM ${sql.table(chunk.tableId)} AS c INNER JOIN (${input.sql(sql)}) AS i ON i.row = c.row`,
       input.params,
       { signal },
     );
-    // Emptied for the next chunk (the port has no TRUNCATE: dropped and made again).
+    // Emptied for the next insert (the port has no TRUNCATE: dropped and made again).
     await this.store.dropTable(chunk);
     await this.store.createTable(chunk, columns, ['row']);
-  }
-
-  /** The chunk table is the writer's scratch: gone once the results are written. */
-  async finish(): Promise<void> {
-    if (this.chunk !== null) await this.store.dropTable(this.chunk.table);
   }
 }

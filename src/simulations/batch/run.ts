@@ -1,8 +1,8 @@
 /**
  * A batch run: rows given inline or read by reference, answered chunk by chunk on every worker of the pool (frames
  * on SharedArrayBuffers, row results back as columns), the results written inline or as the run's results table.
- * While one chunk is answered the next is read, and at most one chunk per worker waits, so memory stays bounded at
- * any size. A failed or cancelled batch drops every table it made: nothing half-written stays.
+ * While chunks are answered the next are read, and at most one chunk per worker waits besides the one it answers, so
+ * memory stays bounded at any size. A failed or cancelled batch drops every table it made: nothing half-written stays.
  */
 import type { ComputePool } from '../../compute/pool.js';
 import type { RowShape, ScoredRecord } from '../../engine/inference/score.js';
@@ -21,7 +21,7 @@ import { runTable } from './tables.js';
  * What a kind of batch answers of each chunk (prediction.ts, score.ts): the task it runs on the pool, the columns of
  * its answers in the results table and their RowBinary, and what it adds up over the chunks.
  */
-export interface ChunkAnswers<R extends { nRows: number }> {
+export interface ChunkAnswers<R> {
   /** The answers' columns in the results table (after `row` and the kept columns); null: kept by `add` (inline). */
   readonly columns: readonly ResultColumn[] | null;
   /**
@@ -29,9 +29,10 @@ export interface ChunkAnswers<R extends { nRows: number }> {
    * from its own seed); enough rows that a task's overhead is nothing, few enough that a batch spreads over the pool.
    */
   readonly chunkRows: number;
-  answer(pool: ComputePool, rows: Frame, seed: number, signal: AbortSignal): Promise<R>;
+  /** The answers of a chunk's rows, the first of them row `offset` of the batch. */
+  answer(pool: ComputePool, rows: Frame, offset: number, seed: number, signal: AbortSignal): Promise<R>;
   /** A chunk's `row` and answer columns as RowBinary (with `columns`). */
-  encode(offset: number, results: R): Buffer;
+  encode(offset: number, results: R): Uint8Array;
   add(offset: number, results: R): void;
   /** The progress state after `done` of `total` rows. */
   progress(done: number, total: number): string;
@@ -82,7 +83,7 @@ export class BatchExecution {
     this.results = new BatchResults(data);
   }
 
-  async run<R extends { nRows: number }>(task: BatchTask, answers: ChunkAnswers<R>): Promise<BatchRun> {
+  async run<R>(task: BatchTask, answers: ChunkAnswers<R>): Promise<BatchRun> {
     const { principal, runId, model, signal } = task;
     const organisationId = principal.organisationId;
     let input: BatchInput | null = null;
@@ -99,34 +100,35 @@ export class BatchExecution {
       const total = input?.rows ?? inline!.nRows;
       const writer = answers.columns === null ? null : await this.results.create(organisationId, runId, answers.columns, input?.kept ?? null);
       const pool = this.compute();
-      const inFlight: Array<{ offset: number; answer: Promise<R> }> = [];
+      const inFlight: Array<{ offset: number; rows: number; answer: Promise<R> }> = [];
       let done = 0;
       let chunks = 0;
       const takeOldest = async () => {
-        const { offset, answer } = inFlight.shift()!;
+        const { offset, rows, answer } = inFlight.shift()!;
         const results = await answer;
         answers.add(offset, results);
-        if (writer !== null) await writer.write(offset, results.nRows, answers.encode(offset, results), signal);
-        done += results.nRows;
+        if (writer !== null) await writer.write(offset, rows, answers.encode(offset, results), signal);
+        done += rows;
         task.progress(0.1 + 0.85 * (done / Math.max(total, 1)), answers.progress(done, total));
       };
-      // While a chunk is answered the next is read; at most one chunk per worker waits.
+      // While chunks are answered the next are read. Each worker has a chunk waiting besides the one it answers, so
+      // it goes on while the main thread takes in and writes an answer.
       for (let offset = 0; offset < total; offset += answers.chunkRows) {
         signal.throwIfAborted();
         const to = Math.min(total, offset + answers.chunkRows);
         const rows = input === null ? sliceFrame(inline!, offset, to) : staged !== null ? await this.seriesChunk(staged, series!, offset, to, signal) : await input.chunk(offset, to, signal);
-        const answer = answers.answer(pool, rows, task.seed + chunks++, signal);
+        const answer = answers.answer(pool, rows, offset, task.seed + chunks++, signal);
         // Settled later, in order; a rejection is never left unobserved meanwhile.
         answer.catch(() => undefined);
-        inFlight.push({ offset, answer });
-        if (inFlight.length >= pool.size) await takeOldest();
+        inFlight.push({ offset, rows: to - offset, answer });
+        if (inFlight.length >= 2 * pool.size) await takeOldest();
       }
       while (inFlight.length > 0) await takeOldest();
       await input?.close();
       const unknownEnvironmentRows = input?.unknownEnvironmentRows();
       const counts = { rows: total, chunks, byReference: input !== null, ...(unknownEnvironmentRows === undefined ? {} : { unknownEnvironmentRows }) };
       if (writer === null) return counts;
-      await writer.finish();
+      await writer.finish(signal);
       return { record: { tableId: writer.table.tableId, rows: total, columns: writer.columns }, ...counts };
     } catch (error) {
       await this.discard(organisationId, runId);

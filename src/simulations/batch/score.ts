@@ -5,7 +5,9 @@
  * and `reachable`. The digest is added up over the chunks (score-digest.ts).
  */
 import type { ComputePool } from '../../compute/pool.js';
-import { type ScoreDigest, type ScoredColumns, type ScoredRow, VERDICTS, type Verdict } from '../../engine/inference/outcome.js';
+import type { ScoredChunk } from '../../compute/protocol.js';
+import { scoredRowColumns } from '../../compute/scored-rows.js';
+import type { ScoreDigest, ScoredRow, Verdict } from '../../engine/inference/outcome.js';
 import type { SampleTable, ScoreQuestion } from '../../engine/inference/scenario.js';
 import { recordsOfTable } from '../../engine/inference/scm-records.js';
 import { ScoreTally } from '../../engine/inference/score-digest.js';
@@ -15,7 +17,6 @@ import { ROW_ENVIRONMENT } from '../../engine/panel/keys.js';
 import type { PanelRouting } from '../../engine/panel/routing.js';
 import type { CbnModel, Frame } from '../../engine/types.js';
 import type { ResultColumn, RowsTableRecord } from './results.js';
-import { RowBinaryWriter } from './row-binary.js';
 import type { RowsFrom } from './rows-from.js';
 import type { BatchExecution, BatchTask, ChunkAnswers } from './run.js';
 
@@ -87,85 +88,32 @@ function environmentNote(environments: PanelRouting, unknown: number, fate: Unkn
   return `Each row was scored with the mechanisms of the environment its ${environments.columns.join(', ')} name${environments.columns.length === 1 ? 's' : ''}${pooled}.`;
 }
 
-class ScoreAnswers implements ChunkAnswers<ScoredColumns> {
+class ScoreAnswers implements ChunkAnswers<ScoredChunk> {
   readonly columns: ResultColumn[];
   readonly chunkRows = SCORE_CHUNK_ROWS;
   readonly tally: ScoreTally;
-  private readonly targets: Array<{ node: number; categories: string[] | null }>;
-  /** Per node, the JSON opening its driver (`{"variable":"X","contribution":`) and its change (`{"variable":"X","from":`). */
-  private readonly driverOpen: string[];
-  private readonly changeOpen: string[];
 
-  constructor(private readonly model: CbnModel, private readonly scorer: Scorer, private readonly question: ScoreQuestion) {
+  constructor(model: CbnModel, private readonly scorer: Scorer, private readonly question: ScoreQuestion) {
     this.tally = new ScoreTally(model);
-    this.driverOpen = model.nodes.map((node) => `{"variable":${JSON.stringify(node.name)},"contribution":`);
-    this.changeOpen = model.nodes.map((node) => `{"variable":${JSON.stringify(node.name)},"from":`);
-    this.targets = question.targets.map((t) => {
-      const node = model.nodes.findIndex((n) => n.name === t.variable);
-      const variable = model.nodes[node]!;
-      return { node, categories: variable.kind === 'categorical' ? variable.categories : null };
-    });
-    this.columns = [
-      { name: 'verdict', column: 'verdict', type: 'LowCardinality(String)' },
-      ...question.targets.map((t, i) => ({ name: `${t.variable}_predicted`, column: `t${i}_predicted`, type: this.targets[i]!.categories === null ? 'Nullable(Float64)' : 'Nullable(String)' })),
-      { name: 'drivers', column: 'drivers', type: 'String' },
-      { name: 'changes', column: 'changes', type: 'String' },
-      { name: 'reachable', column: 'reachable', type: 'Nullable(Bool)' },
-    ];
+    this.columns = scoredRowColumns(model, question.targets);
   }
 
-  answer(pool: ComputePool, rows: Frame, seed: number, signal: AbortSignal): Promise<ScoredColumns> {
+  answer(pool: ComputePool, rows: Frame, firstRow: number, seed: number, signal: AbortSignal): Promise<ScoredChunk> {
     const unknown = this.scorer.unknownEnvironments === undefined ? {} : { unknownEnvironments: this.scorer.unknownEnvironments };
-    return pool.run({ kind: 'score', model: this.scorer.answering, question: this.question, rows, seed, ...unknown }, { signal });
+    return pool.run({ kind: 'score', model: this.scorer.answering, question: this.question, rows, firstRow, seed, ...unknown }, { signal });
   }
 
-  add(offset: number, scored: ScoredColumns): void {
-    this.tally.add(offset, scored);
+  add(offset: number, chunk: ScoredChunk): void {
+    this.tally.add(offset, chunk.scored);
   }
 
   progress(done: number, total: number): string {
     return `scored ${done} of ${total} rows`;
   }
 
-  encode(offset: number, scored: ScoredColumns): Buffer {
-    const out = new RowBinaryWriter(Math.max(1024, scored.nRows * 160));
-    for (let r = 0; r < scored.nRows; r++) {
-      out.uint64(offset + r);
-      out.string(VERDICTS[scored.verdicts[r]!]!);
-      this.targets.forEach(({ categories }, j) => {
-        const value = scored.predictions[j]![r]!;
-        if (categories === null) out.nullableFloat64(value);
-        else out.nullableString(value === value ? categories[value] ?? null : null);
-      });
-      out.string(this.driversJson(scored, r));
-      out.string(this.changesJson(scored, r));
-      out.nullableBool(scored.reachable[r]! < 0 ? null : scored.reachable[r] === 1);
-    }
-    return out.bytes();
-  }
-
-  private driversJson(scored: ScoredColumns, r: number): string {
-    let json = '[';
-    for (let k = r * scored.driversPerRow; k < (r + 1) * scored.driversPerRow && scored.driverNodes[k]! >= 0; k++) {
-      json += `${k === r * scored.driversPerRow ? '' : ','}${this.driverOpen[scored.driverNodes[k]!]!}${scored.driverContributions[k]!}}`;
-    }
-    return `${json}]`;
-  }
-
-  private changesJson(scored: ScoredColumns, r: number): string {
-    let json = '[';
-    for (let k = scored.changeStart[r]!; k < scored.changeStart[r + 1]!; k++) {
-      const node = scored.changeNodes[k]!;
-      json += `${k === scored.changeStart[r] ? '' : ','}${this.changeOpen[node]!}${this.valueJson(node, scored.changeFrom[k]!)},"to":${this.valueJson(node, scored.changeTo[k]!)}}`;
-    }
-    return `${json}]`;
-  }
-
-  /** A value as JSON: a number, a class label, or null. */
-  private valueJson(node: number, value: number): string {
-    if (value !== value) return 'null';
-    const variable = this.model.nodes[node]!;
-    return variable.kind === 'categorical' ? JSON.stringify(variable.categories[value] ?? null) : String(value);
+  /** Encoded by the worker that scored the chunk (compute/scored-rows.ts). */
+  encode(_offset: number, chunk: ScoredChunk): Uint8Array {
+    return chunk.rowBinary;
   }
 }
 
