@@ -8,6 +8,7 @@
  * Env: BENCH_ROUNDS (default 7), BENCH_WRITE=0 (print the table, leave BENCHMARKS.md alone).
  */
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { runIntervention } from '../../src/engine/inference/intervention.js';
 import { runPrediction } from '../../src/engine/inference/prediction.js';
 import { frameFromRecords } from '../../src/engine/inference/scm.js';
@@ -201,8 +202,18 @@ async function main(): Promise<void> {
     const scoring: Record<string, number[]> = { inline: [], columnar: [], reference: [], engine: [] };
     const rowsTable = { columns: inputs, rows: rows.map((row) => inputs.map((name) => row[name]!)) };
     const frame = frameFromRecords({ model: small.model }, rows);
+    // The service's main thread (this thread) while a run by reference executes: how long a request could wait.
+    const loopDelay: number[] = [];
+    const referenceTimed = async () => {
+      const delay = monitorEventLoopDelay({ resolution: 5 });
+      delay.enable();
+      const ms = await scoreTimed({ rowsFrom: { sourceId: scoringSource } });
+      delay.disable();
+      loopDelay.push(delay.percentile(99) / 1e6);
+      return ms;
+    };
     for (let round = 0; round <= BATCH_ROUNDS; round++) {
-      const took = { inline: await scoreTimed({ rows }), columnar: await scoreTimed({ rowsTable }), reference: await scoreTimed({ rowsFrom: { sourceId: scoringSource } }), engine: 0 };
+      const took = { inline: await scoreTimed({ rows }), columnar: await scoreTimed({ rowsTable }), reference: await referenceTimed(), engine: 0 };
       const t1 = performance.now();
       await runScore(small.model, { targets: targets as never }, frame, engineContext(1));
       took.engine = performance.now() - t1;
@@ -216,6 +227,7 @@ async function main(): Promise<void> {
     lines.push(scoreRow('score endpoint, 100k rows by reference (`rowsFrom` a source) against one target (about half miss and get a change search)', 'reference'));
     lines.push(scoreRow('the same rows inline as columnar JSON (`rowsTable`)', 'columnar'));
     lines.push(scoreRow('the same rows inline (`rows`, JSON records)', 'inline'));
+    lines.push(`| event-loop delay of the service's main thread while 100k rows are scored by reference: p99 per run (median) | ${median(loopDelay.slice(1)).toFixed(0)} ms | monitorEventLoopDelay, 5 ms resolution | | |`);
 
     // Scoring on a temporal twin: 100k daily steps after its data, each at its own step after the steps before it,
     // by reference (ordered by the time column, chunks read with their lags' rows) and inline; the engine alone lays
