@@ -198,21 +198,28 @@ function rowDrivers(scm: Scm, targets: readonly ResolvedTarget[], completed: Fra
   const driverContributions = new Float64Array(n * DRIVERS_PER_ROW);
   const driverSums = new Float64Array(scm.names.length);
   const topCounts = new Int32Array(scm.names.length);
-  const row: Array<{ variable: number; contribution: number }> = [];
   for (let r = 0; r < n; r++) {
     if (verdicts[r] === UNSCORABLE) continue;
-    row.length = 0;
+    // The row's largest contributions by absolute size, kept in place in the row's slots (ties in the variables'
+    // order, as a stable sort would leave them).
+    const first = r * DRIVERS_PER_ROW;
+    let kept = 0;
     for (const [variable, values] of variables) {
       const contribution = values[r]!;
       driverSums[variable]! += Math.abs(contribution);
-      if (contribution !== 0 && Number.isFinite(contribution)) row.push({ variable, contribution });
+      if (contribution === 0 || !Number.isFinite(contribution)) continue;
+      let at = kept;
+      while (at > 0 && Math.abs(driverContributions[first + at - 1]!) < Math.abs(contribution)) at--;
+      if (at >= DRIVERS_PER_ROW) continue;
+      for (let k = Math.min(kept, DRIVERS_PER_ROW - 1); k > at; k--) {
+        driverNodes[first + k] = driverNodes[first + k - 1]!;
+        driverContributions[first + k] = driverContributions[first + k - 1]!;
+      }
+      driverNodes[first + at] = variable;
+      driverContributions[first + at] = contribution;
+      kept = Math.min(kept + 1, DRIVERS_PER_ROW);
     }
-    if (row.length > 1) row.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
-    if (row.length > 0) topCounts[row[0]!.variable]!++;
-    for (let k = 0; k < Math.min(row.length, DRIVERS_PER_ROW); k++) {
-      driverNodes[r * DRIVERS_PER_ROW + k] = row[k]!.variable;
-      driverContributions[r * DRIVERS_PER_ROW + k] = row[k]!.contribution;
-    }
+    if (kept > 0) topCounts[driverNodes[first]!]!++;
   }
   return { driversPerRow: DRIVERS_PER_ROW, driverNodes, driverContributions, driverSums, topCounts };
 }

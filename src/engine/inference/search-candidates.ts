@@ -30,14 +30,24 @@ export interface Candidate {
   shortfall: number;
 }
 
+/** Where a judged candidate is kept (CandidateTracker.judge): nowhere, or the slot it is now the best of. */
+const NOT_KEPT = 0;
+const AIMED = 1;
+const INCIDENTAL = 2;
+const NEAREST = 3;
+
 export class CandidateTracker {
   /** Best met candidate among those the search solved for (roots, boundaries, enumerated categories). */
   private aimed: Candidate | null = null;
   /** Best met candidate met on the way (grid points, iterates): used only when no solved one meets. */
   private incidental: Candidate | null = null;
   private nearest: Candidate | null = null;
-  /** Per lever, the smallest shortfall any single change of it reached: ranks levers for larger subsets. */
-  readonly singleShortfall = new Map<number, number>();
+  /** Per node, the smallest shortfall any single change of that lever reached, where singleJudged is 1. */
+  private readonly singleShortfalls: Float64Array;
+  private readonly singleJudged: Uint8Array;
+  /** What the last judge found of its candidate. */
+  private judgedMet = false;
+  private judgedShortfall = 0;
 
   constructor(
     private readonly targets: readonly ResolvedTarget[],
@@ -46,39 +56,51 @@ export class CandidateTracker {
     readonly base: Float64Array,
     /** The targets' values in the unit as it is (every lever at its own value). */
     readonly baseTargets: readonly number[],
-  ) {}
+  ) {
+    this.singleShortfalls = new Float64Array(base.length);
+    this.singleJudged = new Uint8Array(base.length);
+  }
+
+  /** The smallest shortfall any single change of the lever reached (undefined: none judged): ranks levers for larger subsets. */
+  singleShortfall(node: number): number | undefined {
+    return this.singleJudged[node] === 1 ? this.singleShortfalls[node] : undefined;
+  }
 
   costOf(settings: readonly Setting[]): number {
     let cost = 0;
-    for (const s of settings) {
-      const lever = this.levers.get(s.node)!;
-      cost += lever.kind === 'categorical' ? (s.value === this.base[s.node] ? 0 : 1) : Math.abs(s.value - this.base[s.node]!) / lever.std;
-    }
+    for (const s of settings) cost += this.leverCost(s.node, s.value);
     return cost;
   }
 
   /** Judges a candidate; answers whether it meets every target, and its cost. */
   consider(settings: Setting[], values: number[], aimed: boolean): { met: boolean; cost: number } {
     const cost = this.costOf(settings);
-    return { met: this.judge(settings.length, cost, values, aimed, settings.length === 1 ? settings[0]!.node : -1, (short, met) => ({ settings, values, cost, met, shortfall: short })), cost };
+    const slot = this.judge(settings.length, cost, values, aimed, settings.length === 1 ? settings[0]!.node : -1);
+    if (slot !== NOT_KEPT) this.keep(slot, settings, -1, 0, values, cost);
+    return { met: this.judgedMet, cost };
   }
 
   /**
-   * `fixed` with one more lever set to `value`, whose target values are `values` (read, not kept: the candidate is
-   * built, with copies, only when it is the best so far), so a search that reads many points off a line allocates
-   * only for the few it keeps.
+   * `fixed` with one more lever set to `value`, whose target values are `values` (read, not kept), so a search that
+   * reads many points off a line allocates nothing for them.
    */
   considerSetting(fixed: Setting[], node: number, value: number, values: readonly number[], aimed: boolean): void {
+    const cost = this.costOf(fixed) + this.leverCost(node, value);
+    const slot = this.judge(fixed.length + 1, cost, values, aimed, fixed.length === 0 ? node : -1);
+    if (slot !== NOT_KEPT) this.keep(slot, fixed, node, value, values, cost);
+  }
+
+  /** A lever's change to `value`: |change| / std, a category switch counting 1. */
+  private leverCost(node: number, value: number): number {
     const lever = this.levers.get(node)!;
-    const cost = this.costOf(fixed) + (lever.kind === 'categorical' ? (value === this.base[node] ? 0 : 1) : Math.abs(value - this.base[node]!) / lever.std);
-    this.judge(fixed.length + 1, cost, values, aimed, fixed.length === 0 ? node : -1, (short, met) => ({ settings: [...fixed, { node, value }], values: [...values], cost, met, shortfall: short }));
+    return lever.kind === 'categorical' ? (value === this.base[node] ? 0 : 1) : Math.abs(value - this.base[node]!) / lever.std;
   }
 
   /**
-   * Keeps a candidate (made by `make`) where it is the best met, or the nearest unmet, so far; `single`: its one
-   * lever, else -1. Answers whether it meets every target.
+   * Judges a candidate of `changes` changes (`single`: its one lever, else -1) against the targets (judgedMet,
+   * judgedShortfall) and answers the slot it is now the best of: the best met, or the nearest unmet, so far.
    */
-  private judge(changes: number, cost: number, values: readonly number[], aimed: boolean, single: number, make: (shortfall: number, met: boolean) => Candidate): boolean {
+  private judge(changes: number, cost: number, values: readonly number[], aimed: boolean, single: number): number {
     let met = true;
     let short = 0;
     for (let j = 0; j < this.targets.length; j++) {
@@ -86,15 +108,42 @@ export class CandidateTracker {
       if (!targetMet(t, values[j]!)) met = false;
       short += shortfall(t, values[j]!);
     }
-    if (single >= 0) this.singleShortfall.set(single, Math.min(this.singleShortfall.get(single) ?? Infinity, short));
-    const candidate = { changes, cost };
-    if (met) {
-      if (aimed && (!this.aimed || better(candidate, this.aimed))) this.aimed = make(short, met);
-      if (!aimed && (!this.incidental || better(candidate, this.incidental))) this.incidental = make(short, met);
-    } else if (!this.nearest || short < this.nearest.shortfall - 1e-12 || (Math.abs(short - this.nearest.shortfall) <= 1e-12 && better(candidate, this.nearest))) {
-      this.nearest = make(short, met);
+    this.judgedMet = met;
+    this.judgedShortfall = short;
+    if (single >= 0) {
+      this.singleShortfalls[single] = Math.min(this.singleJudged[single] === 1 ? this.singleShortfalls[single]! : Number.POSITIVE_INFINITY, short);
+      this.singleJudged[single] = 1;
     }
-    return met;
+    if (met) {
+      if (aimed) return this.aimed === null || better(changes, cost, this.aimed) ? AIMED : NOT_KEPT;
+      return this.incidental === null || better(changes, cost, this.incidental) ? INCIDENTAL : NOT_KEPT;
+    }
+    const nearest = this.nearest;
+    return nearest === null || short < nearest.shortfall - 1e-12 || (Math.abs(short - nearest.shortfall) <= 1e-12 && better(changes, cost, nearest)) ? NEAREST : NOT_KEPT;
+  }
+
+  /**
+   * Copies the judged candidate (`settings`, then `node` set to `value` when node >= 0) into the slot's own
+   * candidate: a unit's search replaces its best and nearest candidates many times, and each slot's arrays and
+   * settings are reused instead of made anew.
+   */
+  private keep(slot: number, settings: readonly Setting[], node: number, value: number, values: readonly number[], cost: number): void {
+    let kept = slot === AIMED ? this.aimed : slot === INCIDENTAL ? this.incidental : this.nearest;
+    if (kept === null) {
+      kept = { settings: [], values: [], cost: 0, met: false, shortfall: 0 };
+      if (slot === AIMED) this.aimed = kept;
+      else if (slot === INCIDENTAL) this.incidental = kept;
+      else this.nearest = kept;
+    }
+    const out = kept.settings;
+    for (let i = 0; i < settings.length; i++) setAt(out, i, settings[i]!.node, settings[i]!.value);
+    if (node >= 0) setAt(out, settings.length, node, value);
+    out.length = settings.length + (node >= 0 ? 1 : 0);
+    for (let j = 0; j < values.length; j++) kept.values[j] = values[j]!;
+    kept.values.length = values.length;
+    kept.cost = cost;
+    kept.met = this.judgedMet;
+    kept.shortfall = this.judgedShortfall;
   }
 
   /** The best met candidate so far (fewest changes, then lowest cost), or null. */
@@ -108,8 +157,18 @@ export class CandidateTracker {
   }
 }
 
+/** Writes setting i of `out` (reusing the object there). */
+function setAt(out: Setting[], i: number, node: number, value: number): void {
+  const setting = out[i];
+  if (setting === undefined) out[i] = { node, value };
+  else {
+    setting.node = node;
+    setting.value = value;
+  }
+}
+
 /** Fewer changes, then a lower cost. */
-const better = (a: { changes: number; cost: number }, b: Candidate) => a.changes < b.settings.length || (a.changes === b.settings.length && a.cost < b.cost);
+const better = (changes: number, cost: number, b: Candidate) => changes < b.settings.length || (changes === b.settings.length && cost < b.cost);
 
 /**
  * A unit's search, run as a coroutine: it yields rows of candidate settings and is resumed with each row's target

@@ -59,34 +59,41 @@ function* solveAffineLines(targets: readonly ResolvedTarget[], tracker: Candidat
   });
   const probed = probeRows.length === 0 ? [] : yield probeRows;
   let next = 0;
+  // One point reused line after line: a unit reads a handful of candidates off each of its levers' lines.
+  const point: LinePoint = { tracker, line: lines[0]!, base: 0, at0: [], slope: [], values: new Array<number>(targets.length) };
+  const slopeScratch = new Array<number>(targets.length);
   for (const line of lines) {
     const base = tracker.base[line.lever.node]!;
     const { std } = line.lever;
-    let at0: readonly number[];
-    let slope: readonly number[];
     if (known(line)) {
-      at0 = tracker.baseTargets;
-      slope = slopes.get(line.lever.node)!;
+      point.at0 = tracker.baseTargets;
+      point.slope = slopes.get(line.lever.node)!;
     } else {
-      at0 = probed[next++]!;
+      const at0 = probed[next++]!;
       const at1 = probed[next++]!;
-      slope = targets.map((_, j) => (at1[j]! - at0[j]!) / std);
+      for (let j = 0; j < targets.length; j++) slopeScratch[j] = (at1[j]! - at0[j]!) / std;
+      point.at0 = at0;
+      point.slope = slopeScratch;
     }
-    const point: LinePoint = { tracker, line, base, at0, slope, values: new Array<number>(targets.length) };
+    point.line = line;
+    point.base = base;
+    const { at0, slope } = point;
     readOff(point, base, false);
     readOff(point, base + std, false);
-    const [low, high] = leverRange(line.lever, base);
-    // Each target's own aim, and the nearest point of the interval where all targets are met.
+    const low = Math.min(line.lever.mean - RANGE_STDS * std, base);
+    const high = Math.max(line.lever.mean + RANGE_STDS * std, base);
+    // Each target's own aim, and the nearest point of the interval where all targets are met; the lever value at
+    // which target j reaches v is base + (v - at0[j]) / slope[j].
     let lo = low;
     let hi = high;
     for (let j = 0; j < targets.length; j++) {
       const t = targets[j]!;
       if (t.kind !== 'continuous' || slope[j] === 0) continue;
-      const at = (v: number) => base + (v - at0[j]!) / slope[j]!;
-      const root = at(aimOf(t));
+      const root = base + (aimOf(t) - at0[j]!) / slope[j]!;
       if (root >= low && root <= high) readOff(point, root, true);
       else readOff(point, Math.min(high, Math.max(low, root)), false);
-      const [from, to] = t.matchMode === 'tolerance' ? [at(t.value - 0.999 * t.tolerance), at(t.value + 0.999 * t.tolerance)] : t.matchMode === 'orMore' ? [root, at(Infinity)] : [at(-Infinity), root];
+      const from = t.matchMode === 'tolerance' ? base + (t.value - 0.999 * t.tolerance - at0[j]!) / slope[j]! : t.matchMode === 'orMore' ? root : base + (-Infinity - at0[j]!) / slope[j]!;
+      const to = t.matchMode === 'tolerance' ? base + (t.value + 0.999 * t.tolerance - at0[j]!) / slope[j]! : t.matchMode === 'orMore' ? base + (Infinity - at0[j]!) / slope[j]! : root;
       lo = Math.max(lo, Math.min(from, to));
       hi = Math.min(hi, Math.max(from, to));
     }

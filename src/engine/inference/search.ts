@@ -27,6 +27,8 @@ export interface ChangeSearchPlan {
   scm: Scm;
   targets: ResolvedTarget[];
   levers: Lever[];
+  /** Each lever alone: the subsets of size one every unit's search starts with. */
+  singles: Lever[][];
   /** The levers by node. */
   leverByNode: ReadonlyMap<number, Lever>;
   /** Per lever, the nodes downstream of it: a lever set below another cuts the paths the other's slopes run along. */
@@ -70,7 +72,7 @@ export function planChangeSearch(
   }
   const affine = new Set(levers.filter((l) => l.kind === 'continuous' && targets.every((t) => t.kind === 'continuous' && affineIn(scm, l.node, t.index))).map((l) => l.node));
   const downstream = new Map(levers.map((l) => [l.node, descendantsOf(scm, l.node)]));
-  return { scm, targets, levers, leverByNode: new Map(levers.map((l) => [l.node, l])), downstream, affine, maxChanges };
+  return { scm, targets, levers, singles: levers.map((l) => [l]), leverByNode: new Map(levers.map((l) => [l.node, l])), downstream, affine, maxChanges };
 }
 
 /**
@@ -155,7 +157,7 @@ export function* searchUnitChanges(
   if (!targets.every((t, j) => targetMet(t, baseline.targets[j]!))) {
     for (let k = 1; k <= Math.min(plan.maxChanges, plan.levers.length) && !tracker.bestMet; k++) {
       checkpoint();
-      yield* searchSubsets(plan, tracker, k === 1 ? plan.levers.map((l) => [l]) : largerSubsets(plan.levers, tracker, k), checkpoint, slopes);
+      yield* searchSubsets(plan, tracker, k === 1 ? plan.singles : largerSubsets(plan.levers, tracker, k), checkpoint, slopes);
     }
   }
   const chosen = tracker.bestMet ?? tracker.closest;
@@ -175,7 +177,7 @@ export function* searchUnitChanges(
 
 /** Subsets of `k` levers among those that came closest alone, as many as MAX_SUBSETS allows. */
 function largerSubsets(levers: Lever[], tracker: CandidateTracker, k: number): Lever[][] {
-  const closeness = (l: Lever) => tracker.singleShortfall.get(l.node) ?? Number.MAX_VALUE;
+  const closeness = (l: Lever) => tracker.singleShortfall(l.node) ?? Number.MAX_VALUE;
   const ranked = [...levers].sort((a, b) => closeness(a) - closeness(b));
   let q = ranked.length;
   while (q > k && binomial(q, k) > MAX_SUBSETS) q--;
@@ -198,12 +200,20 @@ function binomial(n: number, k: number): number {
   return out;
 }
 
+/** The settings held on a line with no other change (shared: never written). */
+const NOTHING_HELD: Setting[] = [];
+
 /** One size of subsets: category combinations evaluated in one batch, single continuous levers as one batch of lines, joint searches one by one. */
 function* searchSubsets(plan: ChangeSearchPlan, tracker: CandidateTracker, subsets: Lever[][], checkpoint: () => void, slopes: AffineSlopes): Search<void> {
   const enumerated: Setting[][] = [];
   const lines: Line[] = [];
   const joint: { fixed: Setting[]; levers: Lever[] }[] = [];
   for (const subset of subsets) {
+    // A continuous lever alone (most subsets a unit searches) is one line with nothing held.
+    if (subset.length === 1 && subset[0]!.kind === 'continuous') {
+      lines.push({ fixed: NOTHING_HELD, lever: subset[0]!, affine: plan.affine.has(subset[0]!.node) });
+      continue;
+    }
     const categorical = subset.filter((l) => l.kind === 'categorical');
     const continuous = subset.filter((l) => l.kind === 'continuous');
     for (const fixed of categoryCombinations(categorical, tracker.base)) {
