@@ -142,6 +142,22 @@ test('two affine levers, neither downstream of the other, are solved together of
   assert.equal(propagated(), 7);
 });
 
+test('a row lists its five largest drivers by size, ties in the order of the variables, and counts its largest in the digest', async () => {
+  // T = A + B + C + D + E + F + G: at these values the contributions are A 1, B -3, C 2, D 2, E -2, F 0.5, G 0.
+  const names = ['A', 'B', 'C', 'D', 'E', 'F', 'G'];
+  const wide: CbnModel = { nodes: [...names.map((name) => linear(name, [], [], 0, 0, 1)), linear('T', names, names.map(() => 1), 0, 0, 3)] };
+  const out = await score(wide, { rows: [{ A: 1, B: -3, C: 2, D: 2, E: -2, F: 0.5, G: 0 }], targets: [{ variable: 'T', value: 0, matchMode: 'orMore' }] });
+  assert.deepEqual(out.rows[0]!.drivers, [
+    { variable: 'B', contribution: -3 },
+    { variable: 'C', contribution: 2 },
+    { variable: 'D', contribution: 2 },
+    { variable: 'E', contribution: -2 },
+    { variable: 'A', contribution: 1 },
+  ]);
+  assert.equal(out.digest.topDrivers.find((d) => d.variable === 'B')!.rows, 1);
+  assert.equal(out.digest.topDrivers.find((d) => d.variable === 'C')!.rows, 0);
+});
+
 test('a categorical target is judged by its most likely class; drivers move the wanted class probability', async () => {
   const model: CbnModel = {
     nodes: [
