@@ -54,7 +54,8 @@ async function dispatch(task: EngineTask): Promise<EngineResults[EngineTask['kin
         const { model, question } = task;
         const scored = isPanelModel(model) ? await runPanelScore(model, question, task.rows, context, task.unknownEnvironments) : await runScore(model, question, task.rows, context);
         const network = isPanelModel(model) ? model.pooled : model;
-        return { scored, rowBinary: new ScoredRowEncoder(network, question.targets).encode(task.firstRow, scored) };
+        const { nRows, verdicts, reachable, driverSums, topCounts, summaries } = scored;
+        return { tallied: { nRows, verdicts, reachable, driverSums, topCounts, summaries }, rowBinary: new ScoredRowEncoder(network, question.targets).encode(task.firstRow, scored) };
       });
   }
 }

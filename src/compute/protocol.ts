@@ -1,6 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ClassInput } from '../engine/identification/plan.js';
-import type { FamilyOutcome, ScoredColumns } from '../engine/inference/outcome.js';
+import type { FamilyOutcome } from '../engine/inference/outcome.js';
+import type { TalliedColumns } from '../engine/inference/score-digest.js';
 import type { ScoreQuestion } from '../engine/inference/scenario.js';
 import type { UnknownEnvironmentRows } from '../engine/inference/score.js';
 import type { ProblemCode } from '../errors.js';
@@ -37,9 +38,9 @@ export interface EngineResults {
 }
 
 /** A scored chunk: the columns the run's digest adds up, and the chunk's rows of its results table as RowBinary
- * (compute/scored-rows.ts), encoded by the worker. */
+ * (compute/scored-rows.ts), encoded by the worker (the rows' drivers and changes cross only as those bytes). */
 export interface ScoredChunk {
-  scored: ScoredColumns;
+  tallied: TalliedColumns;
   rowBinary: Uint8Array;
 }
 

@@ -4,6 +4,9 @@
  */
 import type { CbnModel } from '../types.js';
 import { type ScoreDigest, type ScoredColumns, type ScoredRow, VERDICTS } from './outcome.js';
+
+/** What the digest adds up of a chunk's scored columns. */
+export type TalliedColumns = Pick<ScoredColumns, 'nRows' | 'verdicts' | 'reachable' | 'driverSums' | 'topCounts' | 'summaries'>;
 import type { ResolvedTarget } from './target-match.js';
 
 /** Rows given a one-sentence summary (the batch's first ones; each chunk describes its own first ones). */
@@ -24,7 +27,7 @@ export class ScoreTally {
   }
 
   /** A chunk's rows, the first of them at `offset` in the batch. */
-  add(offset: number, scored: ScoredColumns): void {
+  add(offset: number, scored: TalliedColumns): void {
     this.rows += scored.nRows;
     for (let r = 0; r < scored.nRows; r++) {
       this.verdicts[VERDICTS[scored.verdicts[r]!]!]++;

@@ -104,7 +104,7 @@ class ScoreAnswers implements ChunkAnswers<ScoredChunk> {
   }
 
   add(offset: number, chunk: ScoredChunk): void {
-    this.tally.add(offset, chunk.scored);
+    this.tally.add(offset, chunk.tallied);
   }
 
   progress(done: number, total: number): string {
