@@ -23,8 +23,8 @@ export type EngineTask =
   | { kind: 'question'; engine: string; model: unknown; scenario: { type: string }; seed: number; identification?: ClassOfModel; port?: MessagePort; rows?: Frame }
   /**
    * A chunk of a scoring run's rows (frame on shared memory), the first of them row `firstRow` of the batch, scored back
-   * as columns and as its rows of the run's results table (ScoredChunk); on a static panel the rows carry their
-   * environment (ROW_ENVIRONMENT) and each is scored by its environment's network.
+   * as what the run's digest adds up and as its rows of the run's results table (ScoredChunk); on a static panel the
+   * rows carry their environment (ROW_ENVIRONMENT) and each is scored by its environment's network.
    */
   | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; firstRow: number; seed: number; unknownEnvironments?: UnknownEnvironmentRows; port?: MessagePort };
 

@@ -4,10 +4,10 @@
  */
 import type { CbnModel } from '../types.js';
 import { type ScoreDigest, type ScoredColumns, type ScoredRow, VERDICTS } from './outcome.js';
+import type { ResolvedTarget } from './target-match.js';
 
 /** What the digest adds up of a chunk's scored columns. */
 export type TalliedColumns = Pick<ScoredColumns, 'nRows' | 'verdicts' | 'reachable' | 'driverSums' | 'topCounts' | 'summaries'>;
-import type { ResolvedTarget } from './target-match.js';
 
 /** Rows given a one-sentence summary (the batch's first ones; each chunk describes its own first ones). */
 export const SUMMARISED_ROWS = 100;

@@ -80,8 +80,7 @@ function* solveAffineLines(targets: readonly ResolvedTarget[], tracker: Candidat
     const { at0, slope } = point;
     readOff(point, base, false);
     readOff(point, base + std, false);
-    const low = Math.min(line.lever.mean - RANGE_STDS * std, base);
-    const high = Math.max(line.lever.mean + RANGE_STDS * std, base);
+    const [low, high] = leverRange(line.lever, base);
     // Each target's own aim, and the nearest point of the interval where all targets are met; the lever value at
     // which target j reaches v is base + (v - at0[j]) / slope[j].
     let lo = low;
