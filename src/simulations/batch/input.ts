@@ -49,11 +49,24 @@ export interface BatchInput {
 /** The column of the i-th kept column of the data, in the staged input and the results table. */
 export const keptColumn = (i: number) => `k${i}`;
 
-/** The storage types of the kept columns of the data (as the data engine reads them). */
+/** The storage types of columns of the data (as the data engine reads them), by name. */
+export async function columnTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, names: readonly string[], signal: AbortSignal): Promise<Map<string, string>> {
+  const wanted = [...new Set(names)];
+  if (wanted.length === 0) return new Map();
+  const described = await store.query<{ type: string }>(organisationId, (sql) => `DESCRIBE (SELECT ${wanted.map((name) => `s.${quoteColumn(name)}`).join(', ')} FROM (${compiled.relation.sql(sql)}) AS s)`, compiled.params.values, { signal });
+  return new Map(wanted.map((name, i) => [name, described[i]?.type ?? 'Nullable(String)']));
+}
+
+/** The storage types of the kept columns of the data. */
 export async function keptTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, names: readonly string[], signal: AbortSignal): Promise<KeptInput['columns']> {
-  if (names.length === 0) return [];
-  const described = await store.query<{ type: string }>(organisationId, (sql) => `DESCRIBE (SELECT ${names.map((name) => `s.${quoteColumn(name)}`).join(', ')} FROM (${compiled.relation.sql(sql)}) AS s)`, compiled.params.values, { signal });
-  return names.map((name, i) => ({ name, type: described[i]?.type ?? 'Nullable(String)' }));
+  const types = await columnTypes(store, organisationId, compiled, names, signal);
+  return names.map((name) => ({ name, type: types.get(name)! }));
+}
+
+/** The storage types of the model's variables the data has (variableCells reads each by its type). */
+export function variableTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, model: RowShape, signal: AbortSignal): Promise<Map<string, string>> {
+  const present = new Set(compiled.relation.columns.map((c) => c.name));
+  return columnTypes(store, organisationId, compiled, model.nodes.map((node) => node.name).filter((name) => present.has(name)), signal);
 }
 
 type Sql = Parameters<CompiledDataset['relation']['sql']>[0];
@@ -75,16 +88,23 @@ export function selection(compiled: CompiledDataset, condition: string | null, l
  * number), a category as its code in the model's list (-1 when missing or unknown), NaN for a variable the data
  * lacks. Category lists are bound into `params`.
  */
-export function variableCells(model: RowShape, compiled: CompiledDataset, params: Record<string, unknown>): string[] {
+export function variableCells(model: RowShape, compiled: CompiledDataset, params: Record<string, unknown>, types: ReadonlyMap<string, string>): string[] {
   const present = new Set(compiled.relation.columns.map((c) => c.name));
   return model.nodes.map((node, i) => {
     if (!present.has(node.name)) return 'nan';
     const column = `s.${quoteColumn(node.name)}`;
-    if (node.kind === 'continuous') return `ifNull(accurateCastOrNull(${column}, 'Float64'), nan)`;
+    if (node.kind === 'continuous') {
+      // A number column converts as a number (a 64-bit integer past 2^53 rounded, as JSON numbers are); any other
+      // column is read as text, and what does not read as a number is missing.
+      return NUMERIC_STORAGE.test(types.get(node.name) ?? '') ? `ifNull(toFloat64(${column}), nan)` : `ifNull(accurateCastOrNull(${column}, 'Float64'), nan)`;
+    }
     params[`batch_c${i}`] = node.categories;
     return `toFloat64(indexOf({batch_c${i}:Array(String)}, toString(${column})) - 1)`;
   });
 }
+
+/** ClickHouse storage types that convert to Float64 without a text reading. */
+const NUMERIC_STORAGE = /^(Nullable\()?(U?Int(8|16|32|64|128|256)|Float(32|64)|Decimal(32|64|128|256)?\([^)]*\)|Bool)\)?$/;
 
 /**
  * SQL of a row's environment code: its key built as environmentKey builds it (`column=value` joined by `;`, with

@@ -11,7 +11,7 @@ import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import type { Frame } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { type DataStore, quoteColumn } from '../../store/data/port.js';
-import { type BatchInput, type InputPlan, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, variableCells } from './input.js';
+import { type BatchInput, type InputPlan, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, variableCells, variableTypes } from './input.js';
 
 /** Operations that keep each row's key the source row it came from, so the key's index answers a range of it. */
 const ROW_PRESERVING = new Set(['filter', 'select', 'rename', 'derive']);
@@ -46,7 +46,8 @@ export class KeysetInput implements BatchInput {
   static async open(store: DataStore, plan: InputPlan, signal: AbortSignal): Promise<KeysetInput> {
     const { compiled, condition, environments } = plan;
     const params: Record<string, unknown> = { ...compiled.params.values };
-    const cells = [...variableCells(plan.model, compiled, params), ...(environments === undefined ? [] : [environmentCode(environments, params)])];
+    const types = await variableTypes(store, plan.organisationId, compiled, plan.model, signal);
+    const cells = [...variableCells(plan.model, compiled, params, types), ...(environments === undefined ? [] : [environmentCode(environments, params)])];
     // The filter is parenthesised: an OR group must not swallow the key's bound.
     const where = condition === null ? '' : `(${condition}) AND `;
     const [counted] = await store.query<{ n: number | string }>(plan.organisationId, (sql) => `SELECT count() AS n FROM (${compiled.relation.sql(sql)}) AS s${condition === null ? '' : ` WHERE (${condition})`}`, compiled.params.values, { signal });

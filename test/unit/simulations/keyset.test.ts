@@ -97,3 +97,21 @@ test('a read that finds fewer rows than were counted fails, saying the data chan
   await store.deleteRowsFrom(table, '_causa_row', 800);
   await assert.rejects(input.chunk(50, 100, signal), (error: unknown) => error instanceof AppError && error.code === 'conflict' && /changed while the batch read it/.test(error.message));
 });
+
+test('a variable is read by its column\'s type: integers past 2^53 round as JSON numbers do, text reads as a number or missing', async () => {
+  const typed: TableRef = { organisationId, tableId: newId('src') };
+  await store.createTable(typed, [{ name: '_causa_row', type: 'UInt64' }, { name: 'x', type: 'Nullable(Int64)' }, { name: 'plan', type: 'Nullable(String)' }], ['_causa_row']);
+  await store.insertSelect(typed, () => `SELECT number, [toInt64(9007199254740993), NULL, -12][number + 1], 'basic' FROM numbers(3)`);
+  const asText: TableRef = { organisationId, tableId: newId('src') };
+  await store.createTable(asText, [{ name: '_causa_row', type: 'UInt64' }, { name: 'x', type: 'Nullable(String)' }, { name: 'plan', type: 'Nullable(String)' }], ['_causa_row']);
+  await store.insertSelect(asText, () => `SELECT number, ['2.5', 'n/a', NULL][number + 1], 'basic' FROM numbers(3)`);
+  const read = async (source: TableRef) => {
+    const over: CompiledDataset = { ...compiled(), relation: { ...compiled().relation, sql: (sql) => `SELECT _causa_row AS _causa_k0, x, plan FROM ${sql.table(source.tableId)}` } };
+    const input = await KeysetInput.open(store, { organisationId, compiled: over, condition: null, limit: undefined, keep: [], model }, signal);
+    const [x] = (await input.chunk(0, 3, signal)).columns;
+    assert.ok(x?.kind === 'continuous');
+    return [...x.values];
+  };
+  assert.deepEqual(await read(typed), [9007199254740992, Number.NaN, -12]);
+  assert.deepEqual(await read(asText), [2.5, Number.NaN, Number.NaN]);
+});
