@@ -50,23 +50,22 @@ export interface BatchInput {
 export const keptColumn = (i: number) => `k${i}`;
 
 /** The storage types of columns of the data (as the data engine reads them), by name. */
-export async function columnTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, names: readonly string[], signal: AbortSignal): Promise<Map<string, string>> {
+async function columnTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, names: readonly string[], signal: AbortSignal): Promise<Map<string, string>> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return new Map();
   const described = await store.query<{ type: string }>(organisationId, (sql) => `DESCRIBE (SELECT ${wanted.map((name) => `s.${quoteColumn(name)}`).join(', ')} FROM (${compiled.relation.sql(sql)}) AS s)`, compiled.params.values, { signal });
   return new Map(wanted.map((name, i) => [name, described[i]?.type ?? 'Nullable(String)']));
 }
 
-/** The storage types of the kept columns of the data. */
-export async function keptTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, names: readonly string[], signal: AbortSignal): Promise<KeptInput['columns']> {
-  const types = await columnTypes(store, organisationId, compiled, names, signal);
-  return names.map((name) => ({ name, type: types.get(name)! }));
-}
-
-/** The storage types of the model's variables the data has (variableCells reads each by its type). */
-export function variableTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, model: RowShape, signal: AbortSignal): Promise<Map<string, string>> {
+/**
+ * The storage types the data engine reads, in one query: of the model's variables the data has (variableCells reads
+ * each by its type) and of the kept columns.
+ */
+export async function inputTypes(store: DataStore, organisationId: string, compiled: CompiledDataset, model: RowShape, keep: readonly string[], signal: AbortSignal): Promise<{ variables: Map<string, string>; kept: KeptInput['columns'] }> {
   const present = new Set(compiled.relation.columns.map((c) => c.name));
-  return columnTypes(store, organisationId, compiled, model.nodes.map((node) => node.name).filter((name) => present.has(name)), signal);
+  const variables = model.nodes.map((node) => node.name).filter((name) => present.has(name));
+  const types = await columnTypes(store, organisationId, compiled, [...variables, ...keep], signal);
+  return { variables: new Map(variables.map((name) => [name, types.get(name)!])), kept: keep.map((name) => ({ name, type: types.get(name)! })) };
 }
 
 type Sql = Parameters<CompiledDataset['relation']['sql']>[0];

@@ -11,7 +11,7 @@ import type { CompiledDataset } from '../../datasets/compiler/compile.js';
 import type { Frame } from '../../engine/types.js';
 import { AppError } from '../../errors.js';
 import { type DataStore, quoteColumn } from '../../store/data/port.js';
-import { type BatchInput, type InputPlan, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, variableCells, variableTypes } from './input.js';
+import { type BatchInput, type InputPlan, type KeptInput, chunkFrame, environmentCode, inputTypes, keptColumn, readAll, variableCells } from './input.js';
 
 /** Operations that keep each row's key the source row it came from, so the key's index answers a range of it. */
 const ROW_PRESERVING = new Set(['filter', 'select', 'rename', 'derive']);
@@ -46,14 +46,13 @@ export class KeysetInput implements BatchInput {
   static async open(store: DataStore, plan: InputPlan, signal: AbortSignal): Promise<KeysetInput> {
     const { compiled, condition, environments } = plan;
     const params: Record<string, unknown> = { ...compiled.params.values };
-    const types = await variableTypes(store, plan.organisationId, compiled, plan.model, signal);
-    const cells = [...variableCells(plan.model, compiled, params, types), ...(environments === undefined ? [] : [environmentCode(environments, params)])];
+    const types = await inputTypes(store, plan.organisationId, compiled, plan.model, plan.keep, signal);
+    const cells = [...variableCells(plan.model, compiled, params, types.variables), ...(environments === undefined ? [] : [environmentCode(environments, params)])];
     // The filter is parenthesised: an OR group must not swallow the key's bound.
     const where = condition === null ? '' : `(${condition}) AND `;
     const [counted] = await store.query<{ n: number | string }>(plan.organisationId, (sql) => `SELECT count() AS n FROM (${compiled.relation.sql(sql)}) AS s${condition === null ? '' : ` WHERE (${condition})`}`, compiled.params.values, { signal });
     const rows = Math.min(Number(counted?.n ?? 0), plan.limit ?? Number.POSITIVE_INFINITY);
-    const keep = await keptTypes(store, plan.organisationId, compiled, plan.keep, signal);
-    return new KeysetInput(store, plan, rows, { cells, where, key: `s.${quoteColumn(compiled.relation.keys[0]!)}`, params }, keep);
+    return new KeysetInput(store, plan, rows, { cells, where, key: `s.${quoteColumn(compiled.relation.keys[0]!)}`, params }, types.kept);
   }
 
   async chunk(from: number, to: number, signal: AbortSignal): Promise<Frame> {

@@ -8,7 +8,7 @@ import { parseEnvironmentKey } from '../../engine/panel/keys.js';
 import type { RowShape, ScoredRecord } from '../../engine/inference/score.js';
 import type { Frame } from '../../engine/types.js';
 import { type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
-import { type BatchInput, type InputPlan, type KeptInput, chunkFrame, environmentCode, keptColumn, keptTypes, readAll, selection, variableCells, variableTypes } from './input.js';
+import { type BatchInput, type InputPlan, type KeptInput, chunkFrame, environmentCode, inputTypes, keptColumn, readAll, selection, variableCells } from './input.js';
 import { runTable } from './tables.js';
 
 /** What a staging reads: the batch's plan, and for a series the column that orders it. */
@@ -42,8 +42,9 @@ export class StagedInput implements BatchInput {
     const table = runTable('input', organisationId, plan.runId);
     const inner = selection(compiled, plan.condition, plan.limit, timeColumn, environments?.columns);
     const params: Record<string, unknown> = { ...compiled.params.values };
-    const variables = variableCells(model, compiled, params, await variableTypes(store, organisationId, compiled, model, signal));
-    const keep = await keptTypes(store, organisationId, compiled, keepNames, signal);
+    const types = await inputTypes(store, organisationId, compiled, model, keepNames, signal);
+    const variables = variableCells(model, compiled, params, types.variables);
+    const keep = types.kept;
     await store.ensureTenant(organisationId);
     await store.dropTable(table);
     await store.createTable(table, [
