@@ -4,23 +4,16 @@
  * main thread only inserts the bytes: the drivers' and changes' JSON text costs more per row than anything else the
  * main thread does with a scored row.
  */
-import { RowBinaryWriter } from '../lib/row-binary.js';
+import { type ResultColumn, RowBinaryWriter } from '../lib/row-binary.js';
 import { type ScoredColumns, VERDICTS } from '../engine/inference/outcome.js';
 import type { ScoreQuestion } from '../engine/inference/scenario.js';
 import type { CbnModel } from '../engine/types.js';
-
-/** A column of the results table: the name a reader sees, the stored column and its ClickHouse type. */
-export interface ScoredRowColumn {
-  name: string;
-  column: string;
-  type: string;
-}
 
 /**
  * The results table of a scoring run (after its `row` number): `verdict`, per target `<target>_predicted`, `drivers`
  * and `changes` (JSON arrays, as GET .../score shows them) and `reachable`.
  */
-export function scoredRowColumns(network: CbnModel, targets: ScoreQuestion['targets']): ScoredRowColumn[] {
+export function scoredRowColumns(network: CbnModel, targets: ScoreQuestion['targets']): ResultColumn[] {
   return [
     { name: 'verdict', column: 'verdict', type: 'LowCardinality(String)' },
     ...targets.map((t, i) => ({ name: `${t.variable}_predicted`, column: `t${i}_predicted`, type: categoriesOf(network, t.variable) === null ? 'Nullable(Float64)' : 'Nullable(String)' })),

@@ -3,6 +3,13 @@
  * a String as its LEB128 byte length then its UTF-8 bytes, Nullable(T) as a flag byte (1: null) then T when not
  * null (https://clickhouse.com/docs/interfaces/formats/RowBinary). NaN is written as null.
  */
+/** A column of a table written as RowBinary (a batch run's results table): the name a reader sees, the stored column and its ClickHouse type. */
+export interface ResultColumn {
+  name: string;
+  column: string;
+  type: string;
+}
+
 export class RowBinaryWriter {
   private buffer: Buffer;
   private at = 0;

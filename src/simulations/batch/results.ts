@@ -7,16 +7,12 @@ import { Readable } from 'node:stream';
 import { AppError } from '../../errors.js';
 import { PARQUET_PART_ROWS, spliceParquet } from '../../lib/parquet-splice.js';
 import { concatenated, wholeParts } from '../../lib/streams.js';
+import type { ResultColumn } from '../../lib/row-binary.js';
 import { type ColumnSpec, type DataStore, type TableRef, quoteColumn } from '../../store/data/port.js';
 import { type KeptInput, keptColumn } from './input.js';
 import { runTable, tableExists } from './tables.js';
 
-/** A column of a batch's answers: the name a reader sees, the stored column and its type. */
-export interface ResultColumn {
-  name: string;
-  column: string;
-  type: string;
-}
+export type { ResultColumn };
 
 /** What a run records of its results table (RunResult.rowsTable). */
 export interface RowsTableRecord {
