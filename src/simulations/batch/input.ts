@@ -121,6 +121,9 @@ export function environmentCode(environments: PanelRouting, params: Record<strin
   return `toFloat64(indexOf({batch_env_keys:Array(String)}, ${key}) - 1)`;
 }
 
+/** Rows of a chunk transposed together (512 rows of 20 cells: 80 KB, within a core's L2 cache). */
+const TRANSPOSE_ROWS = 512;
+
 /**
  * A chunk read as RowBinary rows of Float64 cells: the model's variables, then (on a panel) the environment code,
  * then `extra` cells the caller reads itself; as a frame on SharedArrayBuffers, with the rows' cells for the caller.
@@ -128,24 +131,22 @@ export function environmentCode(environments: PanelRouting, params: Record<strin
 export function chunkFrame(bytes: Buffer, model: RowShape, environmentKeys: readonly string[] | undefined, extra = 0): { frame: Frame; cells: Float64Array; width: number } {
   const width = model.nodes.length + (environmentKeys === undefined ? 0 : 1) + extra;
   const n = Math.floor(bytes.length / (8 * width));
-  // Copied once into an aligned buffer: RowBinary is little-endian Float64, row after row.
-  const cells = new Float64Array(n * width);
-  new Uint8Array(cells.buffer).set(bytes.subarray(0, n * width * 8));
-  const columns = model.nodes.map((node, j): FrameColumn => {
-    if (node.kind === 'continuous') {
-      const values = new Float64Array(new SharedArrayBuffer(n * 8));
-      for (let r = 0; r < n; r++) values[r] = cells[r * width + j]!;
-      return { name: node.name, kind: 'continuous', values };
+  // RowBinary is little-endian Float64, row after row: read in place where the bytes are aligned, else copied once.
+  const cells = bytes.byteOffset % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset, n * width) : new Float64Array(n * width);
+  if (cells.buffer !== bytes.buffer) new Uint8Array(cells.buffer).set(bytes.subarray(0, n * width * 8));
+  const columns: FrameColumn[] = model.nodes.map((node) => (node.kind === 'continuous'
+    ? { name: node.name, kind: 'continuous', values: new Float64Array(new SharedArrayBuffer(n * 8)) }
+    : { name: node.name, kind: 'categorical', codes: new Int32Array(new SharedArrayBuffer(n * 4)), categories: [...node.categories] }));
+  if (environmentKeys !== undefined) columns.push({ name: ROW_ENVIRONMENT, kind: 'categorical', codes: new Int32Array(new SharedArrayBuffer(n * 4)), categories: [...environmentKeys] });
+  const targets = columns.map((column) => (column.kind === 'continuous' ? column.values : column.codes));
+  // Transposed a block of rows at a time: the block's cells stay in cache while each column takes its own (a column
+  // at a time over the whole chunk read every cell's cache line once per column: 3-4x slower here).
+  for (let first = 0; first < n; first += TRANSPOSE_ROWS) {
+    const last = Math.min(n, first + TRANSPOSE_ROWS);
+    for (let j = 0; j < targets.length; j++) {
+      const target = targets[j]!;
+      for (let r = first, at = first * width + j; r < last; r++, at += width) target[r] = cells[at]!;
     }
-    const codes = new Int32Array(new SharedArrayBuffer(n * 4));
-    for (let r = 0; r < n; r++) codes[r] = cells[r * width + j]!;
-    return { name: node.name, kind: 'categorical', codes, categories: [...node.categories] };
-  });
-  if (environmentKeys !== undefined) {
-    const j = model.nodes.length;
-    const codes = new Int32Array(new SharedArrayBuffer(n * 4));
-    for (let r = 0; r < n; r++) codes[r] = cells[r * width + j]!;
-    columns.push({ name: ROW_ENVIRONMENT, kind: 'categorical', codes, categories: [...environmentKeys] });
   }
   return { frame: { nRows: n, columns }, cells, width };
 }
@@ -154,5 +155,5 @@ export function chunkFrame(bytes: Buffer, model: RowShape, environmentKeys: read
 export async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const part of stream) parts.push(part as Buffer);
-  return Buffer.concat(parts);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }

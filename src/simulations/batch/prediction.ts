@@ -66,7 +66,7 @@ export async function runPredictionBatch(batch: BatchExecution, task: Omit<Batch
 
 class PredictionAnswers implements ChunkAnswers<RowResults> {
   readonly columns: ResultColumn[] | null;
-  readonly chunkRows = 50_000;
+  readonly chunkRows = 25_000;
   readonly tally = new PredictionTally();
   readonly inline: InlineRows | null;
   method: PredictionMethod = 'gaussian_conditioning';

@@ -87,6 +87,8 @@ export class BatchExecution {
     const { principal, runId, model, signal } = task;
     const organisationId = principal.organisationId;
     let input: BatchInput | null = null;
+    // The write of the latest chunk taken: one at a time, in order, while the next chunks are read and answered.
+    let writing: Promise<void> = Promise.resolve();
     try {
       task.progress(0.06, 'reading rows');
       const series = task.series;
@@ -107,7 +109,13 @@ export class BatchExecution {
         const { offset, rows, answer } = inFlight.shift()!;
         const results = await answer;
         answers.add(offset, results);
-        if (writer !== null) await writer.write(offset, rows, answers.encode(offset, results), signal);
+        if (writer !== null) {
+          const body = answers.encode(offset, results);
+          await writing;
+          writing = writer.write(offset, rows, body, signal);
+          // Awaited before the next write and at the end; a rejection is never left unobserved meanwhile.
+          writing.catch(() => undefined);
+        }
         done += rows;
         task.progress(0.1 + 0.85 * (done / Math.max(total, 1)), answers.progress(done, total));
       };
@@ -124,6 +132,7 @@ export class BatchExecution {
         if (inFlight.length >= 2 * pool.size) await takeOldest();
       }
       while (inFlight.length > 0) await takeOldest();
+      await writing;
       await input?.close();
       const unknownEnvironmentRows = input?.unknownEnvironmentRows();
       const counts = { rows: total, chunks, byReference: input !== null, ...(unknownEnvironmentRows === undefined ? {} : { unknownEnvironmentRows }) };
@@ -131,6 +140,8 @@ export class BatchExecution {
       await writer.finish(signal);
       return { record: { tableId: writer.table.tableId, rows: total, columns: writer.columns }, ...counts };
     } catch (error) {
+      // A write still under way would otherwise insert into (or make again) a table the discard drops.
+      await writing.catch(() => undefined);
       await this.discard(organisationId, runId);
       throw error;
     }
