@@ -277,10 +277,10 @@ async function main(): Promise<void> {
         `that sees the run completed (2 ms polling for the intervention, 20 ms for the batches, in-process HTTP); the engine figure is the same question answered by the engine in this ` +
         `thread. One warm-up round, then ${ROUNDS} (median). Rerun with \`make bench-simulations\`.\n\n${table}\n\n` +
         `Reading: the intervention path adds the queue claim, three phase writes, the model read, the pool hand-off and the output write ` +
-        `to the engine's time. Batch predictions are answered in chunks of 50,000 rows on every worker (frames on shared memory, row ` +
+        `to the engine's time. Batch predictions are answered in chunks of 25,000 rows on every worker (frames on shared memory, row ` +
         `results back as columns, never one object per row). By reference, the run reads each chunk straight from the source as the ` +
-        `next 50,000 rows after the last row key read (from the key's index, as RowBinary straight into typed arrays; a series, or a ` +
-        `dataset that sorts, joins or groups its rows, is staged once instead), and writes its results as RowBinary into the run's results table; memory is two chunks per worker (the one answered, one waiting) whatever the batch size. Inline, the ` +
+        `next 25,000 rows after the last row key read (from the key's index, as RowBinary decoded in place into typed arrays; a series, or a ` +
+        `dataset that sorts, joins or groups its rows, is staged once instead), and writes its results as RowBinary into the run's results table while the next chunks are read; memory is two chunks per worker (the one answered, one waiting) whatever the batch size. Inline, the ` +
         `request's JSON is the cost: parsing and checking a 13 MB (columnar) or 30 MB (records) body, storing it (apart from the job ` +
         `row, so heartbeats never rewrite it), and writing 100k result records as JSON; the run takes the parsed scenario from the ` +
         `submit in the same process instead of reading it back. Bodies are serialised before the clock starts and completion is polled ` +
