@@ -138,7 +138,7 @@ export async function buildApp(context: Context, options: { logger?: boolean; lo
       apiKeyRoutes(api, context.apiKeys);
       userRoutes(api, context.users);
       workspaceRoutes(api, context.workspaces);
-      sourceRoutes(api, context.sources);
+      sourceRoutes(api, context.sources, context.sourceBatches);
       datasetRoutes(api, context.datasets);
       catalogRoutes(api, context.catalog);
       ontologyRoutes(api, context.ontology);

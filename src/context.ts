@@ -23,6 +23,8 @@ import { DatasetService, datasetConcepts } from './datasets/service.js';
 import { SourceFileRepo } from './sources/files-repo.js';
 import { FolderFiles } from './sources/folders.js';
 import { SourceRepo } from './sources/repo.js';
+import { SourceBatches } from './sources/batches.js';
+import { SourceWriters } from './sources/lease.js';
 import { SourceService } from './sources/service.js';
 import { toSource } from './sources/records.js';
 import { TableLoader } from './tables/loader.js';
@@ -82,6 +84,8 @@ export interface Context {
   workspaces: WorkspaceService;
   workspaceAccess: WorkspaceAccess;
   sources: SourceService;
+  /** Rows coming into sources: uploads, rows sent as JSON, folder extraction, re-typing. */
+  sourceBatches: SourceBatches;
   datasets: DatasetService;
   catalog: CatalogService;
   ontology: OntologyService;
@@ -168,22 +172,17 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const batch = new BatchExecution(new BatchRows(datasets, data), data, compute);
   const handoff = new ScenarioHandoff();
   new SimulationExecution(simulationRepo, trainedVersions, compute, metricSql, artifacts, batch, handoff).register(jobRunner, config.simulationConcurrency);
-  const sources = new SourceService(
-    sourceRepo,
-    workspaceRepo,
-    workspaceAccess,
-    cursors,
-    new TableLoader(data),
-    uploads,
-    (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId),
-    new FolderFiles(new SourceFileRepo(meta.db), join(config.dataDir, 'folders')),
-  );
+  const tables = new TableLoader(data);
+  const folderFiles = new FolderFiles(new SourceFileRepo(meta.db), join(config.dataDir, 'folders'));
+  const sourceWriters = new SourceWriters(sourceRepo);
+  const sources = new SourceService(sourceRepo, workspaceRepo, workspaceAccess, cursors, tables, (sourceId, workspaceId) => datasetRepo.usingSource(sourceId, workspaceId), folderFiles, sourceWriters);
+  const sourceBatches = new SourceBatches(sourceRepo, workspaceAccess, tables, uploads, folderFiles, sourceWriters, (source, workspaceId, createdBy) => sources.rowsAdded(source, workspaceId, createdBy));
   const connectors = new ConnectorService(new ConnectorRepo(meta.db), new CredentialCipher(deriveKey(secret, 'connector-credentials')), jobs, workspaceAccess, cursors, {
     gate: hostGate(config.connectorAllowHosts),
     storageRoots: config.storageRoots,
     ranges: { connections: config.importReadConnections, minBytes: config.importRangeBytes },
   });
-  new ConnectorImport(connectors, sources, uploads, config.importPartBytes).register(jobRunner);
+  new ConnectorImport(connectors, sources, sourceBatches, uploads, config.importPartBytes).register(jobRunner);
   const extraction = new OntologyExtraction(conceptRepo, sources, jobs, data, unique);
   extraction.register(jobRunner);
   const enrichment = new ConceptEnrichment(conceptRepo, jobs, data, async (organisationId, sourceId, workspaceId) => {
@@ -216,6 +215,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     workspaces: new WorkspaceService(workspaceRepo, workspaceAccess, userRepo, apiKeys, cursors, unique),
     workspaceAccess,
     sources,
+    sourceBatches,
     datasets,
     catalog: new CatalogService(sourceRepo, datasets, workspaceAccess, cursors, ontology),
     ontology,

@@ -6,6 +6,7 @@ import { type JobContext, JobError, type JobRunner } from '../jobs/runner.js';
 import { SAMPLE_ROWS } from '../tables/ingest.js';
 import { splitIntoParts } from '../tables/parts.js';
 import { receiveFile } from '../tables/receive.js';
+import type { SourceBatches } from '../sources/batches.js';
 import type { SourceService } from '../sources/service.js';
 import { declaredSchema } from './declared-schema.js';
 import { SourceError } from './drivers/port.js';
@@ -34,6 +35,7 @@ export class ConnectorImport {
   constructor(
     private readonly connectors: ConnectorService,
     private readonly sources: SourceService,
+    private readonly batches: SourceBatches,
     private readonly uploadDirectory: string,
     /** Bytes of the parts a CSV extract is stored in (config.importPartBytes). */
     private readonly partBytes: number,
@@ -87,7 +89,7 @@ export class ConnectorImport {
       try {
         if (signal.aborted) throw new JobError('The import was cancelled');
         if ('file' in file) context.progress(0.6, `storing ${rows.total.toLocaleString('en')} rows`);
-        const source = await this.sources.createFromExtract(
+        const source = await this.batches.createFromExtract(
           { organisationId: job.organisation_id, workspaceId: job.workspace_id },
           {
             name: params.datasetName,
@@ -106,7 +108,7 @@ export class ConnectorImport {
         );
         // Cancelled (here or from another process) after the source was stored: take it back out.
         await context.ensureActive().catch(async (error: unknown) => {
-          await this.sources.discardImported(job.organisation_id, source.id);
+          await this.batches.discardImported(job.organisation_id, source.id);
           throw error;
         });
         await this.sources.rowsAdded(source, job.workspace_id, job.created_by);

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { Context } from '../context.js';
 
-export type ToolServices = Pick<Context, 'workspaces' | 'sources' | 'datasets' | 'ontology' | 'ontologyLibraries' | 'queries' | 'dataViews' | 'connectors' | 'twins' | 'environments' | 'simulations' | 'jobs'>;
+export type ToolServices = Pick<Context, 'workspaces' | 'sources' | 'sourceBatches' | 'datasets' | 'ontology' | 'ontologyLibraries' | 'queries' | 'dataViews' | 'connectors' | 'twins' | 'environments' | 'simulations' | 'jobs'>;
 
 /**
  * read: no effect on the world; write: creates or changes (idempotentHint when repeating changes nothing more);

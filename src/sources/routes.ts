@@ -5,6 +5,7 @@ import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schem
 import { CreateSourceBody, DataFormatSchema, FromDataBody, ExtractBody, ExtractionResultSchema, LinkSourceBody, OrgSourceSchema, RetypeBody, SOURCE_SORT_KEYS, SourceFileSchema, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
 import type { Readable } from 'node:stream';
 import { UPLOAD_FORMATS } from '../tables/readers.js';
+import type { SourceBatches } from './batches.js';
 import type { SourceService } from './service.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
@@ -12,7 +13,7 @@ const WsParams = IdParam('wsId', 'Workspace id');
 const WsSourceParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Source id') });
 const LinkParams = Type.Object({ id: Id('Source id'), wsId: Id('Workspace id') });
 
-export function sourceRoutes(app: FastifyInstance, sources: SourceService): void {
+export function sourceRoutes(app: FastifyInstance, sources: SourceService, batches: SourceBatches): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get('/sources', {
@@ -131,7 +132,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
     },
   }, async (request, reply) => {
     reply.code(201);
-    return { data: await sources.createFromData(request.principal, request.params.wsId, request.body) };
+    return { data: await batches.createFromData(request.principal, request.params.wsId, request.body) };
   });
 
   // Uploads read the raw body as a stream: their own scope, with no body parser but a pass-through.
@@ -167,7 +168,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
       },
     }, async (request, reply) => {
       const contentType = String(request.headers['content-type'] ?? '');
-      const result = await sources.upload(request.principal, request.params.wsId, request.params.id, request.body as Readable, contentType, request.query.fileName ?? null);
+      const result = await batches.upload(request.principal, request.params.wsId, request.params.id, request.body as Readable, contentType, request.query.fileName ?? null);
       reply.code(result.duplicate ? 200 : 201);
       return { data: result };
     });
@@ -183,7 +184,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
       params: WsSourceParams,
       response: { 200: dataEnvelope(Type.Array(ref(SourceFileSchema))) },
     },
-  }, async (request) => ({ data: await sources.listFiles(request.principal, request.params.wsId, request.params.id) }));
+  }, async (request) => ({ data: await batches.listFiles(request.principal, request.params.wsId, request.params.id) }));
 
   api.post('/workspaces/:wsId/sources/:id/extract', {
     config: { scope: 'sources:write', problems: [409] },
@@ -201,7 +202,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
       body: ExtractBody,
       response: { 200: dataEnvelope(ExtractionResultSchema) },
     },
-  }, async (request) => ({ data: await sources.extract(request.principal, request.params.wsId, request.params.id, request.body.fileIds) }));
+  }, async (request) => ({ data: await batches.extract(request.principal, request.params.wsId, request.params.id, request.body.fileIds) }));
 
   api.post('/workspaces/:wsId/sources/:id/retype', {
     config: { scope: 'sources:write', problems: [409] },
@@ -219,7 +220,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService): void
       body: RetypeBody,
       response: { 200: dataEnvelope(ref(SourceSchema)) },
     },
-  }, async (request) => ({ data: await sources.retype(request.principal, request.params.wsId, request.params.id, request.body) }));
+  }, async (request) => ({ data: await batches.retype(request.principal, request.params.wsId, request.params.id, request.body) }));
 
   api.delete('/workspaces/:wsId/sources/:id', {
     config: { scope: 'sources:delete', problems: [409] },

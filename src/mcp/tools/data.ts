@@ -36,7 +36,7 @@ export const dataTools: Tool[] = [
     input: { workspaceId: WorkspaceId, ...FromDataBody.properties }, output: SourceSchema,
     run: ({ services, principal, args }) => {
       const { workspaceId, ...body } = args;
-      return services.sources.createFromData(principal, workspaceId, body as never);
+      return services.sourceBatches.createFromData(principal, workspaceId, body as never);
     },
   }),
   defineTool({
