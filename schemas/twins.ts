@@ -215,7 +215,7 @@ export type TwinVersion = Static<typeof TwinVersionSchema>;
 
 export const CreateTwinBody = Body({
   name: Name,
-  type: Type.Optional(literals(TWIN_TYPES, 'Default `static`. `static` and `temporal` twins can be discovered and trained; multi-environment twins are recorded but not learned yet (422).')),
+  type: Type.Optional(literals(TWIN_TYPES, 'Default `static`. Every type can be discovered and trained: `temporal` and `multi-environment-temporal` need `selectedTimeColumnName`, the multi-environment types `environmentColumns` (422 without them).')),
   tags: Type.Optional(Tags),
   datasetId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
   sourceId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'Models a tabular source directly' }))),

@@ -284,7 +284,7 @@ export class TwinService {
     await this.access.require(principal, workspaceId, 'write');
     const { twin, version } = await this.findVersion(principal, workspaceId, twinId, versionId);
     if (twinKind(twin.type).learner === undefined) {
-      throw new AppError('validation_failed', `Learning ${twin.type} twins is not built yet; static, temporal and multi-environment static twins can be discovered and trained`);
+      throw new AppError('validation_failed', `Learning ${twin.type} twins is not built yet`);
     }
     const record = presentVersion(version);
     if (record.datasetId === null && record.sourceId === null) {
