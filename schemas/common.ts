@@ -54,7 +54,8 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Opaque cursor from a previous page' })),
 };
 
-const IdString = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+/** An id of a resource, in a path or a body. */
+export const IdString = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 
 /** Path parameters: one id, named as in the route. */
 export const IdParam = <N extends string>(name: N, description: string) =>

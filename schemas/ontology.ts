@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Body, Nullable, PageQuery, Timestamp, literals, ref } from './common.js';
+import { Body, IdString, Nullable, PageQuery, Timestamp, literals, ref } from './common.js';
 
 /** What a column means, whatever its name (spec: Ontology concept, `conceptClassification`). */
 export const CONCEPT_CLASSIFICATIONS = ['identifier', 'measure', 'dimension', 'time', 'location', 'boolean', 'text', 'list'] as const;
@@ -13,7 +13,6 @@ export const TRUST_TIERS = ['exploratory', 'reviewed', 'certified'] as const;
 export const CONDITION_OPERATORS = ['eq', 'ne', 'gt', 'lt', 'ge', 'le', 'in', 'not_in'] as const;
 export const ANCHOR_LOCATION_TYPES = ['latitude', 'longitude', 'coordinate', 'country', 'region', 'county', 'city', 'postal_code', 'address', 'continent', 'airport_code', 'unlocode'] as const;
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const Name = Type.String({ minLength: 1, maxLength: 256 });
 const Text = (description: string) => Type.String({ maxLength: 10_000, description });
 const Fraction = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
@@ -37,8 +36,8 @@ export const ConformanceSchema = Type.Object(
 
 export const FieldMappingSchema = Type.Object(
   {
-    sourceId: Id('The source the field belongs to'),
-    datasetId: Type.Optional(Nullable(Id('Set when the mapping was made for a dataset\'s output column'))),
+    sourceId: IdString('The source the field belongs to'),
+    datasetId: Type.Optional(Nullable(IdString('Set when the mapping was made for a dataset\'s output column'))),
     field: Type.String({ minLength: 1, maxLength: 256 }),
     status: literals(['confirmed', 'suggested', 'rejected'] as const, 'Extraction confirms what it matched with confidence >= 0.8 and suggests the rest'),
     source: literals(['ingest', 'manual', 'split'] as const, 'Who made the mapping: extraction at ingest, a person, or a split'),
@@ -79,8 +78,8 @@ export const RelationshipRuleSchema = Type.Object(
 
 export const TemporalPrerequisiteSchema = Type.Object(
   {
-    conceptId: Nullable(Id('The other time concept')),
-    sourceId: Id('Where it was seen'),
+    conceptId: Nullable(IdString('The other time concept')),
+    sourceId: IdString('Where it was seen'),
     field: Type.String({ maxLength: 256, description: 'This concept\'s field in that source' }),
     otherField: Type.String({ maxLength: 256, description: 'The other time field in that source' }),
     relation: literals(['precedes', 'follows'] as const, 'This concept\'s value is at or before (`precedes`) or at or after (`follows`) the other\'s on every row with both'),
@@ -93,9 +92,9 @@ export const TemporalPrerequisiteSchema = Type.Object(
 export const ValueMappingSchema = Type.Object({ canonicalValue: Type.String({ maxLength: 1000 }), aliases: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 200 }) }, { additionalProperties: false });
 const AnchorLinkSchema = Type.Object(
   {
-    anchorConceptId: Id('The anchor concept (an identifier, time or place) this concept describes'),
+    anchorConceptId: IdString('The anchor concept (an identifier, time or place) this concept describes'),
     relation: literals(['attribute_of', 'measured_at', 'located_at'] as const),
-    sourceId: Id('The source where both fields are'),
+    sourceId: IdString('The source where both fields are'),
     viaField: Type.String({ maxLength: 256, description: 'The anchor\'s field in that source' }),
   },
   { additionalProperties: false },
@@ -168,7 +167,7 @@ export const ConceptSchema = Type.Object(
 export type Concept = Static<typeof ConceptSchema>;
 
 export const ConceptListQuery = Type.Object(
-  { ...PageQuery, sourceId: Type.Optional(Id('Only concepts with a field mapping for this source')) },
+  { ...PageQuery, sourceId: Type.Optional(IdString('Only concepts with a field mapping for this source')) },
   { additionalProperties: false },
 );
 
@@ -176,7 +175,7 @@ export const CreateConceptBody = Body({ name: Name, ...optional(writableInput) }
 export type CreateConcept = Static<typeof CreateConceptBody>;
 
 export const PutConceptBody = Body({
-  _id: Id('The concept id: must be the id in the path'),
+  _id: IdString('The concept id: must be the id in the path'),
   ownerId: Type.Optional(Type.String({ maxLength: 64, description: 'Accepted for compatibility (default `system`); concepts belong to their workspace' })),
   name: Type.Optional(Name),
   editVersion: Type.Optional(Type.Integer({ minimum: 0, description: 'The editVersion the change was made against: 409 when the concept has moved on; omitted, the change applies to the current one' })),
@@ -186,7 +185,7 @@ export type PutConcept = Static<typeof PutConceptBody>;
 
 export const SplitConceptBody = Body({
   fieldMapping: Type.Object(
-    { ...optional(FieldMappingSchema.properties), field: Type.String({ minLength: 1, maxLength: 256 }), sourceId: Type.Optional(Id('The source of the field (required unless datasetId names a dataset over one source)')) },
+    { ...optional(FieldMappingSchema.properties), field: Type.String({ minLength: 1, maxLength: 256 }), sourceId: Type.Optional(IdString('The source of the field (required unless datasetId names a dataset over one source)')) },
     { additionalProperties: false, description: 'Which mapping to move out (sourceId and field; datasetId instead of sourceId names the dataset\'s single source); the other members, when given, replace the moved mapping\'s' },
   ),
   name: Type.Optional(Name),

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { IdParam, IdString, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import {
   CreateDatasetBody,
   DatasetMetadataSchema,
@@ -17,12 +17,11 @@ import { SchemaEntrySchema } from '../../schemas/sources.js';
 import { EXPORT_FORMATS, type ExportName } from './query.js';
 import type { DatasetService } from './service.js';
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const WsParams = IdParam('wsId', 'Workspace id');
-const DatasetParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Dataset id') });
+const DatasetParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Dataset id') });
 const ExportParams = Type.Object({
-  wsId: Id('Workspace id'),
-  id: Id('Dataset id'),
+  wsId: IdString('Workspace id'),
+  id: IdString('Dataset id'),
   format: Type.Union([Type.Literal('csv'), Type.Literal('json'), Type.Literal('parquet')], { description: 'csv (with a header line), json (an array of row objects) or parquet' }),
 });
 const STALE =

@@ -1,13 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { IdString, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { CancelledJobSchema, JobSchema } from '../../schemas/jobs.js';
 import type { JobService } from './service.js';
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
-const WsParams = Type.Object({ wsId: Id('Workspace id') });
-const JobParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Job id') });
+const WsParams = Type.Object({ wsId: IdString('Workspace id') });
+const JobParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Job id') });
 
 export function jobRoutes(app: FastifyInstance, jobs: JobService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { dataEnvelope, listEnvelope, literals, ref } from '../../schemas/common.js';
+import { IdString, dataEnvelope, listEnvelope, literals, ref } from '../../schemas/common.js';
 import {
   CancelledRunSchema,
   ListSimulationsQuery,
@@ -21,12 +21,11 @@ import {
 } from '../../schemas/simulations.js';
 import type { SimulationService } from './service.js';
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
-const WsParams = Type.Object({ wsId: Id('Workspace id') });
-const RunParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Simulation run id') });
-const VersionParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Digital twin id'), vId: Id('Version id') });
-const ExportParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Simulation run id'), format: literals(['json', 'csv'] as const, '`json` for every completed run; `csv` only for panel forecast-shaped runs') });
-const RowsExportParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Simulation run id'), format: literals(['csv', 'ndjson', 'parquet'] as const, 'The file format') });
+const WsParams = Type.Object({ wsId: IdString('Workspace id') });
+const RunParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Simulation run id') });
+const VersionParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Digital twin id'), vId: IdString('Version id') });
+const ExportParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Simulation run id'), format: literals(['json', 'csv'] as const, '`json` for every completed run; `csv` only for panel forecast-shaped runs') });
+const RowsExportParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Simulation run id'), format: literals(['csv', 'ndjson', 'parquet'] as const, 'The file format') });
 const RowsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Rows per page, 1 to 10,000' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Opaque cursor from a previous page' })),

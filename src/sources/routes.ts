@@ -1,17 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { IdParam, IdString, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { CreateSourceBody, DataFormatSchema, FromDataBody, ExtractBody, ExtractionResultSchema, LinkSourceBody, OrgSourceSchema, RetypeBody, SOURCE_SORT_KEYS, SourceFileSchema, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
 import type { Readable } from 'node:stream';
 import { UPLOAD_FORMATS } from '../tables/readers.js';
 import type { SourceBatches } from './batches.js';
 import type { SourceService } from './service.js';
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const WsParams = IdParam('wsId', 'Workspace id');
-const WsSourceParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Source id') });
-const LinkParams = Type.Object({ id: Id('Source id'), wsId: Id('Workspace id') });
+const WsSourceParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Source id') });
+const LinkParams = Type.Object({ id: IdString('Source id'), wsId: IdString('Workspace id') });
 
 export function sourceRoutes(app: FastifyInstance, sources: SourceService, batches: SourceBatches): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -105,7 +104,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService, batch
     schema: {
       operationId: 'createSource',
       summary: 'Create an empty source (metadata only) linked to the workspace',
-      description: 'Data arrives later by upload, from-data or connector import (not built yet).',
+      description: 'Its rows arrive by upload (`.../sources/{id}/upload`: each file one batch and a new version; a folder source keeps the files for extraction). `.../sources/from-data` and a connector import (`/connectors/{id}/import`) make a source together with its rows.',
       tags: ['Sources'],
       params: WsParams,
       body: CreateSourceBody,

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { IdString, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { JobAcceptedSchema } from '../../schemas/jobs.js';
 import {
   CreateTwinBody,
@@ -17,13 +17,12 @@ import {
 } from '../../schemas/twins.js';
 import type { TwinService } from './service.js';
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
-const WsParams = Type.Object({ wsId: Id('Workspace id') });
-const TwinParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Digital twin id') });
-const VersionParams = Type.Object({ wsId: Id('Workspace id'), id: Id('Digital twin id'), vId: Id('Version id') });
+const WsParams = Type.Object({ wsId: IdString('Workspace id') });
+const TwinParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Digital twin id') });
+const VersionParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Digital twin id'), vId: IdString('Version id') });
 const Page = Type.Object(PageQuery, { additionalProperties: false });
 const BASE = '/workspaces/:wsId/digital-twins';
-const JOB = 'Answers 202 with a job (poll `links.self`; cancel with `links.cancel`). Static, temporal and multi-environment static twins can be learned; multi-environment temporal ones answer 422 so far.';
+const JOB = 'Answers 202 with a job (poll `links.self`; cancel with `links.cancel`). Every twin type can be learned.';
 
 export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
