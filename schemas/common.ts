@@ -61,6 +61,15 @@ export const IdString = (description: string) => Type.String({ minLength: 1, max
 export const IdParam = <N extends string>(name: N, description: string) =>
   Type.Object({ [name]: IdString(description) } as Record<N, ReturnType<typeof IdString>>);
 
+/** Path parameters of a route under /workspaces/{wsId}. */
+export const WorkspaceParams = IdParam('wsId', 'Workspace id');
+
+/** Path parameters of a route under /workspaces/{wsId}/digital-twins/{id}. */
+export const TwinParams = Type.Object({ ...WorkspaceParams.properties, id: IdString('Digital twin id') });
+
+/** Path parameters of a route under /workspaces/{wsId}/digital-twins/{id}/versions/{vId}. */
+export const TwinVersionParams = Type.Object({ ...TwinParams.properties, vId: IdString('Version id') });
+
 /** A request body: unknown members are refused (422) rather than silently dropped. */
 export const Body = <P extends Record<string, TSchema>>(properties: P, options: { description?: string } = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });

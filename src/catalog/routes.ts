@@ -2,11 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { CatalogPageQuery, CatalogTableSchema, CatalogViewSchema } from '../../schemas/catalog.js';
-import { IdParam, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { WorkspaceParams, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { CatalogConceptSchema, CatalogGraphSchema } from '../../schemas/ontology.js';
 import type { CatalogService } from './service.js';
 
-const WsParams = IdParam('wsId', 'Workspace id');
 
 export function catalogRoutes(app: FastifyInstance, catalog: CatalogService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -19,7 +18,7 @@ export function catalogRoutes(app: FastifyInstance, catalog: CatalogService): vo
       summary: 'The tabular sources of a workspace as catalog tables, newest first',
       description: 'Virtual and folder sources are excluded. Page size defaults to 200.',
       tags: ['Catalog'],
-      params: WsParams,
+      params: WorkspaceParams,
       querystring,
       response: { 200: listEnvelope(ref(CatalogTableSchema)) },
     },
@@ -35,7 +34,7 @@ export function catalogRoutes(app: FastifyInstance, catalog: CatalogService): vo
       summary: 'The ontology concepts of a workspace in catalog shape, newest first',
       description: 'With `sourceId`, only concepts with a field mapping for that source (a catalog table). Page size defaults to 200.',
       tags: ['Catalog'],
-      params: WsParams,
+      params: WorkspaceParams,
       querystring: Type.Object({ ...CatalogPageQuery, sourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A source (catalog table) id' })) }, { additionalProperties: false }),
       response: { 200: listEnvelope(ref(CatalogConceptSchema)) },
     },
@@ -53,7 +52,7 @@ export function catalogRoutes(app: FastifyInstance, catalog: CatalogService): vo
         'Nodes are the workspace\'s concepts. An `anchor` edge goes from a concept to the anchor concept (an identifier, time or place) it describes in some source ' +
         '(its rows\' key or time: the concept\'s `anchorConceptLinks`); a `temporal_prerequisite` edge from a time concept to one it precedes on every row of a source. `via` says where each link was seen.',
       tags: ['Catalog'],
-      params: WsParams,
+      params: WorkspaceParams,
       response: { 200: dataEnvelope(ref(CatalogGraphSchema)) },
     },
   }, async (request) => ({ data: await catalog.graph(request.principal, request.params.wsId) }));
@@ -65,7 +64,7 @@ export function catalogRoutes(app: FastifyInstance, catalog: CatalogService): vo
       summary: 'The datasets of a workspace as catalog views, newest first, with row counts',
       description: 'Row counts are computed by the data engine for the page served. Page size defaults to 200.',
       tags: ['Catalog'],
-      params: WsParams,
+      params: WorkspaceParams,
       querystring,
       response: { 200: listEnvelope(ref(CatalogViewSchema)) },
     },

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam, IdString, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { IdString, PageQuery, WorkspaceParams, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import {
   CreateDatasetBody,
   DatasetMetadataSchema,
@@ -17,7 +17,6 @@ import { SchemaEntrySchema } from '../../schemas/sources.js';
 import { EXPORT_FORMATS, type ExportName } from './query.js';
 import type { DatasetService } from './service.js';
 
-const WsParams = IdParam('wsId', 'Workspace id');
 const DatasetParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Dataset id') });
 const ExportParams = Type.Object({
   wsId: IdString('Workspace id'),
@@ -38,7 +37,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
       operationId: 'listDatasets',
       summary: 'List the datasets of a workspace, newest first',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       querystring: Type.Object(PageQuery, { additionalProperties: false }),
       response: { 200: listEnvelope(ref(DatasetSchema)) },
     },
@@ -59,7 +58,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
         '`conceptId`, each concept one of the workspace\'s that maps a field of that source (422), at its current `editVersion` (409 naming the stale ones, nothing stored); ' +
         '`anchorConceptId` must be a concept of the workspace (422). Reads return the concepts\' current edit versions.',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       body: CreateDatasetBody,
       response: { 201: dataEnvelope(ref(DatasetSchema)) },
     },
@@ -75,7 +74,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetService): v
       summary: 'Dataset definitions worth starting from',
       description: 'Each tabular source with rows on its own, and pairs of sources sharing a column that identifies rows of one of them, joined on it. Not paginated (at most 50).',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       response: { 200: dataEnvelope(Type.Array(RecommendedDatasetSchema)) },
     },
   }, async (request) => ({ data: await datasets.recommended(request.principal, request.params.wsId) }));

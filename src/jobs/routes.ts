@@ -1,11 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdString, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { IdString, PageQuery, WorkspaceParams, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { CancelledJobSchema, JobSchema } from '../../schemas/jobs.js';
 import type { JobService } from './service.js';
 
-const WsParams = Type.Object({ wsId: IdString('Workspace id') });
 const JobParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Job id') });
 
 export function jobRoutes(app: FastifyInstance, jobs: JobService): void {
@@ -18,7 +17,7 @@ export function jobRoutes(app: FastifyInstance, jobs: JobService): void {
       operationId: 'listJobs',
       summary: 'List the pipeline jobs of a workspace, newest first',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       querystring: Type.Object(PageQuery, { additionalProperties: false }),
       response: { 200: listEnvelope(ref(JobSchema)) },
     },

@@ -1,14 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { Body, IdParam, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { Body, IdParam, WorkspaceParams, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { JobAcceptedSchema } from '../../schemas/jobs.js';
 import { ConceptListQuery, ConceptSchema, ConceptSplitSchema, CreateConceptBody, DownstreamSchema, ENRICHMENT_NAME, EnrichConceptBody, PutConceptBody, SplitConceptBody } from '../../schemas/ontology.js';
 import { MAX_DISTINCT } from './enrichment.js';
 import type { OntologyService } from './service.js';
 
-const WsParams = IdParam('wsId', 'Workspace id');
-const ConceptParams = Type.Object({ ...WsParams.properties, ...IdParam('id', 'Concept id').properties });
+const ConceptParams = Type.Object({ ...WorkspaceParams.properties, ...IdParam('id', 'Concept id').properties });
 const BASE = '/workspaces/:wsId/ontology/concepts';
 const VERSIONS =
   '`editVersion` moves when what the concept means changes (name, description, classification, mappings, value mappings, rules, links, locks, edited metadata); ' +
@@ -25,7 +24,7 @@ export function ontologyRoutes(app: FastifyInstance, ontology: OntologyService):
       summary: 'List the ontology concepts of a workspace, newest first',
       description: 'With `sourceId`, only concepts with a field mapping for that source.',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       querystring: ConceptListQuery,
       response: { 200: listEnvelope(ref(ConceptSchema)) },
     },
@@ -44,7 +43,7 @@ export function ontologyRoutes(app: FastifyInstance, ontology: OntologyService):
         'Field mappings must name fields of sources linked to the workspace, anchor links concepts of it (422, located). ' +
         'Unset members take their defaults (classification `dimension`, kind `standard`, trust tier `exploratory`); `editVersion` starts at 0.',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       body: CreateConceptBody,
       response: { 201: dataEnvelope(ref(ConceptSchema)) },
     },
@@ -140,7 +139,7 @@ export function ontologyRoutes(app: FastifyInstance, ontology: OntologyService):
         'Fields are matched to the workspace\'s concepts by name (words, abbreviations and synonyms), type and value overlap; unmatched fields become new concepts. ' +
         'Locked members are kept; a locked member extraction now finds different is reported in `lineageDrift`. The source\'s `ontologyStatus` moves queued, running, completed or failed.',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       body: Body({ sourceId: Type.String({ minLength: 1, maxLength: 64, description: 'A tabular source linked to the workspace' }), webhookUrl: Type.Optional(Type.String({ maxLength: 2048 })) }),
       response: { 202: dataEnvelope(ref(JobAcceptedSchema)) },
     },

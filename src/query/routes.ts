@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { IdParam, dataEnvelope, ref } from '../../schemas/common.js';
+import { WorkspaceParams, dataEnvelope, ref } from '../../schemas/common.js';
 import { QUERY_ERROR_CODES, QueryBody, QueryResultSchema } from '../../schemas/query.js';
 import type { QueryService } from './service.js';
 
@@ -31,7 +31,7 @@ export function queryRoutes(app: FastifyInstance, queries: QueryService): void {
         'With `saveAs` {name, description}, a SELECT that compiles is also saved as a data view (`GET .../data-views/{id}/rows` runs it again) and the answer carries its `dataViewId`; '
         + 'saving needs the scope datasets:write (403), a name the workspace does not have (409), and a SELECT (422 at `body/saveAs`); a query that does not compile is answered with its error and not saved.',
       tags: ['Catalog'],
-      params: IdParam('wsId', 'Workspace id'),
+      params: WorkspaceParams,
       body: QueryBody,
       response: { 200: dataEnvelope(ref(QueryResultSchema)) },
     },

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { IdString, dataEnvelope, listEnvelope, literals, ref } from '../../schemas/common.js';
+import { IdString, TwinVersionParams, WorkspaceParams, dataEnvelope, listEnvelope, literals, ref } from '../../schemas/common.js';
 import {
   CancelledRunSchema,
   ListSimulationsQuery,
@@ -21,9 +21,7 @@ import {
 } from '../../schemas/simulations.js';
 import type { SimulationService } from './service.js';
 
-const WsParams = Type.Object({ wsId: IdString('Workspace id') });
 const RunParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Simulation run id') });
-const VersionParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Digital twin id'), vId: IdString('Version id') });
 const ExportParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Simulation run id'), format: literals(['json', 'csv'] as const, '`json` for every completed run; `csv` only for panel forecast-shaped runs') });
 const RowsExportParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Simulation run id'), format: literals(['csv', 'ndjson', 'parquet'] as const, 'The file format') });
 const RowsQuery = Type.Object({
@@ -54,7 +52,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
       summary: 'List simulation runs, newest first',
       description: 'Filters `status`, `scenarioType`, `digitalTwinId`; `pagination.total` counts the runs matching them. Result payloads are left out (read a run or its results).',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       querystring: ListSimulationsQuery,
       response: { 200: listEnvelope(ref(SimulationRunSummarySchema)) },
     },
@@ -76,7 +74,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
         'is not trained. `webhookUrl` is called once with `simulation.completed|failed|cancelled` and `runId`. Bodies up to 64 MiB ' +
         '(100,000 rows per sample list).',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       body: SubmitSimulationBody,
       response: { 202: dataEnvelope(ref(SimulationAcceptedSchema)) },
     },
@@ -270,7 +268,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
         'changes fall on the row\'s own values only. A temporal panel\'s rows each name their environment and are scored as a temporal twin\'s, each ' +
         'environment\'s rows after its own past (by reference: ordered by environment, then time; a row naming no environment of the twin is `unscorable`).',
       tags,
-      params: VersionParams,
+      params: TwinVersionParams,
       body: ScoreBody,
       response: { 202: dataEnvelope(ref(SimulationAcceptedSchema)) },
     },
@@ -286,7 +284,7 @@ export function simulationRoutes(app: FastifyInstance, simulations: SimulationSe
       summary: 'Turn a plain-English question into a scenario for this version',
       description: 'Maps the question onto the version’s variables (no external service). 422 says what could not be mapped; 409 when the version is not trained.',
       tags,
-      params: VersionParams,
+      params: TwinVersionParams,
       body: ScenarioFromQueryBody,
       response: { 200: dataEnvelope(ref(ScenarioFromQuerySchema)) },
     },

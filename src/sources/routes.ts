@@ -1,14 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam, IdString, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { IdParam, IdString, PageQuery, WorkspaceParams, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { CreateSourceBody, DataFormatSchema, FromDataBody, ExtractBody, ExtractionResultSchema, LinkSourceBody, OrgSourceSchema, RetypeBody, SOURCE_SORT_KEYS, SourceFileSchema, SourceSchema, UploadResultSchema } from '../../schemas/sources.js';
 import type { Readable } from 'node:stream';
 import { UPLOAD_FORMATS } from '../tables/readers.js';
 import type { SourceBatches } from './batches.js';
 import type { SourceService } from './service.js';
 
-const WsParams = IdParam('wsId', 'Workspace id');
 const WsSourceParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Source id') });
 const LinkParams = Type.Object({ id: IdString('Source id'), wsId: IdString('Workspace id') });
 
@@ -87,7 +86,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService, batch
       summary: 'List the sources linked to a workspace (virtual sources excluded)',
       description: '`parentId` narrows to the sources derived from that source.',
       tags: ['Sources'],
-      params: WsParams,
+      params: WorkspaceParams,
       querystring: Type.Object(
         { ...PageQuery, parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), format: Type.Optional(DataFormatSchema) },
         { additionalProperties: false },
@@ -106,7 +105,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService, batch
       summary: 'Create an empty source (metadata only) linked to the workspace',
       description: 'Its rows arrive by upload (`.../sources/{id}/upload`: each file one batch and a new version; a folder source keeps the files for extraction). `.../sources/from-data` and a connector import (`/connectors/{id}/import`) make a source together with its rows.',
       tags: ['Sources'],
-      params: WsParams,
+      params: WorkspaceParams,
       body: CreateSourceBody,
       response: { 201: dataEnvelope(ref(SourceSchema)) },
     },
@@ -125,7 +124,7 @@ export function sourceRoutes(app: FastifyInstance, sources: SourceService, batch
         'percent and currency units, booleans, dates and datetimes with format detection, JSON arrays and objects, ' +
         'categorical vs free text, identifiers). The records become the first batch and version of the source.',
       tags: ['Sources'],
-      params: WsParams,
+      params: WorkspaceParams,
       body: FromDataBody,
       response: { 201: dataEnvelope(ref(SourceSchema)) },
     },

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdString, PageQuery, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
+import { PageQuery, TwinParams, TwinVersionParams, WorkspaceParams, dataEnvelope, listEnvelope, ref } from '../../schemas/common.js';
 import { JobAcceptedSchema } from '../../schemas/jobs.js';
 import {
   CreateTwinBody,
@@ -17,9 +17,6 @@ import {
 } from '../../schemas/twins.js';
 import type { TwinService } from './service.js';
 
-const WsParams = Type.Object({ wsId: IdString('Workspace id') });
-const TwinParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Digital twin id') });
-const VersionParams = Type.Object({ wsId: IdString('Workspace id'), id: IdString('Digital twin id'), vId: IdString('Version id') });
 const Page = Type.Object(PageQuery, { additionalProperties: false });
 const BASE = '/workspaces/:wsId/digital-twins';
 const JOB = 'Answers 202 with a job (poll `links.self`; cancel with `links.cancel`). Every twin type can be learned.';
@@ -30,7 +27,7 @@ export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
 
   api.get(BASE, {
     config: { scope: 'digital-twins:read' },
-    schema: { operationId: 'listDigitalTwins', summary: 'List the digital twins of a workspace, newest first', tags, params: WsParams, querystring: Page, response: { 200: listEnvelope(ref(DigitalTwinSchema)) } },
+    schema: { operationId: 'listDigitalTwins', summary: 'List the digital twins of a workspace, newest first', tags, params: WorkspaceParams, querystring: Page, response: { 200: listEnvelope(ref(DigitalTwinSchema)) } },
   }, async (request) => {
     const page = await twins.list(request.principal, request.params.wsId, request.query);
     return { data: page.items, pagination: page.pagination };
@@ -45,7 +42,7 @@ export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
         'Binds the twin to a dataset or a tabular source of the workspace (at most one). Nothing is computed until discover, train or ' +
         'run-pipeline. Temporal types need `selectedTimeColumnName`, multi-environment types `environmentColumns`; named columns must exist (422).',
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       body: CreateTwinBody,
       response: { 201: dataEnvelope(ref(DigitalTwinSchema)) },
     },
@@ -107,12 +104,12 @@ export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
 
   api.get(`${BASE}/:id/versions/:vId`, {
     config: { scope: 'digital-twins:read' },
-    schema: { operationId: 'getTwinVersion', summary: 'Read a whole version record: graph, nodes, evaluation, changelog', tags, params: VersionParams, response: { 200: dataEnvelope(ref(TwinVersionSchema)) } },
+    schema: { operationId: 'getTwinVersion', summary: 'Read a whole version record: graph, nodes, evaluation, changelog', tags, params: TwinVersionParams, response: { 200: dataEnvelope(ref(TwinVersionSchema)) } },
   }, async (request) => ({ data: await twins.getVersion(request.principal, request.params.wsId, request.params.id, request.params.vId) }));
 
   api.get(`${BASE}/:id/versions/:vId/graph/fixed`, {
     config: { scope: 'digital-twins:read' },
-    schema: { operationId: 'getFixedGraph', summary: 'The edges pinned present and forbidden on a version', tags, params: VersionParams, response: { 200: dataEnvelope(FixedSubGraphSchema) } },
+    schema: { operationId: 'getFixedGraph', summary: 'The edges pinned present and forbidden on a version', tags, params: TwinVersionParams, response: { 200: dataEnvelope(FixedSubGraphSchema) } },
   }, async (request) => ({ data: await twins.getFixedGraph(request.principal, request.params.wsId, request.params.id, request.params.vId) }));
 
   api.patch(`${BASE}/:id/versions/:vId/graph/fixed`, {
@@ -126,7 +123,7 @@ export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
         'An edge both pinned and forbidden, a self-loop, pinned edges forming a cycle, or (once the twin knows its variables) an unknown ' +
         'variable answer 422 and change nothing; a concurrent edit of the same version answers 409. Discovery and training respect the result on their next run.',
       tags,
-      params: VersionParams,
+      params: TwinVersionParams,
       body: PatchFixedGraphBody,
       response: { 200: dataEnvelope(FixedSubGraphSchema) },
     },
@@ -139,7 +136,7 @@ export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
       summary: 'Discover the causal graph of a version',
       description: `PC-stable with a test chosen by column type, then score-based refinement; edge confidence from bootstrap resamples run in parallel. ${JOB}`,
       tags,
-      params: VersionParams,
+      params: TwinVersionParams,
       body: Type.Optional(DiscoverBody),
       response: { 202: dataEnvelope(ref(JobAcceptedSchema)) },
     },
@@ -155,7 +152,7 @@ export function twinRoutes(app: FastifyInstance, twins: TwinService): void {
       summary: 'Fit the causal Bayesian network of a version on its graph',
       description: `Fits every node given its parents and evaluates it on a held-out split. A version with no graph yet answers 409. ${JOB}`,
       tags,
-      params: VersionParams,
+      params: TwinVersionParams,
       body: Type.Optional(TrainBody),
       response: { 202: dataEnvelope(ref(JobAcceptedSchema)) },
     },

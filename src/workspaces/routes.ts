@@ -1,12 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam, PageQuery, dataEnvelope, listEnvelope } from '../../schemas/common.js';
+import { PageQuery, WorkspaceParams, dataEnvelope, listEnvelope } from '../../schemas/common.js';
 import { CreateWorkspaceBody, PutMemberBody, UpdateWorkspaceBody, WorkspaceMemberSchema, WorkspaceSchema } from '../../schemas/workspaces.js';
 import { ref } from '../http/openapi.js';
 import type { WorkspaceService } from './service.js';
 
-const WsParams = IdParam('wsId', 'Workspace id');
 const MemberParams = Type.Object({
   wsId: Type.String({ minLength: 1, maxLength: 64, description: 'Workspace id' }),
   userId: Type.String({ minLength: 1, maxLength: 64, description: 'User id' }),
@@ -45,7 +44,7 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       operationId: 'getWorkspace',
       summary: 'Get a workspace',
       tags: ['Workspaces'],
-      params: WsParams,
+      params: WorkspaceParams,
       response: { 200: dataEnvelope(ref(WorkspaceSchema)) },
     },
   }, async (request) => ({ data: await workspaces.get(request.principal, request.params.wsId) }));
@@ -56,7 +55,7 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       operationId: 'updateWorkspace',
       summary: 'Rename or describe a workspace (write permission)',
       tags: ['Workspaces'],
-      params: WsParams,
+      params: WorkspaceParams,
       body: UpdateWorkspaceBody,
       response: { 200: dataEnvelope(ref(WorkspaceSchema)) },
     },
@@ -69,7 +68,7 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       summary: 'Delete a workspace (full permission); keys pinned to it are revoked',
       description: 'Data held elsewhere (organisation sources) remains. The organisation library cannot be deleted (400).',
       tags: ['Workspaces'],
-      params: WsParams,
+      params: WorkspaceParams,
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
   }, async (request, reply) => {
@@ -83,7 +82,7 @@ export function workspaceRoutes(app: FastifyInstance, workspaces: WorkspaceServi
       operationId: 'listWorkspaceMembers',
       summary: 'List the members of a workspace with their permission levels',
       tags: ['Workspaces'],
-      params: WsParams,
+      params: WorkspaceParams,
       querystring: Type.Object(PageQuery, { additionalProperties: false }),
       response: { 200: listEnvelope(ref(WorkspaceMemberSchema)) },
     },

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam, dataEnvelope, ref } from '../../../schemas/common.js';
+import { IdParam, WorkspaceParams, dataEnvelope, ref } from '../../../schemas/common.js';
 import {
   InstallOntologyBody,
   OntologyInstallDetailSchema,
@@ -14,7 +14,7 @@ import {
 import type { OntologyLibraryService } from './service.js';
 
 const LibraryParams = IdParam('ontologyId', 'Ontology library id, e.g. `causa.commerce`');
-const InstallParams = Type.Object({ ...IdParam('wsId', 'Workspace id').properties, ...LibraryParams.properties });
+const InstallParams = Type.Object({ ...WorkspaceParams.properties, ...LibraryParams.properties });
 const INSTALLS = '/workspaces/:wsId/ontology/installs';
 
 export function ontologyLibraryRoutes(app: FastifyInstance, libraries: OntologyLibraryService): void {
@@ -59,7 +59,7 @@ export function ontologyLibraryRoutes(app: FastifyInstance, libraries: OntologyL
         'A newer version updates the members the library gave its concepts, except those a person locked (`lockedConceptFields`, `lockedMetadataFields`: reported as `kept`); editVersion moves only on concepts whose meaning changed. ' +
         'An older version than installed, or a concept of the library\'s name that belongs to another library, answers 409; an unknown library or version 422 (located). First install: 201.',
       tags,
-      params: IdParam('wsId', 'Workspace id'),
+      params: WorkspaceParams,
       body: InstallOntologyBody,
       response: { 200: dataEnvelope(ref(OntologyInstallResultSchema)), 201: dataEnvelope(ref(OntologyInstallResultSchema)) },
     },
@@ -76,7 +76,7 @@ export function ontologyLibraryRoutes(app: FastifyInstance, libraries: OntologyL
       summary: 'List the libraries installed in the workspace',
       description: 'Each with the version installed, the newest available and how many of the workspace\'s concepts refer to it. Not paginated: one entry per library.',
       tags,
-      params: IdParam('wsId', 'Workspace id'),
+      params: WorkspaceParams,
       response: { 200: dataEnvelope(Type.Array(ref(OntologyInstallSchema))) },
     },
   }, async (request) => ({ data: await libraries.list(request.principal, request.params.wsId) }));

@@ -1,13 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam, dataEnvelope, listEnvelope, ref } from '../../../schemas/common.js';
+import { IdParam, WorkspaceParams, dataEnvelope, listEnvelope, ref } from '../../../schemas/common.js';
 import { CreateDataViewBody, DataViewListQuery, DataViewRowsQuery, DataViewSchema, PatchDataViewBody } from '../../../schemas/data-views.js';
 import { QueryResultSchema } from '../../../schemas/query.js';
 import type { DataViewService } from './service.js';
 
-const WsParams = IdParam('wsId', 'Workspace id');
-const ViewParams = Type.Object({ ...WsParams.properties, ...IdParam('id', 'Data view id').properties });
+const ViewParams = Type.Object({ ...WorkspaceParams.properties, ...IdParam('id', 'Data view id').properties });
 const BASE = '/workspaces/:wsId/data-views';
 const CHECKED = 'The query must compile now as a SELECT of the anchor query language (422 at `body/query`, with the query error\'s code, message and a suggested query); names are unique in the workspace, case-insensitive (409).';
 
@@ -17,7 +16,7 @@ export function dataViewRoutes(app: FastifyInstance, views: DataViewService): vo
 
   api.get(BASE, {
     config: { scope: 'datasets:read' },
-    schema: { operationId: 'listDataViews', summary: 'List the data views (saved anchor queries) of a workspace, newest first', tags, params: WsParams, querystring: DataViewListQuery, response: { 200: listEnvelope(ref(DataViewSchema)) } },
+    schema: { operationId: 'listDataViews', summary: 'List the data views (saved anchor queries) of a workspace, newest first', tags, params: WorkspaceParams, querystring: DataViewListQuery, response: { 200: listEnvelope(ref(DataViewSchema)) } },
   }, async (request) => {
     const page = await views.list(request.principal, request.params.wsId, request.query);
     return { data: page.items, pagination: page.pagination };
@@ -30,7 +29,7 @@ export function dataViewRoutes(app: FastifyInstance, views: DataViewService): vo
       summary: 'Save an anchor query as a data view',
       description: `A query is also saved by \`POST .../query\` with \`saveAs\`. ${CHECKED} A view keeps the query, not its rows: reading it runs it again on the current data.`,
       tags,
-      params: WsParams,
+      params: WorkspaceParams,
       body: CreateDataViewBody,
       response: { 201: dataEnvelope(ref(DataViewSchema)) },
     },

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdParam, PageQuery, dataEnvelope, listEnvelope, ref } from '../../../schemas/common.js';
+import { IdParam, PageQuery, TwinParams, TwinVersionParams, dataEnvelope, listEnvelope, ref } from '../../../schemas/common.js';
 import {
   CreateEnvironmentGroupBody,
   ENVIRONMENT_KEY_FORM,
@@ -16,8 +16,6 @@ import {
 } from '../../../schemas/environments.js';
 import type { EnvironmentService } from './service.js';
 
-const TwinParams = Type.Object({ ...IdParam('wsId', 'Workspace id').properties, ...IdParam('id', 'Digital twin id').properties });
-const VersionParams = Type.Object({ ...TwinParams.properties, ...IdParam('vId', 'Version id').properties });
 const GroupParams = Type.Object({ ...TwinParams.properties, ...IdParam('groupId', 'Environment group id').properties });
 const Page = Type.Object(PageQuery, { additionalProperties: false });
 const BASE = '/workspaces/:wsId/digital-twins/:id';
@@ -57,7 +55,7 @@ export function environmentRoutes(app: FastifyInstance, environments: Environmen
       summary: 'List the environments of one version of a multi-environment twin',
       description: `${LISTING} A version that has not read its data yet answers an empty page with \`profiled\` false.`,
       tags,
-      params: VersionParams,
+      params: TwinVersionParams,
       querystring: EnvironmentListQuery,
       response: { 200: EnvironmentListSchema },
     },
@@ -122,7 +120,7 @@ export function environmentRoutes(app: FastifyInstance, environments: Environmen
         'and answers the version\'s edges that hold in at least `agreementThreshold` of the selected environments with evidence (default 0.5, else the group\'s), with their ' +
         'agreement and strength within the selection. Read-only. 422 on a single-environment twin, a version without a learned graph, or a selection matching no environment with evidence.',
       tags,
-      params: VersionParams,
+      params: TwinVersionParams,
       body: GraphSliceBody,
       response: { 200: dataEnvelope(ref(GraphSliceSchema)) },
     },
