@@ -132,8 +132,7 @@ export function chunkFrame(bytes: Buffer, model: RowShape, environmentKeys: read
   const width = model.nodes.length + (environmentKeys === undefined ? 0 : 1) + extra;
   const n = Math.floor(bytes.length / (8 * width));
   // RowBinary is little-endian Float64, row after row: read in place where the bytes are aligned, else copied once.
-  const cells = bytes.byteOffset % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset, n * width) : new Float64Array(n * width);
-  if (cells.buffer !== bytes.buffer) new Uint8Array(cells.buffer).set(bytes.subarray(0, n * width * 8));
+  const cells = bytes.byteOffset % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset, n * width) : new Float64Array(new Uint8Array(bytes.subarray(0, n * width * 8)).buffer);
   const columns: FrameColumn[] = model.nodes.map((node) => (node.kind === 'continuous'
     ? { name: node.name, kind: 'continuous', values: new Float64Array(new SharedArrayBuffer(n * 8)) }
     : { name: node.name, kind: 'categorical', codes: new Int32Array(new SharedArrayBuffer(n * 4)), categories: [...node.categories] }));
