@@ -152,12 +152,19 @@ export const DiscoverySummarySchema = Type.Object({
   timeBudgetSeconds: Type.Number(),
   bootstrapSamples: Type.Integer(),
   orientationAssumptions: Type.Optional(Type.Array(literals(ORIENTATION_ASSUMPTIONS), { description: 'Assumptions allowed to orient edges the data left open' })),
+  copies: Type.Optional(Type.Array(Type.Object({ column: Type.String(), copyOf: Type.String() }), {
+    description: 'Categorical columns that repeat an earlier column exactly in the training rows (their values map one to one, with the same rows missing). '
+      + 'The search ran on the earlier column and joined each copy to it by one edge (`copyOf` -> `column`, `orientation: "reversible"`): the data cannot tell '
+      + 'which of the two causes the other, nor which of them carries the other edges. Pin an edge to or from a copy in the fixed graph to search with it as a column of its own.',
+  })),
   testsRun: Type.Integer(),
   depthReached: Type.Integer(),
   timedOut: Type.Boolean(),
   seconds: Type.Number(),
   nRows: Type.Integer(),
 });
+
+export type DiscoverySummary = Static<typeof DiscoverySummarySchema>;
 
 export const TwinVersionSchema = Type.Object(
   {

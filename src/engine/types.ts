@@ -65,6 +65,8 @@ export interface DiscoveryResult {
   cpdag: { source: string; target: string; directed: boolean }[];
   /** Edges whose direction rests on an assumption of `options.assumptions` (the DAG in `edges` follows them). */
   assumed?: (EdgeRef & { assumption: 'non_gaussian_residuals' })[];
+  /** Columns that repeat an earlier column exactly (one-to-one, discovery/copies.ts): each joined to it by one edge, undirected in `cpdag`. */
+  copies?: { column: string; copyOf: string }[];
   /** Tests run, depth reached, whether the time budget stopped the search early. */
   stats: { tests: number; depthReached: number; timedOut: boolean; millis: number };
 }

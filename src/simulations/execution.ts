@@ -101,7 +101,11 @@ export class SimulationExecution {
     await this.phase(context, 'configured', 0.03);
     await this.phase(context, 'running', 0.05);
     if (family === null) return this.runScore(context, record.type, model, input as ScoreInput);
-    const identification = { reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })), trainingRows: record.nTrainSamples };
+    const identification = {
+      reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })),
+      trainingRows: record.nTrainSamples,
+      ...(record.discovery?.copies === undefined ? {} : { copies: record.discovery.copies }),
+    };
     const batchMode = family.batchRows?.[record.type];
     if (batchMode === 'always' || (batchMode === 'byReference' && (input as BatchScenario).rowsFrom !== undefined)) {
       return this.runBatch(context, model as CbnModel | PanelModel, input as BatchScenario, family.engine);

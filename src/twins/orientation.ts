@@ -1,21 +1,29 @@
 /** How each edge of a learned graph got its direction (schemas/twins.ts `orientation`), against the fixed graph it honoured. */
-import type { FixedSubGraph, Relationship, TwinVersion } from '../../schemas/twins.js';
+import type { DiscoverySummary, FixedSubGraph, Relationship, TwinVersion } from '../../schemas/twins.js';
 import { edgeOrientations } from '../engine/identification/class.js';
 
 type Assumed = Required<Pick<Relationship, 'source' | 'target' | 'assumption'>>;
+type Copies = NonNullable<DiscoverySummary['copies']>;
 
-/**
- * `assumed`: the edges an assumption oriented (a discovery's answer); by default the graph's own edges labelled
- * `assumed` (a graph learned before, trained again).
- */
-export function withOrientations<E extends Omit<Relationship, 'orientation'>>(graph: readonly E[], fixed: FixedSubGraph, assumed: readonly Assumed[] = assumedIn(graph)): (E & Pick<Relationship, 'orientation'>)[] {
+export interface OrientationInputs {
+  /** The edges an assumption oriented (a discovery's answer); by default the graph's own edges labelled `assumed` (a graph learned before, trained again). */
+  assumed?: readonly Assumed[];
+  /** Columns that repeat another exactly (the discovery's `copies`): the edge joining the two is `reversible` unless pinned. */
+  copies?: Copies;
+}
+
+export function withOrientations<E extends Omit<Relationship, 'orientation'>>(graph: readonly E[], fixed: FixedSubGraph, inputs: OrientationInputs = {}): (E & Pick<Relationship, 'orientation'>)[] {
+  const { assumed = assumedIn(graph), copies = [] } = inputs;
   const names = [...new Set(graph.flatMap((e) => [e.source, e.target]))];
   const orientations = edgeOrientations(names, graph, { required: fixed.relationships, forbidden: fixed.antiRelationships }, assumed);
   const assumption = new Map(assumed.map((e) => [`${e.source}\u0000${e.target}`, e.assumption]));
+  const copyPairs = new Set(copies.flatMap((c) => [`${c.column}\u0000${c.copyOf}`, `${c.copyOf}\u0000${c.column}`]));
   const first = assumed[0]?.assumption;
   return graph.map((edge, i) => {
     const { assumption: _old, ...rest } = edge as E & { assumption?: unknown };
-    const orientation = orientations[i]!;
+    const derived = orientations[i]!;
+    // Meek's rules may compel the edge into a copy, but only because the search put the other edges on the original.
+    const orientation = derived !== 'fixed' && copyPairs.has(`${edge.source}\u0000${edge.target}`) ? 'reversible' : derived;
     // An edge Meek's rules derived from assumed ones rests on the same assumption (there is one kind so far).
     const named = orientation === 'assumed' ? assumption.get(`${edge.source}\u0000${edge.target}`) ?? first : undefined;
     return { ...(rest as E), orientation, ...(named === undefined ? {} : { assumption: named }) };
@@ -31,6 +39,6 @@ export const reversibleEdgeCount = (graph: readonly Relationship[]) => graph.fil
 /** A version learned before edges carried their orientation gets it derived from its graph as stored. */
 export function withIdentification(version: TwinVersion): TwinVersion {
   if (version.causalGraph.every((e) => e.orientation !== undefined) && version.reversibleEdgeCount !== undefined) return version;
-  const causalGraph = withOrientations(version.causalGraph, version.fixedSubGraph);
+  const causalGraph = withOrientations(version.causalGraph, version.fixedSubGraph, { copies: version.discovery?.copies });
   return { ...version, causalGraph, reversibleEdgeCount: reversibleEdgeCount(causalGraph) };
 }

@@ -101,3 +101,52 @@ test('with non-Gaussian noise discovery orients a reversible chain by assumption
   assert.deepEqual(off.causalGraph.map((edge: { orientation: string }) => edge.orientation), ['reversible', 'reversible']);
   assert.equal(off.reversibleEdgeCount, 2);
 });
+
+test('a column that repeats another exactly (a code and its label) is searched once, and the twin says the data cannot tell the two apart', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const random = seededRandom(41);
+  const pick = (k: number) => Math.min(k - 1, Math.floor(random.uniform() * k));
+  const noisy = (value: number, k: number) => (random.uniform() < 0.8 ? value : pick(k));
+  const labels = ['low', 'mid', 'high'];
+  // a -> c <- b (a v-structure the data orient), c -> d; `grade` is c under other labels.
+  const data = Array.from({ length: 3000 }, () => {
+    const a = pick(3);
+    const b = pick(2);
+    const c = noisy(Math.min(2, a + b), 3);
+    return { a: `a${a}`, b: `b${b}`, c: `c${c}`, grade: labels[c]!, d: `d${noisy(c % 2, 2)}` };
+  });
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'copies', rows: data } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'copies', sourceId: source.body.data.id } });
+  const { id: twinId, versionId } = created.body.data;
+  const version = `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}`;
+  const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: { bootstrapSamples: 0 } });
+  assert.equal(job.status, 202, JSON.stringify(job.body));
+  assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
+  const learned = (await app.call({ method: 'GET', url: version })).body.data;
+  assert.equal(learned.status, 'trained');
+  assert.deepEqual(learned.discovery.copies, [{ column: 'grade', copyOf: 'c' }]);
+  const edges = Object.fromEntries(learned.causalGraph.map((e: { source: string; target: string; orientation: string }) => [`${e.source}->${e.target}`, e.orientation]));
+  assert.deepEqual(edges, { 'a->c': 'compelled', 'b->c': 'compelled', 'c->d': 'compelled', 'c->grade': 'reversible' }, JSON.stringify(learned.causalGraph));
+  assert.equal(learned.reversibleEdgeCount, 1);
+
+  // Setting the label: no effect if it only records c, the effect of setting c if it is what c reads.
+  const twin: TrainedTwin = { app, ws, twinId, versionId, simulations: `${API}/workspaces/${ws}/simulations`, version };
+  const run = await completedRun(twin, { type: 'intervention', interventions: [{ variable: 'grade', valueSpec: { type: 'set_value', value: 'mid' } }], targetVars: ['d'] });
+  const onD = run.outputs['1.0.0'].details.variables.find((v: { variable: string }) => v.variable === 'd');
+  assert.equal(onD.identified, false);
+  assert.deepEqual(onD.decidingEdges, [{ source: 'c', target: 'grade' }]);
+  // Setting c to c1 makes d1 0.9 likely: d0 falls from its share to 0.1.
+  const [chosen, swapped] = onD.possibleDifferences.map((d: { difference: number[] }) => d.difference[0]);
+  assert.equal(chosen, 0);
+  assert.ok(Math.abs(swapped - (0.1 - onD.baseline.probabilities[0])) < 0.05, `swapped ${swapped}, baseline ${onD.baseline.probabilities[0]}`);
+  assert.match(run.resultsSummary.summary, /cannot tell which of c and grade .* the others respond to/);
+
+  // The original's own effects are open too: with the pair swapped, c only records grade.
+  const onOriginal = await completedRun(twin, { type: 'intervention', interventions: [{ variable: 'c', valueSpec: { type: 'set_value', value: 'c1' } }], targetVars: ['d', 'a'] });
+  const [d, a] = ['d', 'a'].map((name) => onOriginal.outputs['1.0.0'].details.variables.find((v: { variable: string }) => v.variable === name));
+  assert.equal(d.identified, false);
+  assert.deepEqual(d.possibleDifferences.map((x: { difference: number[] }) => Math.abs(x.difference[0]!) > 0.3), [true, false]);
+  assert.equal(a.identified, true, 'a cause of the pair moves with neither');
+});

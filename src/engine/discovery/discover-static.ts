@@ -17,7 +17,7 @@
 import type { Kernels } from '../../compute/kernels.js';
 import { cpdagOfDag } from '../graph/cpdag.js';
 import { applyMeekRules } from '../graph/meek.js';
-import { clonePdag, isDirected, type Pdag, parentsOf, pdagToEdges } from '../graph/pdag.js';
+import { clonePdag, isDirected, type Pdag, parentsOf, pdagToEdges, setDirected, setUndirected } from '../graph/pdag.js';
 import type { DiscoveredEdge, DiscoveryOptions, DiscoveryResult, Frame, WorkHooks } from '../types.js';
 import { WorkBudget } from './budget.js';
 import { ciTesterFor } from './ci-tests.js';
@@ -38,8 +38,9 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
   const budget = new WorkBudget(options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS, hooks);
   budget.checkpoint();
   budget.progress(0, 'prepare');
-  const data = prepareForDiscovery(frame, kernels);
-  const { p, names } = data;
+  const named = [...(options.required ?? []), ...(options.forbidden ?? [])].flatMap((e) => [e.source, e.target]);
+  const data = prepareForDiscovery(frame, kernels, { copiesExcept: new Set(named) });
+  const { p, names, copyOf } = data;
   const knowledge = buildKnowledge(names, options.required, options.forbidden);
   const { pinned, excluded } = skeletonMasks(knowledge, p);
   const skeleton = pcStableSkeleton(p, ciTesterFor(data, kernels), {
@@ -67,8 +68,16 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
   }
   budget.checkpoint();
   budget.progress(0.96, 'summarise');
+  // Each exact copy hangs off the column it copies; the data decide neither that edge's direction nor which of the
+  // two carries the other edges (copies.ts), so the class leaves it undirected.
+  for (let j = 0; j < p; j++) if (copyOf[j]! >= 0) setDirected(dag, copyOf[j]!, j);
   const classFromData = cpdagOfDag(dag);
   const cpdag = withKnowledge(classFromData, knowledge);
+  for (let j = 0; j < p; j++) {
+    if (copyOf[j]! < 0) continue;
+    setUndirected(classFromData, copyOf[j]!, j);
+    setUndirected(cpdag, copyOf[j]!, j);
+  }
   const edges: DiscoveredEdge[] = [];
   for (let j = 0; j < p; j++) {
     const parents = parentsOf(dag, j);
@@ -76,17 +85,35 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
       edges.push({
         source: names[i]!,
         target: names[j]!,
-        strength: edgeStrength(data, scorer, kernels, i, j, parents),
+        strength: copyOf[j] === i ? copyStrength(data.codes[j]!, data.levels[j]!) : edgeStrength(data, scorer, kernels, i, j, parents),
         orientationFromData: isDirected(classFromData, i, j),
       });
     }
   }
   budget.progress(1, 'done');
+  const copies = [...copyOf].flatMap((i, j) => (i >= 0 ? [{ column: names[j]!, copyOf: names[i]! }] : []));
   return {
     edges,
     cpdag: pdagToEdges(names, cpdag),
+    ...(copies.length > 0 ? { copies } : {}),
     stats: { tests: skeleton.tests, depthReached: skeleton.depthReached, timedOut, millis: Math.round(budget.elapsedMs) },
   };
+}
+
+/**
+ * The strength (strength.ts: sqrt(1 - exp(-2 dLL / n))) of the edge into an exact copy: its parent predicts it
+ * exactly, so the log-likelihood lost without it is n times the copy's entropy (in nats) over the observed rows.
+ */
+function copyStrength(codes: Int32Array, levels: number): number {
+  const counts = new Float64Array(levels);
+  let observed = 0;
+  for (const c of codes) if (c >= 0) {
+    counts[c]!++;
+    observed++;
+  }
+  let entropy = 0;
+  for (const k of counts) if (k > 0) entropy -= (k / observed) * Math.log(k / observed);
+  return Math.sqrt(1 - Math.exp(-2 * entropy));
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { Kernels } from '../../compute/kernels.js';
 import type { Frame } from '../types.js';
+import { exactCopies } from './copies.js';
 import { columnMoments, type Moments } from './moments.js';
 
 export type DataMode = 'continuous' | 'discrete' | 'mixed';
@@ -29,9 +30,16 @@ export interface PreparedData {
   moments: Moments | null;
   /** Row-complete share (1 when nothing is missing). */
   completeShare: number;
+  /** Per variable, the earlier variable it copies exactly (copies.ts; then it is not informative), else -1. */
+  copyOf: Int32Array;
 }
 
-export function prepareForDiscovery(frame: Frame, kernels: Kernels): PreparedData {
+export interface PrepareOptions {
+  /** Set exact copies aside (copies.ts), except the variables named here. Unset: no variable is a copy. */
+  copiesExcept?: ReadonlySet<string>;
+}
+
+export function prepareForDiscovery(frame: Frame, kernels: Kernels, options: PrepareOptions = {}): PreparedData {
   const n = frame.nRows;
   const p = frame.columns.length;
   const kinds = frame.columns.map((c) => c.kind);
@@ -52,6 +60,9 @@ export function prepareForDiscovery(frame: Frame, kernels: Kernels): PreparedDat
     levels[j] = count;
     informative[j] = count >= 2 ? 1 : 0;
   });
+  const names = frame.columns.map((c) => c.name);
+  const copyOf = options.copiesExcept === undefined ? new Int32Array(p).fill(-1) : exactCopies({ p, n, kinds, levels, informative, codes, names }, options.copiesExcept);
+  for (let j = 0; j < p; j++) if (copyOf[j]! >= 0) informative[j] = 0;
   const nCategorical = kinds.filter((k) => k === 'categorical').length;
   const mode: DataMode = nCategorical === 0 ? 'continuous' : nCategorical === p ? 'discrete' : 'mixed';
   const blocks: number[][] = [];
@@ -77,8 +88,8 @@ export function prepareForDiscovery(frame: Frame, kernels: Kernels): PreparedDat
   }
   const moments = mode === 'discrete' ? null : columnMoments(embedded, n, kernels);
   return {
-    names: frame.columns.map((c) => c.name), p, n, mode, kinds, levels, informative, values, codes, blocks, moments,
-    completeShare: completeShare(frame),
+    names, p, n, mode, kinds, levels, informative, values, codes, blocks, moments,
+    completeShare: completeShare(frame), copyOf,
   };
 }
 

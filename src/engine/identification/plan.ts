@@ -4,7 +4,7 @@
  * way those edges can point, so a family can answer every possible effect beside its chosen DAG's.
  */
 import type { Kernels } from '../../compute/kernels.js';
-import { isDirected, type Pdag, pdagFromEdges } from '../graph/pdag.js';
+import { clonePdag, isDirected, type Pdag, pdagFromEdges, removeEdge, setDirected } from '../graph/pdag.js';
 import type { CbnModel, EdgeRef, Frame } from '../types.js';
 import { modelOnDag, syntheticRows } from './alternatives.js';
 import { type Configuration, pairKey, parentConfigurations } from './configurations.js';
@@ -16,6 +16,11 @@ export type Outcome = string | readonly string[] | null;
 /** What a run knows of its version's class: the reversible edges as the chosen DAG has them. */
 export interface ClassInput {
   reversible: EdgeRef[];
+  /**
+   * Columns that repeat another exactly (discovery/copies.ts; the chosen DAG has `copyOf -> column` and the other
+   * edges on `copyOf`): the DAG with the two swapped fits the data as well.
+   */
+  copies?: { column: string; copyOf: string }[];
   /** Rows the model was fitted on (rescales the alternatives' parameter uncertainty); null when unknown. */
   trainingRows: number | null;
   kernels: Kernels;
@@ -45,6 +50,8 @@ export class IdentificationPlan {
   private readonly dag: Pdag;
   private readonly pdag: Pdag;
   private readonly xs: number[];
+  /** Per intervened node in a copy pair (its partner not intervened): [original, copy]. */
+  private readonly copyPairs = new Map<number, [number, number]>();
   private readonly deciding = new Map<string, [number, number][]>();
   private built: { alternatives: Alternative[]; truncated: boolean } | null = null;
 
@@ -56,6 +63,12 @@ export class IdentificationPlan {
     this.dag = pdagFromEdges(this.names, edges.map((e) => ({ ...e, directed: true })));
     this.pdag = pdagFromEdges(this.names, edges.map((e) => ({ ...e, directed: !reversible.has(`${e.source}\u0000${e.target}`) })));
     this.xs = [...new Set(intervened.map((n) => this.index.get(n)).filter((i): i is number => i !== undefined))];
+    for (const { column, copyOf } of input.copies ?? []) {
+      const [o, c] = [this.index.get(copyOf), this.index.get(column)];
+      if (o === undefined || c === undefined || !isDirected(this.dag, o, c)) continue;
+      const [oIn, cIn] = [this.xs.includes(o), this.xs.includes(c)];
+      if (oIn !== cIn) this.copyPairs.set(oIn ? o : c, [o, c]);
+    }
   }
 
   /** null when the run carries no class (then every answer is its chosen DAG's, as before identification). */
@@ -66,6 +79,12 @@ export class IdentificationPlan {
   /** Variables some DAG of the class puts downstream of the intervened ones (the chosen DAG's descendants among them). */
   possibleDescendants(): string[] {
     return [...possibleDescendants(this.pdag, this.xs, new Set(this.xs))].sort((a, b) => a - b).map((i) => this.names[i]!);
+  }
+
+  /** Whether `edge` joins a column to its exact copy (the direction alone decides nothing: the pair can swap roles). */
+  joinsCopy(edge: EdgeRef): boolean {
+    const [a, b] = [this.index.get(edge.source), this.index.get(edge.target)];
+    return [...this.copyPairs.values()].some(([o, c]) => (a === o && b === c) || (a === c && b === o));
   }
 
   /** The effect on `outcome` (a variable, the variables a metric reads, or every variable when null). */
@@ -89,6 +108,7 @@ export class IdentificationPlan {
     const groups = new Map<string, Configuration>();
     for (const c of configurations) if (!groups.has(keyOf(c.parentOf))) groups.set(keyOf(c.parentOf), c);
     groups.delete(chosen);
+    for (const swapped of this.swappedCopies(union)) if (!groups.has(keyOf(swapped.parentOf))) groups.set(keyOf(swapped.parentOf), swapped);
     const kept = [...groups.values()].slice(0, MAX_ALTERNATIVES);
     let rows: Frame | null = null;
     const alternatives = kept.map((c) => {
@@ -124,15 +144,52 @@ export class IdentificationPlan {
     if (!pairs) {
       if (outcome === null) {
         const seen = new Map<string, [number, number]>();
-        for (let y = 0; y < this.names.length; y++) for (const [x, s] of decidingEdges(this.pdag, this.xs, y)) seen.set(pairKey(x, s), [x, s]);
+        for (let y = 0; y < this.names.length; y++) for (const [x, s] of this.decidingAt(y)) seen.set(pairKey(x, s), [x, s]);
         pairs = [...seen.values()];
       } else {
         const y = this.index.get(outcome as string);
-        pairs = y === undefined ? [] : decidingEdges(this.pdag, this.xs, y);
+        pairs = y === undefined ? [] : this.decidingAt(y);
       }
       this.deciding.set(key, pairs);
     }
     return pairs;
+  }
+
+  /**
+   * The class's deciding edges for outcome `y`, and the edge of each intervened copy pair when swapping the pair
+   * moves the effect: setting the copy moves nothing in the chosen DAG and what setting the original moves in the
+   * swapped one (and the reverse for the original), so the effect on the original's descendants and on the partner.
+   */
+  private decidingAt(y: number): [number, number][] {
+    const pairs = decidingEdges(this.pdag, this.xs, y);
+    for (const [x, [o, c]] of this.copyPairs) {
+      const partner = x === o ? c : o;
+      const moved = y === partner || possibleDescendants(this.pdag, [o], new Set([...this.xs, c])).has(y);
+      if (moved && !this.xs.includes(y) && !pairs.some(([a, b]) => a === x && b === partner)) pairs.push([x, partner]);
+    }
+    return pairs;
+  }
+
+  /** The chosen DAG with each intervened copy pair among `union`'s pairs swapped: the copy takes the original's edges. */
+  private swappedCopies(union: Map<string, [number, number]>): Configuration[] {
+    const pairs = [...this.copyPairs.entries()].filter(([x, [o, c]]) => union.has(pairKey(x, x === o ? c : o)));
+    if (pairs.length === 0) return [];
+    const dag = clonePdag(this.dag);
+    const { p } = dag;
+    for (const [, [o, c]] of pairs) {
+      for (let a = 0; a < p; a++) {
+        if (a === c || a === o) continue;
+        if (isDirected(dag, a, o)) moveEdge(dag, [a, o], [a, c]);
+        if (isDirected(dag, o, a)) moveEdge(dag, [o, a], [c, a]);
+      }
+      setDirected(dag, c, o);
+    }
+    const parentOf = this.parentOfIn(this.dag, [...union.values()]);
+    for (const [x, [o, c]] of pairs) {
+      const partner = x === o ? c : o;
+      parentOf.set(pairKey(x, partner), !parentOf.get(pairKey(x, partner)));
+    }
+    return [{ dag, parentOf }];
   }
 
   private parentOfIn(dag: Pdag, pairs: [number, number][]): Map<string, boolean> {
@@ -146,4 +203,9 @@ export class IdentificationPlan {
   private oriented(sIsParent: boolean, x: number, s: number): EdgeRef {
     return sIsParent ? { source: this.names[s]!, target: this.names[x]! } : { source: this.names[x]!, target: this.names[s]! };
   }
+}
+
+function moveEdge(g: Pdag, [a, b]: [number, number], [c, d]: [number, number]): void {
+  removeEdge(g, a, b);
+  setDirected(g, c, d);
 }

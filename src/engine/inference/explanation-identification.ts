@@ -38,7 +38,7 @@ export async function identifyExplanation(
     const members = identifiedMembers(plan, name(e), bounds(e), answers.map((a) => ({ alternative: a.alternative, value: bounds(a.estimates.get(name(e))) })), others.truncated);
     Object.assign(e, members);
     const what = `the effect of ${String(details.causeVariable)} on ${name(e)}${details.measure === 'per_std' || impact ? ' (per std of the cause)' : ''}`;
-    const note = identificationNote(what, members, (d) => `${show(d.difference as number)} (${show(d.lowerBound as number)} to ${show(d.upperBound as number)})`);
+    const note = identificationNote(plan, what, members, (d) => `${show(d.difference as number)} (${show(d.lowerBound as number)} to ${show(d.upperBound as number)})`);
     if (note !== null) notes.push(note);
   }
   if (notes.length > 0) {

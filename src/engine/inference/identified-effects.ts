@@ -52,14 +52,29 @@ export function identifiedMembers(
 
 /**
  * "The data cannot tell whether A causes X or the reverse; the effect on Y is 0 (the chosen graph's answer) or
- * +1.68; pin the direction you know in the fixed graph to decide." `show` formats one possible difference.
+ * +1.68; pin the direction you know in the fixed graph to decide." A deciding edge that joins a column to its exact
+ * copy is said as such: no direction of it alone decides which of the two the others respond to. `show` formats one
+ * possible difference.
  */
-export function identificationNote(what: string, members: IdentifiedMembers, show: (d: PossibleDifference) => string): string | null {
+export function identificationNote(plan: IdentificationPlan, what: string, members: IdentifiedMembers, show: (d: PossibleDifference) => string): string | null {
   if (members.identified || !members.possibleDifferences) return null;
-  const edges = members.decidingEdges.map((e) => `whether ${e.source} causes ${e.target} or the reverse`).join(', nor ');
+  const [copies, edges] = partition(members.decidingEdges, (e) => plan.joinsCopy(e));
+  const open = [
+    ...edges.map((e) => `whether ${e.source} causes ${e.target} or the reverse`),
+    ...copies.map((e) => `which of ${e.source} and ${e.target} (the same values under other labels in every training row) the others respond to`),
+  ].join(', nor ');
   const values = members.possibleDifferences.map((d) => `${show(d)}${d.chosen ? ' (the chosen graph\'s answer)' : ''}`).join(' or ');
-  const pins = members.decidingEdges.map((e) => `${e.source} -> ${e.target} or ${e.target} -> ${e.source}`).join('; ');
-  return `The data cannot tell ${edges}; ${what} is ${values}. Pin the direction you know in the fixed graph (${pins}) and retrain to decide.`;
+  const pins = edges.map((e) => `${e.source} -> ${e.target} or ${e.target} -> ${e.source}`).join('; ');
+  const labels = copies.map((e) => `${e.target}`).join(', ');
+  const steps = [
+    ...(edges.length > 0 ? [`pin the direction you know in the fixed graph (${pins})`] : []),
+    ...(copies.length > 0 ? [`pin an edge you know at one of the copies, or leave a column that only records another (${labels}) out of the twin`] : []),
+  ].join(', and ');
+  return `The data cannot tell ${open}; ${what} is ${values}. To decide, ${steps} and retrain.`;
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
 }
 
 function bounds(b: Bounds): Bounds {

@@ -177,13 +177,13 @@ async function identify(
   for (const v of final.variables) {
     const members = identifiedMembers(plan, v.variable, v.effect, answers.map((a) => ({ alternative: a.alternative, value: a.variables.find((w) => w.variable === v.variable)?.effect })), others.truncated);
     Object.assign(v, members);
-    const note = identificationNote(`the effect on ${v.variable}`, members, (d) => showDifference(d, v.categories));
+    const note = identificationNote(plan, `the effect on ${v.variable}`, members, (d) => showDifference(d, v.categories));
     if (note !== null) notes.push(note);
   }
   for (const m of final.metrics) {
     const members = identifiedMembers(plan, null, m, answers.map((a) => ({ alternative: a.alternative, value: a.metrics.find((w) => w.name === m.name) })), others.truncated);
     Object.assign(m, members);
-    const note = identificationNote(`the change in ${m.name}`, members, (d) => showDifference(d));
+    const note = identificationNote(plan, `the change in ${m.name}`, members, (d) => showDifference(d));
     if (note !== null) notes.unshift(note);
   }
   return notes;

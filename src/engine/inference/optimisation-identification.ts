@@ -54,7 +54,7 @@ export async function identifyOptimisation(
     const members = identifiedMembers(plan, asked[i] ?? null, mine, answers.map((a) => ({ alternative: a.alternative, value: a.changes[i] })), others.truncated);
     Object.assign(o, members);
     const show = (x: number) => (x > 0 ? '+' : '') + String(Number(x.toPrecision(3)));
-    const note = identificationNote(`the change the recommended decisions make to ${o.variable ?? 'the metric'}`, members, (d) => show(d.difference as number));
+    const note = identificationNote(plan, `the change the recommended decisions make to ${o.variable ?? 'the metric'}`, members, (d) => show(d.difference as number));
     if (note !== null) notes.push(note);
   });
   if (notes.length > 0) {

@@ -55,7 +55,7 @@ async function discover(io: LearnIo, frame: Frame, version: TwinVersion, share: 
       isEnvironmentGated: false,
     })),
     version.fixedSubGraph,
-    result.assumed ?? [],
+    { assumed: result.assumed ?? [], copies: result.copies ?? [] },
   );
   return {
     status: 'discovered',
@@ -63,7 +63,7 @@ async function discover(io: LearnIo, frame: Frame, version: TwinVersion, share: 
     reversibleEdgeCount: reversibleEdgeCount(causalGraph),
     nodes: nodeRecords(frame.columns),
     variableRoles: variableRoles(frame.columns.map((c) => c.name), causalGraph),
-    discovery: summary(result.stats, started, frame.nRows, { orientationAssumptions: assumptions }),
+    discovery: summary(result.stats, started, frame.nRows, { orientationAssumptions: assumptions, ...(result.copies === undefined ? {} : { copies: result.copies }) }),
     discoveredAt: nowIso(),
   };
 }
@@ -90,7 +90,7 @@ async function train(io: LearnIo, frame: Frame, version: TwinVersion): Promise<L
         isEnvironmentGated: false,
       },
   );
-  const causalGraph = withOrientations(withFittedStrengths(graph, outcome.model), version.fixedSubGraph);
+  const causalGraph = withOrientations(withFittedStrengths(graph, outcome.model), version.fixedSubGraph, { copies: version.discovery?.copies });
   const nodes = describeNodes(outcome.model);
   const evaluation = { ...outcome.evaluation, nodeMetrics: outcome.evaluation.nodeMetrics as Record<string, Record<string, number>> };
   return {

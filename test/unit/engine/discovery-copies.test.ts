@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { referenceKernels as kernels } from '../../../src/compute/reference.js';
+import { exactCopies } from '../../../src/engine/discovery/copies.js';
+import { discoverStatic } from '../../../src/engine/discovery/discover-static.js';
+import { prepareForDiscovery } from '../../../src/engine/discovery/prepare.js';
+import { categoricalColumn, frameOf } from '../../../src/engine/frame.js';
+import { structuralHammingDistance } from '../../../src/engine/graph/metrics.js';
+import { randomModel, sampleModel } from '../../../src/engine/simulate.js';
+import type { CategoricalColumn, Frame } from '../../../src/engine/types.js';
+
+/** `column` under new labels (a code's label column): the same values one to one, the same rows missing. */
+function relabelled(column: CategoricalColumn, name: string): CategoricalColumn {
+  const labels = column.categories.map((c) => `label ${c}`);
+  return categoricalColumn(name, [...column.codes].map((c) => (c < 0 ? null : labels[c]!)), labels);
+}
+
+const categorical = (frame: Frame, name: string) => frame.columns.find((c) => c.name === name) as CategoricalColumn;
+
+test('an exact copy is a categorical column mapping one to one onto an earlier one, with the same rows missing', () => {
+  const a = categoricalColumn('a', ['x', 'y', 'x', 'z', null, 'y'], ['x', 'y', 'z']);
+  const frame = frameOf([
+    a,
+    relabelled(a, 'copy'),
+    categoricalColumn('coarser', ['x', 'y', 'x', 'x', null, 'y'], ['x', 'y']), // a function of a, not one to one
+    categoricalColumn('lessMissing', ['x', 'y', 'x', 'z', 'x', 'y'], ['x', 'y', 'z']),
+    categoricalColumn('oneRowOff', ['x', 'y', 'x', 'z', null, 'x'], ['x', 'y', 'z']),
+    relabelled(a, 'second copy'),
+  ]);
+  const data = prepareForDiscovery(frame, kernels);
+  assert.deepEqual([...data.copyOf], [-1, -1, -1, -1, -1, -1], 'nothing is set aside unless asked');
+  assert.deepEqual([...exactCopies(data, new Set())], [-1, 0, -1, -1, -1, 0]);
+  assert.deepEqual([...exactCopies(data, new Set(['copy']))], [-1, -1, -1, -1, -1, 0], 'a column background knowledge names stays in the search');
+  const prepared = prepareForDiscovery(frame, kernels, { copiesExcept: new Set() });
+  assert.deepEqual([...prepared.informative], [1, 0, 1, 1, 1, 0], 'copies are kept out of tests and scores');
+});
+
+for (const share of [1, 0.5]) {
+  test(`a copy of a ${share === 1 ? 'discrete' : 'mixed'} network's variable hangs off it, undirected, and leaves the rest of the search as without it`, () => {
+    const model = randomModel(8, 2, 3, { categoricalShare: share });
+    const frame = sampleModel(model, 4000, 103);
+    // The copied variable has parents and children in the truth, so a search with both columns would split them.
+    const target = model.nodes.find((n, j) => n.kind === 'categorical' && n.parents.length > 0 && model.nodes.some((m) => m.parents.includes(j)))!;
+    assert.ok(target, 'the model has a categorical variable with parents and children');
+    const withCopy = frameOf([...frame.columns, relabelled(categorical(frame, target.name), 'copy')]);
+
+    const alone = discoverStatic(frame, {}, kernels);
+    const result = discoverStatic(withCopy, {}, kernels);
+    assert.deepEqual(result.copies, [{ column: 'copy', copyOf: target.name }]);
+    const copyEdge = result.edges.find((e) => e.target === 'copy' || e.source === 'copy');
+    assert.deepEqual({ source: copyEdge?.source, target: copyEdge?.target, fromData: copyEdge?.orientationFromData }, { source: target.name, target: 'copy', fromData: false });
+    assert.equal(result.edges.filter((e) => e.target === 'copy' || e.source === 'copy').length, 1, 'the copy has one edge');
+    assert.ok(copyEdge!.strength > 0 && copyEdge!.strength <= 1, `strength ${copyEdge!.strength}`);
+    assert.ok(result.cpdag.some((e) => e.source === target.name && e.target === 'copy' && !e.directed), 'undirected in the class');
+    const rest = result.cpdag.filter((e) => e.source !== 'copy' && e.target !== 'copy');
+    assert.equal(structuralHammingDistance(rest, alone.cpdag), 0, 'the other edges are those found without the copy');
+
+    // Named by background knowledge, the copy is searched as a column of its own.
+    const pinned = discoverStatic(withCopy, { forbidden: [{ source: 'copy', target: model.nodes[0]!.name === target.name ? model.nodes[1]!.name : model.nodes[0]!.name }] }, kernels);
+    assert.equal(pinned.copies, undefined);
+  });
+}
