@@ -8,13 +8,22 @@
  * Discovery therefore searches with the first column of each group and joins each later copy to it by one edge,
  * whose direction (like which of the two carries the other edges) the data do not decide.
  */
-import type { PreparedData } from './prepare.js';
+/** The columns as discovery prepared them (prepare.ts PreparedData): dense codes, observed levels, informative flags. */
+export interface CopyCandidates {
+  p: number;
+  n: number;
+  names: readonly string[];
+  kinds: readonly ('continuous' | 'categorical')[];
+  levels: Int32Array;
+  informative: Uint8Array;
+  codes: readonly (Int32Array | null)[];
+}
 
 /**
  * For each variable, the index of the earlier categorical variable it copies exactly, else -1. Variables named in
  * `keep` (background knowledge names them) are never set aside as copies.
  */
-export function exactCopies(data: Pick<PreparedData, 'p' | 'n' | 'kinds' | 'levels' | 'informative' | 'codes' | 'names'>, keep: ReadonlySet<string>): Int32Array {
+export function exactCopies(data: CopyCandidates, keep: ReadonlySet<string>): Int32Array {
   const { p, n } = data;
   const copyOf = new Int32Array(p).fill(-1);
   const byShape = new Map<string, { index: number; canonical: Int32Array }[]>();
