@@ -150,3 +150,29 @@ test('a column that repeats another exactly (a code and its label) is searched o
   assert.deepEqual(d.possibleDifferences.map((x: { difference: number[] }) => Math.abs(x.difference[0]!) > 0.3), [true, false]);
   assert.equal(a.identified, true, 'a cause of the pair moves with neither');
 });
+
+test('an amount stored in two units is one variable to discovery, and setting the second unit is answered over both roles', async (t) => {
+  const app = await buildTestApp(t);
+  const ws = app.tenant.libraryWorkspaceId;
+  const copied = rows(2000).map((r) => ({ ...r, aInCents: r.a! * 100 }));
+  const source = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/sources/from-data`, body: { name: 'units', rows: copied } });
+  assert.equal(source.status, 201, JSON.stringify(source.body));
+  const created = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins`, body: { name: 'units', sourceId: source.body.data.id } });
+  const { id: twinId, versionId } = created.body.data;
+  const version = `${API}/workspaces/${ws}/digital-twins/${twinId}/versions/${versionId}`;
+  const job = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: { bootstrapSamples: 0 } });
+  assert.equal((await waitForJob(app, ws, job.body.data.jobId)).status, 'completed');
+  const learned = (await app.call({ method: 'GET', url: version })).body.data;
+  assert.deepEqual(learned.discovery.copies, [{ column: 'aInCents', copyOf: 'a' }]);
+  const edges = learned.causalGraph.map((e: { source: string; target: string }) => `${e.source}->${e.target}`).sort();
+  assert.ok(edges.includes('a->aInCents') && edges.includes('a->y') && edges.includes('u->y'), edges.join(' '));
+  const twin: TrainedTwin = { app, ws, twinId, versionId, simulations: `${API}/workspaces/${ws}/simulations`, version };
+  // Raising the amount in cents by 100 (a by 1) moves y by 1.4 if y reads it, by nothing if it only records a.
+  const meanCents = copied.reduce((s, r) => s + r.aInCents, 0) / copied.length;
+  const run = await completedRun(twin, { type: 'intervention', interventions: [{ variable: 'aInCents', valueSpec: { type: 'set_value', value: meanCents + 100 } }], targetVars: ['y'] });
+  const onY = run.outputs['1.0.0'].details.variables.find((v: { variable: string }) => v.variable === 'y');
+  assert.equal(onY.identified, false);
+  const effects = onY.possibleDifferences.map((d: { difference: number }) => d.difference).sort((p: number, q: number) => p - q);
+  assert.equal(effects.length, 2);
+  assert.ok(Math.abs(effects[0]) < 0.1 && Math.abs(effects[1] - 1.4) < 0.15, `possible effects ${effects.join(', ')}`);
+});

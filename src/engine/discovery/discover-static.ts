@@ -21,6 +21,7 @@ import { clonePdag, isDirected, type Pdag, parentsOf, pdagToEdges, setDirected, 
 import type { DiscoveredEdge, DiscoveryOptions, DiscoveryResult, Frame, WorkHooks } from '../types.js';
 import { WorkBudget } from './budget.js';
 import { ciTesterFor } from './ci-tests.js';
+import { copyStrength } from './copies.js';
 import { startingDag } from './dag-from-pdag.js';
 import { buildKnowledge, type Knowledge, skeletonMasks } from './knowledge.js';
 import { localScorerFor } from './local-score.js';
@@ -85,7 +86,7 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
       edges.push({
         source: names[i]!,
         target: names[j]!,
-        strength: copyOf[j] === i ? copyStrength(data.codes[j]!, data.levels[j]!) : edgeStrength(data, scorer, kernels, i, j, parents),
+        strength: copyOf[j] === i ? copyStrength(data, i, j) : edgeStrength(data, scorer, kernels, i, j, parents),
         orientationFromData: isDirected(classFromData, i, j),
       });
     }
@@ -98,22 +99,6 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     ...(copies.length > 0 ? { copies } : {}),
     stats: { tests: skeleton.tests, depthReached: skeleton.depthReached, timedOut, millis: Math.round(budget.elapsedMs) },
   };
-}
-
-/**
- * The strength (strength.ts: sqrt(1 - exp(-2 dLL / n))) of the edge into an exact copy: its parent predicts it
- * exactly, so the log-likelihood lost without it is n times the copy's entropy (in nats) over the observed rows.
- */
-function copyStrength(codes: Int32Array, levels: number): number {
-  const counts = new Float64Array(levels);
-  let observed = 0;
-  for (const c of codes) if (c >= 0) {
-    counts[c]!++;
-    observed++;
-  }
-  let entropy = 0;
-  for (const k of counts) if (k > 0) entropy -= (k / observed) * Math.log(k / observed);
-  return Math.sqrt(1 - Math.exp(-2 * entropy));
 }
 
 /**
@@ -147,10 +132,10 @@ function reopenablePairs(data: PreparedData, candidates: Uint8Array, excluded: U
   return out;
 }
 
-/** The covariance view the order search needs: continuous data with one column per variable, else none. */
+/** The covariance view the order search needs: continuous data with one column per variable searched, else none. */
 function gaussianMoments(data: PreparedData): GaussianMoments | undefined {
-  if (data.mode !== 'continuous' || !data.moments || data.blocks.some((b) => b.length !== 1)) return undefined;
-  return { cov: data.moments.cov, q: data.moments.q, column: data.blocks.map((b) => b[0]!) };
+  if (data.mode !== 'continuous' || !data.moments || data.blocks.some((b, j) => b.length !== data.informative[j])) return undefined;
+  return { cov: data.moments.cov, q: data.moments.q, column: data.blocks.map((b) => b[0] ?? -1) };
 }
 
 /** The equivalence class narrowed by background knowledge: required/forbidden orientations, then Meek R1-R4. */

@@ -33,7 +33,7 @@ export interface GaussianMoments {
   /** Covariance matrix of the columns, row-major q x q. */
   cov: Float64Array;
   q: number;
-  /** The covariance column of each variable. */
+  /** The covariance column of each variable; -1 for a variable kept out of the search. */
   column: readonly number[];
 }
 
@@ -254,10 +254,13 @@ class GrowShrink {
     return String.fromCharCode.apply(null, bits as unknown as number[]);
   }
 
-  private select(node: number, pool: readonly number[]): Family {
-    if (!this.input.moments) return this.selectByGain(node, pool);
+  private select(node: number, candidates: readonly number[]): Family {
+    if (!this.input.moments) return this.selectByGain(node, candidates);
     const { p, scorer, knowledge } = this.input;
     const { cov, q, column } = this.input.moments;
+    // A variable kept out of the search (no variation, or an exact copy) has no column: no parents, none of it.
+    if (column[node]! < 0) return { parents: [], score: scorer.score(node, []) };
+    const pool = candidates.filter((w) => column[w]! >= 0);
     const required = pool.filter((w) => knowledge.required[w * p + node] === 1);
     // Incremental Cholesky over the chosen parents: factor[t][i] is column t of the factor at member i of
     // [pool..., node], so the partial covariance of members i and j given the parents is

@@ -61,7 +61,7 @@ export function prepareForDiscovery(frame: Frame, kernels: Kernels, options: Pre
     informative[j] = count >= 2 ? 1 : 0;
   });
   const names = frame.columns.map((c) => c.name);
-  const copyOf = options.copiesExcept === undefined ? new Int32Array(p).fill(-1) : exactCopies({ p, n, kinds, levels, informative, codes, names }, options.copiesExcept);
+  const copyOf = options.copiesExcept === undefined ? new Int32Array(p).fill(-1) : exactCopies({ p, n, names, informative, codes, values }, options.copiesExcept);
   for (let j = 0; j < p; j++) if (copyOf[j]! >= 0) informative[j] = 0;
   const nCategorical = kinds.filter((k) => k === 'categorical').length;
   const mode: DataMode = nCategorical === 0 ? 'continuous' : nCategorical === p ? 'discrete' : 'mixed';

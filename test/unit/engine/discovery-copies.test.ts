@@ -4,10 +4,11 @@ import { referenceKernels as kernels } from '../../../src/compute/reference.js';
 import { exactCopies } from '../../../src/engine/discovery/copies.js';
 import { discoverStatic } from '../../../src/engine/discovery/discover-static.js';
 import { prepareForDiscovery } from '../../../src/engine/discovery/prepare.js';
-import { categoricalColumn, frameOf } from '../../../src/engine/frame.js';
+import { categoricalColumn, continuousColumn, frameOf } from '../../../src/engine/frame.js';
 import { structuralHammingDistance } from '../../../src/engine/graph/metrics.js';
 import { randomModel, sampleModel } from '../../../src/engine/simulate.js';
 import type { CategoricalColumn, Frame } from '../../../src/engine/types.js';
+import { truthCpdag } from './fixtures.js';
 
 /** `column` under new labels (a code's label column): the same values one to one, the same rows missing. */
 function relabelled(column: CategoricalColumn, name: string): CategoricalColumn {
@@ -60,3 +61,32 @@ for (const share of [1, 0.5]) {
     assert.equal(pinned.copies, undefined);
   });
 }
+
+test('an amount in two units is a copy, and neither it nor a constant column changes what the search finds', () => {
+  // The order search is needed here (the edge searches end at SHD 11: discover-static.test.ts); a variable kept out
+  // of the search once turned it off for every variable.
+  const model = randomModel(10, 2, 7008);
+  const frame = sampleModel(model, 5000, 9008);
+  const source = frame.columns.find((c) => c.name === 'X4')!;
+  const inCents = continuousColumn('X4 in cents', [...(source as { values: Float64Array }).values].map((v) => -100 * v + 7));
+  const wider = frameOf([...frame.columns, continuousColumn('constant', new Array<number>(frame.nRows).fill(3)), inCents]);
+  const result = discoverStatic(wider, {}, kernels);
+  assert.deepEqual(result.copies, [{ column: 'X4 in cents', copyOf: 'X4' }]);
+  const copyEdge = result.edges.find((e) => e.target === 'X4 in cents')!;
+  assert.ok(Math.abs(copyEdge.strength + 1) < 1e-9, `an affine copy with a negative scale: strength ${copyEdge.strength}`);
+  const rest = result.cpdag.filter((e) => ![e.source, e.target].includes('X4 in cents'));
+  assert.equal(structuralHammingDistance(rest, truthCpdag(model)), 0, JSON.stringify(rest));
+});
+
+test('columns of distinct values are not copies of each other, nor are continuous columns that are not affine maps of each other', () => {
+  const x = Float64Array.from({ length: 200 }, (_, r) => Math.sin(r) * 10);
+  const frame = frameOf([
+    continuousColumn('x', [...x]),
+    continuousColumn('cube', [...x].map((v) => v ** 3)), // one to one, distinct values: says nothing
+    continuousColumn('noisy', [...x].map((v, r) => 2 * v + (r === 17 ? 1e-6 : 0))), // one row off the affine map
+    categoricalColumn('id', [...x].map((_, r) => `row ${r}`)),
+    categoricalColumn('id again', [...x].map((_, r) => `#${r}`)),
+  ]);
+  const data = prepareForDiscovery(frame, kernels);
+  assert.deepEqual([...exactCopies(data, new Set())], [-1, -1, -1, -1, -1]);
+});
