@@ -153,9 +153,11 @@ export const DiscoverySummarySchema = Type.Object({
   bootstrapSamples: Type.Integer(),
   orientationAssumptions: Type.Optional(Type.Array(literals(ORIENTATION_ASSUMPTIONS), { description: 'Assumptions allowed to orient edges the data left open' })),
   copies: Type.Optional(Type.Array(Type.Object({ column: Type.String(), copyOf: Type.String() }), {
-    description: 'Categorical columns that repeat an earlier column exactly in the training rows (their values map one to one, with the same rows missing). '
-      + 'The search ran on the earlier column and joined each copy to it by one edge (`copyOf` -> `column`, `orientation: "reversible"`): the data cannot tell '
-      + 'which of the two causes the other, nor which of them carries the other edges. Pin an edge to or from a copy in the fixed graph to search with it as a column of its own.',
+    description: 'Columns that repeat another exactly in the training rows (their values map one to one and repeat, or one is an affine map of the other, with the same rows missing). '
+      + 'The search ran on one column of each group (`copyOf`: the first, unless the fixed graph says otherwise) and joined each copy to it by one edge (`copyOf` -> `column`, `orientation: "reversible"`): the data cannot tell '
+      + 'which of the two causes the other, nor which of them carries the other edges, and answers that depend on it are `identified: false`. '
+      + 'Pin the edge between the two from the one that acts (`code -> label` when the label only records the code) to decide: the one that acts is searched and carries the other edges. '
+      + 'A copy named by another pinned or forbidden edge is the one searched.',
   })),
   testsRun: Type.Integer(),
   depthReached: Type.Integer(),

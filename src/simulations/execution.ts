@@ -28,6 +28,7 @@ import type { ScenarioHandoff } from './handoff.js';
 import type { RowsTableRecord } from './batch/results.js';
 import { jobPrincipal } from '../auth/principal.js';
 import { twinKind } from '../twins/kinds/registry.js';
+import { undecidedCopies } from '../twins/orientation.js';
 
 /** What a run keeps of its submission (the job row's params; the scenario itself is the row's `input`). */
 export interface RunParams {
@@ -104,7 +105,7 @@ export class SimulationExecution {
     const identification = {
       reversible: record.causalGraph.filter((e) => e.orientation === 'reversible').map(({ source, target }) => ({ source, target })),
       trainingRows: record.nTrainSamples,
-      ...(record.discovery?.copies === undefined ? {} : { copies: record.discovery.copies }),
+      copies: undecidedCopies(record),
     };
     const batchMode = family.batchRows?.[record.type];
     if (batchMode === 'always' || (batchMode === 'byReference' && (input as BatchScenario).rowsFrom !== undefined)) {

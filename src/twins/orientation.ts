@@ -34,6 +34,12 @@ function assumedIn(graph: readonly Omit<Relationship, 'orientation'>[]): Assumed
   return graph.flatMap((e) => ((e as Partial<Relationship>).orientation === 'assumed' && e.assumption !== undefined ? [{ source: e.source, target: e.target, assumption: e.assumption }] : []));
 }
 
+/** The version's copies whose roles the data leave open: those without a pinned edge between the two (which names the one that acts). */
+export function undecidedCopies(version: Pick<TwinVersion, 'discovery' | 'fixedSubGraph'>): Copies {
+  const pinned = new Set(version.fixedSubGraph.relationships.flatMap((e) => [`${e.source}\u0000${e.target}`, `${e.target}\u0000${e.source}`]));
+  return (version.discovery?.copies ?? []).filter((c) => !pinned.has(`${c.column}\u0000${c.copyOf}`));
+}
+
 export const reversibleEdgeCount = (graph: readonly Relationship[]) => graph.filter((e) => e.orientation === 'reversible').length;
 
 /** A version learned before edges carried their orientation gets it derived from its graph as stored. */

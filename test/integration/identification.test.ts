@@ -141,7 +141,7 @@ test('a column that repeats another exactly (a code and its label) is searched o
   const [chosen, swapped] = onD.possibleDifferences.map((d: { difference: number[] }) => d.difference[0]);
   assert.equal(chosen, 0);
   assert.ok(Math.abs(swapped - (0.1 - onD.baseline.probabilities[0])) < 0.05, `swapped ${swapped}, baseline ${onD.baseline.probabilities[0]}`);
-  assert.match(run.resultsSummary.summary, /cannot tell which of c and grade .* the others respond to/);
+  assert.match(run.resultsSummary.summary, /cannot tell which of c and grade .* the others respond to.*pin the edge between the copies from the one that acts \(c -> grade if grade only records c/);
 
   // The original's own effects are open too: with the pair swapped, c only records grade.
   const onOriginal = await completedRun(twin, { type: 'intervention', interventions: [{ variable: 'c', valueSpec: { type: 'set_value', value: 'c1' } }], targetVars: ['d', 'a'] });
@@ -149,6 +149,18 @@ test('a column that repeats another exactly (a code and its label) is searched o
   assert.equal(d.identified, false);
   assert.deepEqual(d.possibleDifferences.map((x: { difference: number[] }) => Math.abs(x.difference[0]!) > 0.3), [true, false]);
   assert.equal(a.identified, true, 'a cause of the pair moves with neither');
+
+  // grade only records c: pinned, the question is decided (setting the record moves nothing).
+  assert.equal((await app.call({ method: 'PATCH', url: `${version}/graph/fixed`, body: { addEdges: [{ source: 'c', target: 'grade' }] } })).status, 200);
+  const again = await app.call({ method: 'POST', url: `${API}/workspaces/${ws}/digital-twins/${twinId}/run-pipeline`, body: { bootstrapSamples: 0 } });
+  assert.equal((await waitForJob(app, ws, again.body.data.jobId)).status, 'completed');
+  const pinned = (await app.call({ method: 'GET', url: version })).body.data;
+  assert.equal(pinned.causalGraph.find((e: { target: string }) => e.target === 'grade').orientation, 'fixed');
+  assert.equal(pinned.reversibleEdgeCount, 0);
+  const decided = await completedRun(twin, { type: 'intervention', interventions: [{ variable: 'grade', valueSpec: { type: 'set_value', value: 'mid' } }], targetVars: ['d'] });
+  const onDecided = decided.outputs['1.0.0'].details.variables.find((v: { variable: string }) => v.variable === 'd');
+  assert.equal(onDecided.identified, true);
+  assert.deepEqual(onDecided.effect.difference, [0, 0]);
 });
 
 test('an amount stored in two units is one variable to discovery, and setting the second unit is answered over both roles', async (t) => {

@@ -6,9 +6,12 @@
  * and the two fit every graph equally well whichever of them carries the other edges: the data cannot tell them
  * apart.
  *
- * Discovery therefore searches with the first column of each group and joins each later copy to it by one edge,
- * whose direction (like which of the two carries the other edges) the data do not decide.
+ * Discovery therefore searches with one column of each group and joins each other member to it by one edge, whose
+ * direction (like which of the two carries the other edges) the data do not decide. Background knowledge chooses
+ * that column: a required edge between two members names the one that acts (its source), and a member named by an
+ * edge to the rest of the graph is searched as itself. Otherwise the first column of the group is kept.
  */
+import type { EdgeRef } from '../types.js';
 
 /** The columns as discovery prepared them (prepare.ts PreparedData). */
 export interface CopyCandidates {
@@ -22,13 +25,40 @@ export interface CopyCandidates {
   values: readonly (Float64Array | null)[];
 }
 
+/** Background knowledge as discovery's options give it. */
+export interface CopyKnowledge {
+  required?: readonly EdgeRef[];
+  forbidden?: readonly EdgeRef[];
+}
+
 /**
- * For each variable, the index of the earlier variable it copies exactly, else -1. Two columns are copies when
- * their values map one to one and repeat (a column of distinct values maps one to one onto any other, which says
- * nothing), or when both are continuous and one is an affine map of the other (standardised, they agree to 1e-9 up
- * to sign). Variables named in `keep` (background knowledge names them) are never set aside as copies.
+ * For each variable, the index of the variable of its group that stands for it in the search, else -1 (the
+ * variable stands for itself). Two columns are copies when their values map one to one and repeat (a column of
+ * distinct values maps one to one onto any other, which says nothing), or when both are continuous and one is an
+ * affine map of the other (standardised, they agree to 1e-9 up to sign).
  */
-export function exactCopies(data: CopyCandidates, keep: ReadonlySet<string>): Int32Array {
+export function exactCopies(data: CopyCandidates, knowledge: CopyKnowledge = {}): Int32Array {
+  const first = firstCopies(data);
+  const groups = new Map<number, number[]>();
+  first.forEach((original, j) => {
+    if (original >= 0) groups.set(original, [...(groups.get(original) ?? [original]), j]);
+  });
+  const copyOf = new Int32Array(data.p).fill(-1);
+  const index = new Map(data.names.map((name, j) => [name, j]));
+  const edges = [...(knowledge.required ?? []), ...(knowledge.forbidden ?? [])].map((e) => [index.get(e.source), index.get(e.target)]);
+  for (const members of groups.values()) {
+    const inGroup = (j: number | undefined) => j !== undefined && members.includes(j);
+    const pinned = (knowledge.required ?? []).find((e) => inGroup(index.get(e.source)) && inGroup(index.get(e.target)));
+    const actor = pinned === undefined ? undefined : index.get(pinned.source);
+    const named = members.filter((j) => edges.some(([a, b]) => (a === j && !inGroup(b)) || (b === j && !inGroup(a))));
+    const kept = actor ?? named[0] ?? members[0]!;
+    for (const j of members) if (j !== kept && !named.includes(j)) copyOf[j] = kept;
+  }
+  return copyOf;
+}
+
+/** Each variable's first earlier copy, else -1. */
+function firstCopies(data: CopyCandidates): Int32Array {
   const copyOf = new Int32Array(data.p).fill(-1);
   // Fingerprint -> the earlier variables that have it; a match is checked in full (recomputed: matches are rare).
   const buckets = new Map<string, number[]>();
@@ -40,7 +70,7 @@ export function exactCopies(data: CopyCandidates, keep: ReadonlySet<string>): In
       ...(coded === null ? [] : [[`codes ${coded.distinct} ${fingerprint(coded.canonical)}`, (i: number) => sameSequence(canonicalCodes(data, i, data.n)!.canonical, coded.canonical)] as [string, (i: number) => boolean]]),
       ...(z === null ? [] : [[`affine ${z.key}`, (i: number) => sameStandardised(standardised(data.values[i]!)!.z, z.z)] as [string, (i: number) => boolean]]),
     ];
-    const original = keep.has(data.names[j]!) ? undefined : keys.flatMap(([key, same]) => (buckets.get(key) ?? []).filter(same))[0];
+    const original = keys.flatMap(([key, same]) => (buckets.get(key) ?? []).filter(same))[0];
     if (original !== undefined) copyOf[j] = original;
     else for (const [key] of keys) buckets.set(key, [...(buckets.get(key) ?? []), j]);
   }

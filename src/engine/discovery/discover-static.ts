@@ -18,7 +18,7 @@ import type { Kernels } from '../../compute/kernels.js';
 import { cpdagOfDag } from '../graph/cpdag.js';
 import { applyMeekRules } from '../graph/meek.js';
 import { clonePdag, isDirected, type Pdag, parentsOf, pdagToEdges, setDirected, setUndirected } from '../graph/pdag.js';
-import type { DiscoveredEdge, DiscoveryOptions, DiscoveryResult, Frame, WorkHooks } from '../types.js';
+import type { DiscoveredEdge, DiscoveryOptions, DiscoveryResult, EdgeRef, Frame, WorkHooks } from '../types.js';
 import { WorkBudget } from './budget.js';
 import { ciTesterFor } from './ci-tests.js';
 import { copyStrength } from './copies.js';
@@ -39,10 +39,17 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
   const budget = new WorkBudget(options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS, hooks);
   budget.checkpoint();
   budget.progress(0, 'prepare');
-  const named = [...(options.required ?? []), ...(options.forbidden ?? [])].flatMap((e) => [e.source, e.target]);
-  const data = prepareForDiscovery(frame, kernels, { copiesExcept: new Set(named) });
+  const data = prepareForDiscovery(frame, kernels, { copies: options });
   const { p, names, copyOf } = data;
-  const knowledge = buildKnowledge(names, options.required, options.forbidden);
+  // Knowledge between a column and its copy chose which of the two is searched (copies.ts); the rest is the search's.
+  const index = new Map(names.map((name, j) => [name, j]));
+  const standsFor = (name: string) => {
+    const j = index.get(name);
+    return j === undefined ? name : names[copyOf[j]! >= 0 ? copyOf[j]! : j];
+  };
+  const betweenCopies = (e: EdgeRef) => standsFor(e.source) === standsFor(e.target);
+  const pinnedCopies = (options.required ?? []).filter(betweenCopies);
+  const knowledge = buildKnowledge(names, options.required?.filter((e) => !betweenCopies(e)), options.forbidden?.filter((e) => !betweenCopies(e)));
   const { pinned, excluded } = skeletonMasks(knowledge, p);
   const skeleton = pcStableSkeleton(p, ciTesterFor(data, kernels), {
     alpha: options.alpha ?? DEFAULT_ALPHA,
@@ -77,7 +84,9 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
   for (let j = 0; j < p; j++) {
     if (copyOf[j]! < 0) continue;
     setUndirected(classFromData, copyOf[j]!, j);
-    setUndirected(cpdag, copyOf[j]!, j);
+    // A pinned edge between the two chose the one searched: the class keeps its direction.
+    if (pinnedCopies.some((e) => e.target === names[j])) setDirected(cpdag, copyOf[j]!, j);
+    else setUndirected(cpdag, copyOf[j]!, j);
   }
   const edges: DiscoveredEdge[] = [];
   for (let j = 0; j < p; j++) {

@@ -6,7 +6,7 @@
  */
 import type { Kernels } from '../../compute/kernels.js';
 import type { Frame } from '../types.js';
-import { exactCopies } from './copies.js';
+import { type CopyKnowledge, exactCopies } from './copies.js';
 import { columnMoments, type Moments } from './moments.js';
 
 export type DataMode = 'continuous' | 'discrete' | 'mixed';
@@ -35,8 +35,8 @@ export interface PreparedData {
 }
 
 export interface PrepareOptions {
-  /** Set exact copies aside (copies.ts), except the variables named here. Unset: no variable is a copy. */
-  copiesExcept?: ReadonlySet<string>;
+  /** Set exact copies aside (copies.ts), choosing which member of each group is searched by this knowledge. Unset: no variable is a copy. */
+  copies?: CopyKnowledge;
 }
 
 export function prepareForDiscovery(frame: Frame, kernels: Kernels, options: PrepareOptions = {}): PreparedData {
@@ -61,7 +61,7 @@ export function prepareForDiscovery(frame: Frame, kernels: Kernels, options: Pre
     informative[j] = count >= 2 ? 1 : 0;
   });
   const names = frame.columns.map((c) => c.name);
-  const copyOf = options.copiesExcept === undefined ? new Int32Array(p).fill(-1) : exactCopies({ p, n, names, informative, codes, values }, options.copiesExcept);
+  const copyOf = options.copies === undefined ? new Int32Array(p).fill(-1) : exactCopies({ p, n, names, informative, codes, values }, options.copies);
   for (let j = 0; j < p; j++) if (copyOf[j]! >= 0) informative[j] = 0;
   const nCategorical = kinds.filter((k) => k === 'categorical').length;
   const mode: DataMode = nCategorical === 0 ? 'continuous' : nCategorical === p ? 'discrete' : 'mixed';

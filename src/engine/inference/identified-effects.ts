@@ -65,10 +65,10 @@ export function identificationNote(plan: IdentificationPlan, what: string, membe
   ].join(', nor ');
   const values = members.possibleDifferences.map((d) => `${show(d)}${d.chosen ? ' (the chosen graph\'s answer)' : ''}`).join(' or ');
   const pins = edges.map((e) => `${e.source} -> ${e.target} or ${e.target} -> ${e.source}`).join('; ');
-  const labels = copies.map((e) => `${e.target}`).join(', ');
+  const roles = copies.map((e) => `${e.source} -> ${e.target} if ${e.target} only records ${e.source}, ${e.target} -> ${e.source} if ${e.source} only records ${e.target}`).join('; ');
   const steps = [
     ...(edges.length > 0 ? [`pin the direction you know in the fixed graph (${pins})`] : []),
-    ...(copies.length > 0 ? [`pin an edge you know at one of the copies, or leave a column that only records another (${labels}) out of the twin`] : []),
+    ...(copies.length > 0 ? [`pin the edge between the copies from the one that acts (${roles}) or leave the one that only records the other out of the twin`] : []),
   ].join(', and ');
   return `The data cannot tell ${open}; ${what} is ${values}. To decide, ${steps} and retrain.`;
 }

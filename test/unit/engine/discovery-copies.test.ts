@@ -30,9 +30,12 @@ test('an exact copy is a categorical column mapping one to one onto an earlier o
   ]);
   const data = prepareForDiscovery(frame, kernels);
   assert.deepEqual([...data.copyOf], [-1, -1, -1, -1, -1, -1], 'nothing is set aside unless asked');
-  assert.deepEqual([...exactCopies(data, new Set())], [-1, 0, -1, -1, -1, 0]);
-  assert.deepEqual([...exactCopies(data, new Set(['copy']))], [-1, -1, -1, -1, -1, 0], 'a column background knowledge names stays in the search');
-  const prepared = prepareForDiscovery(frame, kernels, { copiesExcept: new Set() });
+  assert.deepEqual([...exactCopies(data)], [-1, 0, -1, -1, -1, 0]);
+  const toOther = (name: string) => ({ source: name, target: 'coarser' });
+  assert.deepEqual([...exactCopies(data, { forbidden: [toOther('copy')] })], [1, -1, -1, -1, -1, 1], 'a copy knowledge ties to the rest of the graph is searched as itself');
+  assert.deepEqual([...exactCopies(data, { forbidden: [toOther('copy'), toOther('a')] })], [-1, -1, -1, -1, -1, 0], 'two such copies are both searched');
+  assert.deepEqual([...exactCopies(data, { required: [{ source: 'second copy', target: 'a' }] })], [5, 5, -1, -1, -1, -1], 'a pinned edge between copies names the one that acts');
+  const prepared = prepareForDiscovery(frame, kernels, { copies: {} });
   assert.deepEqual([...prepared.informative], [1, 0, 1, 1, 1, 0], 'copies are kept out of tests and scores');
 });
 
@@ -56,9 +59,13 @@ for (const share of [1, 0.5]) {
     const rest = result.cpdag.filter((e) => e.source !== 'copy' && e.target !== 'copy');
     assert.equal(structuralHammingDistance(rest, alone.cpdag), 0, 'the other edges are those found without the copy');
 
-    // Named by background knowledge, the copy is searched as a column of its own.
-    const pinned = discoverStatic(withCopy, { forbidden: [{ source: 'copy', target: model.nodes[0]!.name === target.name ? model.nodes[1]!.name : model.nodes[0]!.name }] }, kernels);
-    assert.equal(pinned.copies, undefined);
+    // Pinned as the one that acts, the copy is searched and the original hangs off it, the direction decided.
+    const pinned = discoverStatic(withCopy, { required: [{ source: 'copy', target: target.name }] }, kernels);
+    assert.deepEqual(pinned.copies, [{ column: target.name, copyOf: 'copy' }]);
+    assert.ok(pinned.cpdag.some((e) => e.source === 'copy' && e.target === target.name && e.directed));
+    const renamed = (name: string) => (name === 'copy' ? target.name : name === target.name ? 'copy' : name);
+    const others = pinned.cpdag.filter((e) => ![e.source, e.target].every((n) => n === 'copy' || n === target.name)).map((e) => ({ ...e, source: renamed(e.source), target: renamed(e.target) }));
+    assert.equal(structuralHammingDistance(others, alone.cpdag.filter((e) => true)), 0, 'the copy carries what the original carried');
   });
 }
 
@@ -88,5 +95,5 @@ test('columns of distinct values are not copies of each other, nor are continuou
     categoricalColumn('id again', [...x].map((_, r) => `#${r}`)),
   ]);
   const data = prepareForDiscovery(frame, kernels);
-  assert.deepEqual([...exactCopies(data, new Set())], [-1, -1, -1, -1, -1]);
+  assert.deepEqual([...exactCopies(data)], [-1, -1, -1, -1, -1]);
 });
