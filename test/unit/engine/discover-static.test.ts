@@ -65,12 +65,31 @@ test('mixed continuous and categorical data gives back the equivalence class (SH
 
 test('ten percent of values missing at random costs little accuracy on continuous, discrete and mixed data', () => {
   for (const [share, n] of [[0, 5000], [1, 5000], [0.5, 3000]] as const) {
-    const model = randomModel(8, 2, 3, { categoricalShare: share });
-    const frame = withMissingValues(sampleModel(model, n, 103), 0.1, 9);
-    const result = discoverStatic(frame, {}, kernels);
-    const shd = structuralHammingDistance(result.cpdag, truthCpdag(model));
-    assert.ok(shd <= 2, `categorical share ${share}: SHD ${shd}`);
-    for (const e of result.edges) assert.ok(Number.isFinite(e.strength), `finite strength on ${e.source}->${e.target}`);
+    let complete = 0;
+    let missing = 0;
+    for (const seed of [3, 4, 5, 6]) {
+      const model = randomModel(8, 2, seed, { categoricalShare: share });
+      const frame = sampleModel(model, n, seed + 100);
+      complete += structuralHammingDistance(discoverStatic(frame, {}, kernels).cpdag, truthCpdag(model));
+      const result = discoverStatic(withMissingValues(frame, 0.1, 9), {}, kernels);
+      missing += structuralHammingDistance(result.cpdag, truthCpdag(model));
+      for (const e of result.edges) assert.ok(Number.isFinite(e.strength), `finite strength on ${e.source}->${e.target}`);
+    }
+    assert.ok(missing <= complete + 2, `categorical share ${share}: SHD summed over four graphs ${missing} with values missing, ${complete} without`);
+  }
+});
+
+test('a column observed in a few rows gets no edges from chance, and the rest of the graph is as without it', () => {
+  for (const share of [0, 0.5, 1]) {
+    const model = randomModel(10, 3, 1, { categoricalShare: share });
+    const frame = sampleModel(model, 4000, 101);
+    // Observed in 80 rows of 4000, independent of everything.
+    const sparse = Array.from({ length: frame.nRows }, (_, r) => (r % 50 === 0 ? (Math.sin(r) > 0 ? 'on' : 'off') : null));
+    const withSparse = frameOf([...frame.columns, share === 0 ? continuousColumn('sparse', sparse.map((v, r) => (v === null ? null : Math.sin(r * 1.7)))) : categoricalColumn('sparse', sparse)]);
+    const alone = discoverStatic(frame, {}, kernels);
+    const result = discoverStatic(withSparse, {}, kernels);
+    assert.deepEqual(result.edges.filter((e) => e.source === 'sparse' || e.target === 'sparse'), [], `categorical share ${share}`);
+    assert.equal(structuralHammingDistance(result.cpdag, alone.cpdag), 0, `categorical share ${share}: the rest of the graph`);
   }
 });
 
