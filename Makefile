@@ -27,9 +27,11 @@ bench: build
 bench-kernels: build
 	node dist/bench/kernels/kernels.js
 
-## Static discovery side by side with the peers of ../shared/benchmarks/ANCHORS.md; writes BENCHMARKS.md.
+## Static discovery side by side with the peers of ../shared/benchmarks/ANCHORS.md, then on data with columns that carry
+## nothing of the model (constants, sparse columns, copies) and values missing at random; writes BENCHMARKS.md.
 bench-discovery: build
 	node dist/bench/engine/discovery.js
+	node dist/bench/engine/discovery-robustness.js
 
 ## A twin's run-pipeline through the API vs the engine alone on the same data; writes BENCHMARKS.md.
 bench-pipeline: build

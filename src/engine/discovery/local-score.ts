@@ -103,7 +103,8 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     const key = keyOf(node, parents);
     let value = cache.get(key);
     if (value === undefined) {
-      value = logLik(node, parents) - penaltyScale(node, parents) * (familyOf(node, parents).complexity(node, parents) + sizePenalty(parents.length));
+      const scale = penaltyScale(node, parents);
+      value = logLik(node, parents) - scale * familyOf(node, parents).complexity(node, parents) - scale * sizePenalty(parents.length);
       cache.set(key, value);
     }
     return value;

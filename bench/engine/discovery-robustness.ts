@@ -1,0 +1,127 @@
+/**
+ * Static discovery on data as users bring it: the graphs of generated models (continuous, mixed, discrete) with one
+ * column added that carries nothing of them -- a constant, a column observed in 2% of the rows, an exact copy of a
+ * variable (a label for a code, an amount in another unit), a row number -- and with 10% of the values missing at
+ * random. What such a column must not do: draw edges, or change the edges among the other variables. Also a dense
+ * continuous graph where the order search is needed, with and without a constant column.
+ *
+ * Run: `make bench-discovery` (after the peer table) or `node dist/bench/engine/discovery-robustness.js`.
+ * Env: BENCH_WRITE=0 (do not touch BENCHMARKS.md), BENCH_SEEDS (default 5).
+ */
+import { resolve } from 'node:path';
+import { loadWasmKernels } from '../../src/compute/wasm.js';
+import { discoverStatic } from '../../src/engine/discovery/discover-static.js';
+import { categoricalColumn, continuousColumn, frameOf } from '../../src/engine/frame.js';
+import { dagToCpdag } from '../../src/engine/graph/cpdag.js';
+import { structuralHammingDistance } from '../../src/engine/graph/metrics.js';
+import { modelEdges, randomModel, sampleModel, type SimulatedModel, withMissingValues } from '../../src/engine/simulate.js';
+import type { CategoricalColumn, ContinuousColumn, Frame, FrameColumn } from '../../src/engine/types.js';
+import { machineLine, writeSection } from '../lib/report.js';
+import { REPO_ROOT } from './benchmark-data.js';
+
+const SECTION = '## Discovery on data as users bring it (bench/engine/discovery-robustness.ts)';
+const SEEDS = Number(process.env.BENCH_SEEDS ?? 5);
+const ROWS = 3000;
+const ADDED = 'added';
+
+const kernels = loadWasmKernels();
+const truthOf = (model: SimulatedModel) => dagToCpdag(model.nodes.map((n) => n.name), modelEdges(model));
+
+/** The column added to a frame: made from the frame (a copy reads one of its variables). */
+const added: Record<string, (frame: Frame) => FrameColumn> = {
+  'a constant': (frame) => continuousColumn(ADDED, new Array<number>(frame.nRows).fill(2)),
+  'observed in 2% of the rows (numeric)': (frame) => continuousColumn(ADDED, Array.from({ length: frame.nRows }, (_, r) => (r % 50 === 0 ? Math.sin(r * 1.7) : null))),
+  'observed in 2% of the rows (categories)': (frame) => categoricalColumn(ADDED, Array.from({ length: frame.nRows }, (_, r) => (r % 50 === 0 ? (Math.sin(r) > 0 ? 'on' : 'off') : null))),
+  'an exact copy of a variable (other labels, or x 100 - 7)': (frame) => copyOf(frame),
+  'the row number': (frame) => continuousColumn(ADDED, Array.from({ length: frame.nRows }, (_, r) => r)),
+};
+
+/** The last variable under other labels (categorical) or in another unit (continuous). */
+function copyOf(frame: Frame): FrameColumn {
+  const source = frame.columns[frame.columns.length - 1]!;
+  if (source.kind === 'continuous') return continuousColumn(ADDED, [...(source as ContinuousColumn).values].map((v) => 100 * v - 7));
+  const labels = (source as CategoricalColumn).categories.map((c) => `label ${c}`);
+  return categoricalColumn(ADDED, [...(source as CategoricalColumn).codes].map((c) => (c < 0 ? null : labels[c]!)), labels);
+}
+
+const MODES = [['continuous', 0], ['mixed', 0.5], ['discrete', 1]] as const;
+
+function addedColumns(): string[] {
+  const lines = ['| column added | data | graphs | edges drawn to it (other than a copy\'s one) | graphs whose other edges changed (summed SHD) | SHD to the truth, without / with it (summed) |', '|---|---|---:|---:|---:|---|'];
+  for (const [what, make] of Object.entries(added)) {
+    for (const [mode, share] of MODES) {
+      let drawn = 0;
+      let changed = 0;
+      let changedShd = 0;
+      let without = 0;
+      let withIt = 0;
+      for (let s = 0; s < SEEDS; s++) {
+        const model = randomModel(12, 3, 300 + s, { categoricalShare: share });
+        const frame = sampleModel(model, ROWS, 400 + s);
+        const alone = discoverStatic(frame, {}, kernels);
+        const result = discoverStatic(frameOf([...frame.columns, make(frame)]), {}, kernels);
+        const copy = result.copies?.find((c) => c.column === ADDED)?.copyOf;
+        drawn += result.cpdag.filter((e) => (e.source === ADDED || e.target === ADDED) && e.source !== copy && e.target !== copy).length;
+        const rest = result.cpdag.filter((e) => e.source !== ADDED && e.target !== ADDED);
+        const shd = structuralHammingDistance(rest, alone.cpdag);
+        changed += shd > 0 ? 1 : 0;
+        changedShd += shd;
+        without += structuralHammingDistance(alone.cpdag, truthOf(model));
+        withIt += structuralHammingDistance(rest, truthOf(model));
+      }
+      const line = `| ${what} | ${mode} | ${SEEDS} | ${drawn} | ${changed} (${changedShd}) | ${without} / ${withIt} |`;
+      console.log(line);
+      lines.push(line);
+    }
+  }
+  return lines;
+}
+
+function missingAtRandom(): string[] {
+  const lines = ['| data | graphs | SHD to the truth summed: complete / 10% of values missing at random |', '|---|---:|---|'];
+  for (const [mode, share] of MODES) {
+    let complete = 0;
+    let missing = 0;
+    for (let s = 0; s < 4 * SEEDS; s++) {
+      const model = randomModel(8, 2, 3 + s, { categoricalShare: share });
+      const frame = sampleModel(model, ROWS, 103 + s);
+      complete += structuralHammingDistance(discoverStatic(frame, {}, kernels).cpdag, truthOf(model));
+      missing += structuralHammingDistance(discoverStatic(withMissingValues(frame, 0.1, 9), {}, kernels).cpdag, truthOf(model));
+    }
+    const line = `| ${mode} (8 variables, ${ROWS} rows) | ${4 * SEEDS} | ${complete} / ${missing} |`;
+    console.log(line);
+    lines.push(line);
+  }
+  return lines;
+}
+
+function denseWithConstant(): string[] {
+  const lines = ['| graph | seed | SHD to the truth | with a constant column added |', '|---|---:|---:|---:|'];
+  for (let s = 0; s < 2; s++) {
+    const model = randomModel(20, 6, 1000 + s);
+    const frame = sampleModel(model, 10_000, 2000 + s);
+    const plain = structuralHammingDistance(discoverStatic(frame, {}, kernels).cpdag, truthOf(model));
+    const result = discoverStatic(frameOf([...frame.columns, continuousColumn(ADDED, new Array<number>(frame.nRows).fill(1))]), {}, kernels);
+    const line = `| 20 variables, expected degree 6, 10k rows | ${s} | ${plain} | ${structuralHammingDistance(result.cpdag, truthOf(model))} |`;
+    console.log(line);
+    lines.push(line);
+  }
+  return lines;
+}
+
+function main(): void {
+  const header = `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}.`;
+  console.log(header);
+  const section = [
+    SECTION, '', header, '',
+    `Generated models (simulate.ts \`randomModel\`; 12 variables, expected degree 3, seeds 300.., ${ROWS} rows), each searched alone and with one column added that carries nothing of the model. A copy is expected to hang off the variable it repeats by one edge (discovery/copies.ts), which the third column does not count.`,
+    '', ...addedColumns(), '',
+    '10% of the values of every column missing completely at random (simulate.ts `withMissingValues`), 8 variables, expected degree 2:',
+    '', ...missingAtRandom(), '',
+    'A dense continuous graph, where the edge searches stop short and the order search finds the truth, with a constant column added:',
+    '', ...denseWithConstant(), '',
+  ].join('\n');
+  if (process.env.BENCH_WRITE !== '0') writeSection(resolve(REPO_ROOT, 'BENCHMARKS.md'), SECTION, section);
+}
+
+main();
