@@ -68,8 +68,9 @@ function fisherZTester(data: PreparedData, kernels: Kernels): CiTester {
 
 function gSquareTester(data: PreparedData, kernels: Kernels): CiTester {
   const { n, p } = data;
-  const codes = new Int32Array(n * p);
-  for (let j = 0; j < p; j++) codes.set(data.codes[j]!, j * n);
+  const codes = new Int32Array(n * p).fill(-1);
+  // A number column kept out of the search (a constant) has no codes: missing everywhere, never tested.
+  for (let j = 0; j < p; j++) if (data.codes[j]) codes.set(data.codes[j]!, j * n);
   const levels = data.levels.map((l) => Math.max(l, 1));
   return {
     name: 'g-square',

@@ -70,7 +70,7 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     // Widening on count scores only: a logistic family (mixed data) costs an iterative fit per pair.
     const reopenable = data.mode === 'discrete' ? reopenablePairs(data, candidates, excluded) : undefined;
     const countOrderSearch = data.mode === 'discrete' && data.completeShare === 1;
-    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, moments: gaussianMoments(data), reopenable, countOrderSearch });
+    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative, moments: gaussianMoments(data), reopenable, countOrderSearch });
     dag = search.dag;
     timedOut = search.timedOut;
   }

@@ -47,6 +47,7 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
   const counts = countFamily(data, penalty);
   const logistic = data.mode === 'mixed' ? logisticFamily(data, kernels, penalty) : null;
   const familyOf = (node: number, parents: readonly number[]) => {
+    if (data.informative[node] !== 1) return NOTHING;
     if (data.kinds[node] === 'continuous') return gaussian!;
     if (parents.every((q) => data.kinds[q] === 'categorical')) return counts;
     return logistic!;
@@ -139,6 +140,9 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     gain,
   };
 }
+
+/** The family of a variable kept out of the search (no variation, or an exact copy): nothing to fit, nothing to pay. */
+const NOTHING: Family = { logLik: () => 0, parameters: () => 0, complexity: () => 0 };
 
 /** Rows observing both variables of a pair, counted once per pair. */
 class PairCounts {

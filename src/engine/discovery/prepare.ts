@@ -28,9 +28,9 @@ export interface PreparedData {
   blocks: number[][];
   /** Moments of the embedding (null in discrete mode). */
   moments: Moments | null;
-  /** Row-complete share (1 when nothing is missing). */
+  /** Share of the rows complete in the variables searched (1 when none of them misses a value). */
   completeShare: number;
-  /** Per variable, the earlier variable it copies exactly (copies.ts; then it is not informative), else -1. */
+  /** Per variable, the variable of its group of exact copies searched in its place (copies.ts; it is then not informative), else -1. */
   copyOf: Int32Array;
 }
 
@@ -63,8 +63,10 @@ export function prepareForDiscovery(frame: Frame, kernels: Kernels, options: Pre
   const names = frame.columns.map((c) => c.name);
   const copyOf = options.copies === undefined ? new Int32Array(p).fill(-1) : exactCopies({ p, n, names, informative, codes, values }, options.copies);
   for (let j = 0; j < p; j++) if (copyOf[j]! >= 0) informative[j] = 0;
-  const nCategorical = kinds.filter((k) => k === 'categorical').length;
-  const mode: DataMode = nCategorical === 0 ? 'continuous' : nCategorical === p ? 'discrete' : 'mixed';
+  // The mode is that of the variables searched: a constant number column leaves categorical data discrete.
+  const searched = kinds.filter((_, j) => informative[j] === 1);
+  const nCategorical = searched.filter((k) => k === 'categorical').length;
+  const mode: DataMode = nCategorical === 0 ? 'continuous' : nCategorical === searched.length ? 'discrete' : 'mixed';
   const blocks: number[][] = [];
   const embedded: Float64Array[] = [];
   if (mode !== 'discrete') {
@@ -89,7 +91,7 @@ export function prepareForDiscovery(frame: Frame, kernels: Kernels, options: Pre
   const moments = mode === 'discrete' ? null : columnMoments(embedded, n, kernels);
   return {
     names, p, n, mode, kinds, levels, informative, values, codes, blocks, moments,
-    completeShare: completeShare(frame), copyOf,
+    completeShare: completeShare(frame, informative), copyOf,
   };
 }
 
@@ -122,12 +124,14 @@ function indicator(codes: Int32Array, k: number): Float64Array {
   return out;
 }
 
-function completeShare(frame: Frame): number {
+/** The share of rows where every variable searched is observed. */
+function completeShare(frame: Frame, informative: Uint8Array): number {
   if (frame.nRows === 0) return 1;
+  const searched = frame.columns.filter((_, j) => informative[j] === 1);
   let complete = 0;
   for (let r = 0; r < frame.nRows; r++) {
     let ok = true;
-    for (const c of frame.columns) {
+    for (const c of searched) {
       if (c.kind === 'continuous' ? Number.isNaN(c.values[r]!) : c.codes[r]! < 0) {
         ok = false;
         break;

@@ -47,6 +47,8 @@ export interface ScoreSearchInput {
   progressSpan: [number, number];
   /** Follow with perturbation restarts (perturbAndClimb). */
   restarts?: boolean;
+  /** 1 for a variable searched, 0 for one kept out (no variation, or an exact copy): it gets no edges. */
+  informative: Uint8Array;
   /** Gaussian moments of the variables (continuous data): enables the order search. */
   moments?: GaussianMoments;
   /** 1 at i * p + j: a pair left out of the candidates that may join them when i improves j's family in the
@@ -159,9 +161,13 @@ const ORDER_SEED = 0x0b055;
 function orderSearches(input: ScoreSearchInput, moments: GaussianMoments | undefined, edgeSearch: ScoreSearchResult, starts = ORDER_STARTS): ScoreSearchResult {
   const { p, scorer, knowledge, candidates, budget } = input;
   const rng = new Rng(ORDER_SEED);
+  const searched = Array.from({ length: p }, (_, j) => j).filter((j) => input.informative[j] === 1);
+  const idle = Array.from({ length: p }, (_, j) => j).filter((j) => input.informative[j] !== 1);
   let best = edgeSearch;
   for (let start = 0; start < starts; start++) {
-    const order = start === 0 ? topologicalOrder(edgeSearch.dag)! : rng.shuffle(Array.from({ length: p }, (_, j) => j));
+    // Random orders of the variables searched (those kept out go last), so a column that carries nothing does not
+    // change the orders the others are tried in.
+    const order = start === 0 ? topologicalOrder(edgeSearch.dag)! : [...rng.shuffle([...searched]), ...idle];
     const found = bestOrderSearch({ p, scorer, ...(moments === undefined ? {} : { moments }), knowledge, candidates, budget, start: consistentWithRequired(order, knowledge, p) });
     const score = dagScore(found.dag, scorer);
     const improved = score > best.score + 1e-9 * Math.abs(best.score);
