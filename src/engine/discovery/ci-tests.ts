@@ -61,6 +61,14 @@ function fisherZTester(data: PreparedData, kernels: Kernels): CiTester {
       if (tests.length === 0) return empty();
       const { packed, maxK } = packTests(tests, embedIndex);
       const { partial, pValue } = kernels.fisherZBatch(corr, moments.q, moments.effectiveN, packed, maxK, tests.length);
+      if (data.observed) {
+        // Each test on the rows its least observed pair has (Fisher: atanh(r) sqrt(n - |S| - 3) ~ N(0, 1)).
+        tests.forEach((t, i) => {
+          const dof = data.observed!.smallest([t.x, t.y, ...t.s]) - t.s.length - 3;
+          const z = Math.atanh(Math.min(1, Math.max(-1, partial[i]!)));
+          if (!Number.isNaN(partial[i]!)) pValue[i] = dof > 0 ? chiSquareSurvival(dof * z * z, 1) : 1;
+        });
+      }
       return { pValue, dependence: partial.map((r) => (Number.isNaN(r) ? 0 : Math.abs(r))) };
     },
   };
@@ -107,7 +115,8 @@ function degenerateGaussianTester(data: PreparedData, kernels: Kernels): CiTeste
         const bs = t.s.flatMap((v) => data.blocks[v]!);
         const info = logDetOf([...bx, ...bs]) + logDetOf([...by, ...bs]) - logDetOf([...bs]) - logDetOf([...bx, ...by, ...bs]);
         // A degenerate block (collinear indicators) gives no evidence either way: count it as independence.
-        const statistic = Number.isFinite(info) ? Math.max(0, moments.effectiveN * info) : 0;
+        const rows = data.observed ? data.observed.smallest([t.x, t.y, ...t.s]) : moments.effectiveN;
+        const statistic = Number.isFinite(info) ? Math.max(0, rows * info) : 0;
         const df = bx.length * by.length;
         pValue[i] = Number.isFinite(info) && df > 0 ? chiSquareSurvival(statistic, df) : 1;
         dependence[i] = chiSquareDependence(statistic, df);

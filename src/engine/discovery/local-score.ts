@@ -9,6 +9,7 @@
 import type { Kernels } from '../../compute/kernels.js';
 import type { PreparedData } from './prepare.js';
 import { observedMeanAndStd } from '../frame.js';
+import { isMissing } from './observed.js';
 import { MultinomialRegret } from './regret.js';
 
 /**
@@ -94,10 +95,9 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
   // column observed in 2% of the rows the evidence of all of them: its chance correlations became edges.) Count and
   // logistic families rest on the rows observing all their variables; a Gaussian family's EM covariance on more,
   // taken as the smallest pairwise count of its variables (as the Fisher-z tests take it).
-  const pairCounts = hasMissing ? new PairCounts(data) : null;
   const penaltyScale = (node: number, parents: readonly number[]) => {
-    if (!pairCounts) return 1;
-    const rows = data.kinds[node] === 'continuous' ? pairCounts.smallest([node, ...parents]) : observedRows(data, [node, ...parents]).length;
+    if (!data.observed) return 1;
+    const rows = data.kinds[node] === 'continuous' ? data.observed.smallest([node, ...parents]) : observedRows(data, [node, ...parents]).length;
     return data.n / Math.max(1, rows);
   };
   const score = (node: number, parents: readonly number[]) => {
@@ -143,38 +143,6 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
 
 /** The family of a variable kept out of the search (no variation, or an exact copy): nothing to fit, nothing to pay. */
 const NOTHING: Family = { logLik: () => 0, parameters: () => 0, complexity: () => 0 };
-
-/** Rows observing both variables of a pair, counted once per pair. */
-class PairCounts {
-  private readonly counts: Int32Array;
-  private readonly missing: Uint8Array[];
-
-  constructor(private readonly data: PreparedData) {
-    this.counts = new Int32Array(data.p * data.p).fill(-1);
-    this.missing = Array.from({ length: data.p }, (_, v) => Uint8Array.from({ length: data.n }, (_, row) => (isMissing(data, v, row) ? 1 : 0)));
-  }
-
-  /** The smallest pairwise count among `variables` (each variable's own count for one). */
-  smallest(variables: readonly number[]): number {
-    let least = this.data.n;
-    for (let a = 0; a < variables.length; a++) for (let b = a; b < variables.length; b++) least = Math.min(least, this.count(variables[a]!, variables[b]!));
-    return least;
-  }
-
-  private count(i: number, j: number): number {
-    const at = i * this.data.p + j;
-    if (this.counts[at]! < 0) {
-      const [mi, mj] = [this.missing[i]!, this.missing[j]!];
-      let count = 0;
-      for (let row = 0; row < this.data.n; row++) if ((mi[row]! | mj[row]!) === 0) count++;
-      this.counts[at] = count;
-      this.counts[j * this.data.p + i] = count;
-    }
-    return this.counts[at]!;
-  }
-}
-
-const isMissing = (data: PreparedData, v: number, row: number) => (data.kinds[v] === 'continuous' ? Number.isNaN(data.values[v]![row]!) : data.codes[v]![row]! < 0);
 
 /** Rows where every listed variable is observed. */
 function observedRows(data: PreparedData, variables: readonly number[]): Int32Array {

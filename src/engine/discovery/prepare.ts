@@ -8,6 +8,7 @@ import type { Kernels } from '../../compute/kernels.js';
 import type { Frame } from '../types.js';
 import { type CopyKnowledge, exactCopies } from './copies.js';
 import { columnMoments, type Moments } from './moments.js';
+import { PairCounts } from './observed.js';
 
 export type DataMode = 'continuous' | 'discrete' | 'mixed';
 
@@ -30,6 +31,8 @@ export interface PreparedData {
   moments: Moments | null;
   /** Share of the rows complete in the variables searched (1 when none of them misses a value). */
   completeShare: number;
+  /** Rows observing each pair of variables, when the variables searched miss values; else null. */
+  observed: PairCounts | null;
   /** Per variable, the variable of its group of exact copies searched in its place (copies.ts; it is then not informative), else -1. */
   copyOf: Int32Array;
 }
@@ -89,9 +92,10 @@ export function prepareForDiscovery(frame: Frame, kernels: Kernels, options: Pre
     for (let j = 0; j < p; j++) blocks.push([]);
   }
   const moments = mode === 'discrete' ? null : columnMoments(embedded, n, kernels);
+  const complete = completeShare(frame, informative);
   return {
     names, p, n, mode, kinds, levels, informative, values, codes, blocks, moments,
-    completeShare: completeShare(frame, informative), copyOf,
+    completeShare: complete, copyOf, observed: complete < 1 ? new PairCounts({ n, p, kinds, values, codes }) : null,
   };
 }
 

@@ -93,6 +93,17 @@ test('a column observed in a few rows gets no edges from chance, and the rest of
   }
 });
 
+test('a column observed in a few rows weakens only the tests it enters (mixed data, where the candidate pairs come from the tests)', () => {
+  const model = randomModel(12, 3, 300, { categoricalShare: 0.5 });
+  const frame = sampleModel(model, 3000, 400);
+  const sparse = continuousColumn('sparse', Array.from({ length: frame.nRows }, (_, r) => (r % 50 === 0 ? Math.sin(r * 1.7) : null)));
+  const alone = discoverStatic(frame, {}, kernels);
+  const result = discoverStatic(frameOf([...frame.columns, sparse]), {}, kernels);
+  const rest = result.cpdag.filter((e) => e.source !== 'sparse' && e.target !== 'sparse');
+  // Every test once took the sparse column's 60 rows as its sample size: SHD 10 here.
+  assert.equal(structuralHammingDistance(rest, alone.cpdag), 0, JSON.stringify(rest));
+});
+
 test('constant, empty and single-category columns stay isolated and never crash the search', () => {
   const base = colliderFrame(2000, 8);
   const frame = frameOf([
