@@ -32,7 +32,12 @@ export interface LocalScorer {
   score(node: number, parents: readonly number[]): number;
   /** The score of a continuous node with `parentCount` single-column parents that leave `variance` unexplained:
    * what score() answers for such a family, for searches that track residual variances themselves. */
-  scoreOfResidual(variance: number, parentCount: number): number;
+  scoreOfResidual(variance: number, parentCount: number, scale?: number): number;
+  /**
+   * With missing values, the factor a family's penalty is rescaled by (the rows it rests on, to n: score() applies
+   * it; searches that use scoreOfResidual pass it); null when nothing is missing (the factor is 1).
+   */
+  readonly penaltyScale: ((node: number, parents: readonly number[]) => number) | null;
   /**
    * score(node, parents + extra) - score(node, parents), the change every search move is made of. With missing
    * values in count or logistic families both likelihoods are taken on the same rows (those observing the node,
@@ -88,7 +93,7 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     return value;
   };
   const parameters = (node: number, parents: readonly number[]) => familyOf(node, parents).parameters(node, parents);
-  const scoreOfResidual = (variance: number, k: number) => gaussianLogLik(data.n, variance) - penalty * (2 + k) - sizePenalty(k);
+  const scoreOfResidual = (variance: number, k: number, scale = 1) => gaussianLogLik(data.n, variance) - scale * penalty * (2 + k) - scale * sizePenalty(k);
   const hasMissing = data.completeShare < 1;
   // With missing values a family's likelihood is rescaled to n rows from the rows it rests on; its penalty is
   // rescaled by the same factor, so the family is judged as on those rows. (Rescaling the likelihood alone gave a
@@ -137,6 +142,7 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     parameters,
     score,
     scoreOfResidual,
+    penaltyScale: hasMissing ? penaltyScale : null,
     gain,
   };
 }

@@ -293,24 +293,34 @@ class GrowShrink {
       }
     };
     for (const w of required) add(pool.indexOf(w));
+    // With missing values each family pays its own penalty scale (local-score.ts): the candidates are then compared
+    // by score, not by the variance they explain.
+    const scaleOf = scorer.penaltyScale === null ? null : (members: readonly number[]) => scorer.penaltyScale!(node, members);
     let residual = variance[m]!;
-    let score = scorer.scoreOfResidual(residual, parents.length);
+    let score = scorer.scoreOfResidual(residual, parents.length, scaleOf?.(parents));
     for (;;) {
       let best = -1;
       let bestExplained = 0;
+      let bestScore = Number.NEGATIVE_INFINITY;
       for (let a = 0; a < m; a++) {
         if (chosen[a] === 1) continue;
         const pivot = variance[a]!;
         if (!(pivot > DETERMINED * cov[columns[a]! * q + columns[a]!]!)) continue;
         const c = withNode[a]!;
         const explained = (c * c) / pivot;
-        if (explained > bestExplained) {
+        if (scaleOf) {
+          const grown = scorer.scoreOfResidual(residual - explained, parents.length + 1, scaleOf([...parents, pool[a]!]));
+          if (grown > bestScore) {
+            bestScore = grown;
+            best = a;
+          }
+        } else if (explained > bestExplained) {
           bestExplained = explained;
           best = a;
         }
       }
       if (best < 0) break;
-      const grown = scorer.scoreOfResidual(residual - bestExplained, parents.length + 1);
+      const grown = scaleOf ? bestScore : scorer.scoreOfResidual(residual - bestExplained, parents.length + 1);
       if (!(grown > score)) break;
       add(best);
       residual = variance[m]!;
@@ -337,7 +347,7 @@ class GrowShrink {
         let dropScore = score;
         for (let a = 0; a < k; a++) {
           if (knowledge.required[parents[a]! * p + node] === 1) continue;
-          const smaller = scorer.scoreOfResidual(full + beta[a]! ** 2 / b[a * k + a]!, k - 1);
+          const smaller = scorer.scoreOfResidual(full + beta[a]! ** 2 / b[a * k + a]!, k - 1, scaleOf?.(parents.filter((_, x) => x !== a)));
           if (smaller > dropScore) {
             dropScore = smaller;
             drop = a;
