@@ -4,7 +4,8 @@
  * Gaussian embedding, computed from the covariance alone. Categorical nodes: multinomial counts when every parent
  * is categorical (Heckerman, Geiger & Chickering 1995), multinomial logistic regression otherwise. With missing
  * values a family's likelihood uses the rows that observe it, rescaled to all n rows (the node-average likelihood
- * of Balov 2013), and a search move compares two families on their common rows (`gain`).
+ * of Balov 2013) together with its penalty, so it is judged on the evidence of those rows; a search move compares
+ * two families on their common rows (`gain`).
  */
 import type { Kernels } from '../../compute/kernels.js';
 import type { PreparedData } from './prepare.js';
