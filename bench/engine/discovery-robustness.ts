@@ -96,13 +96,18 @@ function missingAtRandom(): string[] {
 }
 
 function denseWithConstant(): string[] {
-  const lines = ['| graph | seed | SHD to the truth | with a constant column added |', '|---|---:|---:|---:|'];
+  const lines = ['| graph | seed | SHD to the truth | with a constant column added | with an independent 3-category column added |', '|---|---:|---:|---:|---:|'];
   for (let s = 0; s < 2; s++) {
     const model = randomModel(20, 6, 1000 + s);
     const frame = sampleModel(model, 10_000, 2000 + s);
     const plain = structuralHammingDistance(discoverStatic(frame, {}, kernels).cpdag, truthOf(model));
-    const result = discoverStatic(frameOf([...frame.columns, continuousColumn(ADDED, new Array<number>(frame.nRows).fill(1))]), {}, kernels);
-    const line = `| 20 variables, expected degree 6, 10k rows | ${s} | ${plain} | ${structuralHammingDistance(result.cpdag, truthOf(model))} |`;
+    const shdWith = (column: FrameColumn) => {
+      const result = discoverStatic(frameOf([...frame.columns, column]), {}, kernels);
+      return structuralHammingDistance(result.cpdag.filter((e) => e.source !== ADDED && e.target !== ADDED), truthOf(model));
+    };
+    const constant = shdWith(continuousColumn(ADDED, new Array<number>(frame.nRows).fill(1)));
+    const category = shdWith(categoricalColumn(ADDED, Array.from({ length: frame.nRows }, (_, r) => ['a', 'b', 'c'][Math.floor(Math.abs(Math.sin(r * 3.3)) * 3)]!)));
+    const line = `| 20 variables, expected degree 6, 10k rows | ${s} | ${plain} | ${constant} | ${category} |`;
     console.log(line);
     lines.push(line);
   }
@@ -129,7 +134,9 @@ const READING = [
   '- Left: on seed 302 the score itself prefers a wrong DAG (by 6 units over the one found without the added column, by 8 over the truth), ' +
     'which a sparse column, one missing cell or the row number lead the search to (SHD 1 -> 13). A categorical column in number data, or a ' +
     'number column in categorical data, makes the data mixed, which changes how every family is scored (mixed data: BIC for counts, no order ' +
-    'search): 2 and 3 of the five graphs change.',
+    'search): 2 and 3 of the five graphs change. On dense graphs that is the largest gap found: one independent 3-category column added to ' +
+    'the 20-variable graphs takes them from SHD 0 to about 90, because mixed data get no order search (its Gaussian view wants one column ' +
+    'per variable; a category is a block of indicators). An order search over blocks is the next step.',
 ].join('\n');
 
 function main(): void {
@@ -141,7 +148,7 @@ function main(): void {
     '', ...addedColumns(), '',
     '10% of the values of every column missing completely at random (simulate.ts `withMissingValues`), 8 variables, expected degree 2:',
     '', ...missingAtRandom(), '',
-    'A dense continuous graph, where the edge searches stop short and the order search finds the truth, with a constant column added:',
+    'A dense continuous graph, where the edge searches stop short and the order search finds the truth, with a constant column or a category column added:',
     '', ...denseWithConstant(), '',
     READING,
   ].join('\n');
