@@ -64,15 +64,16 @@ function firstCopies(data: CopyCandidates): Int32Array {
   const buckets = new Map<string, number[]>();
   for (let j = 0; j < data.p; j++) {
     if (data.informative[j] !== 1) continue;
+    // Two fingerprints, each with its full check against an earlier variable i.
+    const keys: { key: string; same: (i: number) => boolean }[] = [];
     const coded = canonicalCodes(data, j, Math.floor(data.n / 2));
+    if (coded) keys.push({ key: `codes ${coded.distinct} ${fingerprint(coded.canonical)}`, same: (i) => sameSequence(canonicalCodes(data, i, data.n)!.canonical, coded.canonical) });
     const z = data.values[j] ? standardised(data.values[j]!) : null;
-    const keys: [string, (i: number) => boolean][] = [
-      ...(coded === null ? [] : [[`codes ${coded.distinct} ${fingerprint(coded.canonical)}`, (i: number) => sameSequence(canonicalCodes(data, i, data.n)!.canonical, coded.canonical)] as [string, (i: number) => boolean]]),
-      ...(z === null ? [] : [[`affine ${z.key}`, (i: number) => sameStandardised(standardised(data.values[i]!)!.z, z.z)] as [string, (i: number) => boolean]]),
-    ];
-    const original = keys.flatMap(([key, same]) => (buckets.get(key) ?? []).filter(same))[0];
+    if (z) keys.push({ key: `affine ${z.key}`, same: (i) => sameStandardised(standardised(data.values[i]!).z, z.z) });
+    let original: number | undefined;
+    for (const { key, same } of keys) original ??= buckets.get(key)?.find(same);
     if (original !== undefined) copyOf[j] = original;
-    else for (const [key] of keys) buckets.set(key, [...(buckets.get(key) ?? []), j]);
+    else for (const { key } of keys) buckets.set(key, [...(buckets.get(key) ?? []), j]);
   }
   return copyOf;
 }
