@@ -3,8 +3,9 @@
  * data type, v-structures and Meek rules; then the better (extended BIC, local-score.ts) of two score searches
  * (tabu hill climbing from the PC pattern, and GES from the empty graph refined by the same hill climbing;
  * score-search.ts) picks the DAG, on continuous data refined further by seeded perturbation restarts and by the best
- * order score search (order-search.ts; past 100 variables it replaces GES and the restarts, over neighbourhoods). The
- * answer is that DAG with edge strengths, and its CPDAG.
+ * order score search (order-search.ts; past 100 variables it replaces GES and the restarts, over neighbourhoods), on
+ * complete discrete and mixed data by the order search from the edge searches' DAG (score-search.ts says when it
+ * tries more starts). The answer is that DAG with edge strengths, and its CPDAG.
  *
  * Missing values (nothing is imputed into the data): the Gaussian statistics use the EM maximum-likelihood
  * covariance (tests take the smallest pairwise count as n), G-square drops the rows missing in a test's variables
@@ -70,7 +71,8 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     // Widening on count scores only: a logistic family (mixed data) costs an iterative fit per pair.
     const reopenable = data.mode === 'discrete' ? reopenablePairs(data, candidates, excluded) : undefined;
     const countOrderSearch = data.mode === 'discrete' && data.completeShare === 1;
-    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative, moments: gaussianMoments(data), reopenable, countOrderSearch });
+    const mixedOrderSearch = data.mode === 'mixed' && data.completeShare === 1;
+    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative, moments: gaussianMoments(data), reopenable, countOrderSearch, mixedOrderSearch });
     dag = search.dag;
     timedOut = search.timedOut;
   }
