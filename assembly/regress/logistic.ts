@@ -24,11 +24,12 @@ function softmaxRow(x: usize, r: i32, k: i32, classes: i32, w: usize, label: i32
   return max + Math.log(sum) - labelScore;
 }
 
-function penalisedLoss(x: usize, y: usize, n: i32, k: i32, classes: i32, l2: f64, w: usize, prob: usize): f64 {
+/** The summed loss plus the penalty at `w`; each valid row's probabilities are kept in `probs` (n x classes). */
+function penalisedLoss(x: usize, y: usize, n: i32, k: i32, classes: i32, l2: f64, w: usize, probs: usize): f64 {
   let loss: f64 = 0;
   for (let r = 0; r < n; r++) {
     const label = getI32(y, r);
-    if (label >= 0 && label < classes) loss += softmaxRow(x, r, k, classes, w, label, prob);
+    if (label >= 0 && label < classes) loss += softmaxRow(x, r, k, classes, w, label, probs + ((<usize>r * classes) << 3));
   }
   let squares: f64 = 0;
   const dim = classes * k;
@@ -36,39 +37,65 @@ function penalisedLoss(x: usize, y: usize, n: i32, k: i32, classes: i32, l2: f64
   return loss + 0.5 * l2 * squares;
 }
 
-function gradientAndHessian(x: usize, y: usize, n: i32, k: i32, classes: i32, l2: f64, w: usize, gradient: usize, hessian: usize, prob: usize): void {
+/**
+ * Gradient and Hessian at the weights whose row probabilities `probs` holds (penalisedLoss kept them). The Hessian's
+ * block (c, d) is sum_r p_rc (delta_cd - p_rd) x_r x_r^T, so each row's outer product is formed once, packed (its
+ * upper triangle, `outer`), and added with each pair's weight to that pair's packed block (`packed`); the blocks
+ * are unpacked into the full symmetric matrix at the end.
+ */
+function gradientAndHessian(x: usize, y: usize, n: i32, k: i32, classes: i32, l2: f64, w: usize, gradient: usize, hessian: usize, probs: usize, outer: usize, packed: usize): void {
   const dim = classes * k;
+  const triangle = (k * (k + 1)) >> 1;
+  const pairs = (classes * (classes + 1)) >> 1;
   memory.fill(gradient, 0, <usize>dim << 3);
-  memory.fill(hessian, 0, (<usize>dim * dim) << 3);
+  memory.fill(packed, 0, (<usize>pairs * triangle) << 3);
   for (let r = 0; r < n; r++) {
     const label = getI32(y, r);
     if (label < 0 || label >= classes) continue;
-    softmaxRow(x, r, k, classes, w, label, prob);
+    const prob = probs + ((<usize>r * classes) << 3);
     const row = x + ((<usize>r * k) << 3);
     for (let c = 0; c < classes; c++) {
       const residual = getF64(prob, c) - (c == label ? 1.0 : 0.0);
       for (let a = 0; a < k; a++) setF64(gradient, c * k + a, getF64(gradient, c * k + a) + residual * getF64(row, a));
     }
+    let at = 0;
+    for (let a = 0; a < k; a++) {
+      const xa = getF64(row, a);
+      for (let b = a; b < k; b++) setF64(outer, at++, xa * getF64(row, b));
+    }
+    let block = packed;
     for (let c = 0; c < classes; c++) {
+      const pc = getF64(prob, c);
       for (let d = c; d < classes; d++) {
-        const weight = getF64(prob, c) * ((c == d ? 1.0 : 0.0) - getF64(prob, d));
-        for (let a = 0; a < k; a++) {
-          const wa = weight * getF64(row, a);
-          const target = hessian + ((<usize>(c * k + a) * dim + d * k) << 3);
-          const split = f64x2.splat(wa);
-          let b = c == d ? a : 0;
-          for (; b + 1 < k; b += 2) {
-            const at = <usize>b << 3;
-            v128.store(target + at, f64x2.add(v128.load(target + at), f64x2.mul(split, v128.load(row + at))));
-          }
-          if (b < k) setF64(target, b, getF64(target, b) + wa * getF64(row, b));
+        const split = f64x2.splat(pc * ((c == d ? 1.0 : 0.0) - getF64(prob, d)));
+        let i = 0;
+        for (; i + 1 < triangle; i += 2) {
+          const offset = <usize>i << 3;
+          v128.store(block + offset, f64x2.add(v128.load(block + offset), f64x2.mul(split, v128.load(outer + offset))));
+        }
+        if (i < triangle) setF64(block, i, getF64(block, i) + f64x2.extract_lane(split, 0) * getF64(outer, i));
+        block += <usize>triangle << 3;
+      }
+    }
+  }
+  let block = packed;
+  for (let c = 0; c < classes; c++) {
+    for (let d = c; d < classes; d++) {
+      let at = 0;
+      for (let a = 0; a < k; a++) {
+        for (let b = a; b < k; b++) {
+          const value = getF64(block, at++);
+          setF64(hessian, (c * k + a) * dim + d * k + b, value);
+          setF64(hessian, (c * k + b) * dim + d * k + a, value);
+          setF64(hessian, (d * k + a) * dim + c * k + b, value);
+          setF64(hessian, (d * k + b) * dim + c * k + a, value);
         }
       }
+      block += <usize>triangle << 3;
     }
   }
   for (let i = 0; i < dim; i++) {
     setF64(gradient, i, getF64(gradient, i) + l2 * getF64(w, i));
-    for (let j = 0; j < i; j++) setF64(hessian, i * dim + j, getF64(hessian, j * dim + i));
     setF64(hessian, i * dim + i, getF64(hessian, i * dim + i) + l2);
   }
 }
@@ -94,7 +121,12 @@ export function logisticRegression(x: usize, y: usize, n: i32, k: i32, classes: 
     setF64(logLoss, 0, NaN);
     return STATUS_SINGULAR;
   }
-  const prob = allocF64(<u64>classes);
+  // Row probabilities at the weights and at the step being tried: a step taken makes the trial's the current ones.
+  let probs = allocF64(<u64>n * <u64>classes);
+  let trialProbs = allocF64(<u64>n * <u64>classes);
+  const triangle = (k * (k + 1)) >> 1;
+  const outer = allocF64(<u64>triangle);
+  const packed = allocF64(<u64>((classes * (classes + 1)) >> 1) * <u64>triangle);
   const gradient = allocF64(<u64>dim);
   const hessian = allocF64(<u64>dim * <u64>dim);
   const l = allocF64Zeroed(<u64>dim * <u64>dim);
@@ -102,12 +134,12 @@ export function logisticRegression(x: usize, y: usize, n: i32, k: i32, classes: 
   const step = allocF64(<u64>dim);
   const z = allocF64(<u64>dim);
   const trial = allocF64(<u64>dim);
-  if (prob == 0 || gradient == 0 || hessian == 0 || l == 0 || negated == 0 || step == 0 || z == 0 || trial == 0) return STATUS_OUT_OF_MEMORY;
+  if (probs == 0 || trialProbs == 0 || outer == 0 || packed == 0 || gradient == 0 || hessian == 0 || l == 0 || negated == 0 || step == 0 || z == 0 || trial == 0) return STATUS_OUT_OF_MEMORY;
   const dimBytes = <usize>dim << 3;
-  let objective = penalisedLoss(x, y, n, k, classes, l2, weights, prob);
+  let objective = penalisedLoss(x, y, n, k, classes, l2, weights, probs);
   let status = STATUS_NOT_CONVERGED;
   for (let iteration = 0; iteration < maxIter; iteration++) {
-    gradientAndHessian(x, y, n, k, classes, l2, weights, gradient, hessian, prob);
+    gradientAndHessian(x, y, n, k, classes, l2, weights, gradient, hessian, probs, outer, packed);
     let stationary = true;
     for (let i = 0; i < dim; i++) if (getF64(gradient, i) != 0) stationary = false;
     if (stationary) {
@@ -142,7 +174,7 @@ export function logisticRegression(x: usize, y: usize, n: i32, k: i32, classes: 
     let t: f64 = 1;
     for (let halvings = 0; halvings < 40; halvings++, t /= 2) {
       for (let i = 0; i < dim; i++) setF64(trial, i, getF64(weights, i) + t * getF64(step, i));
-      const trialObjective = penalisedLoss(x, y, n, k, classes, l2, trial, prob);
+      const trialObjective = penalisedLoss(x, y, n, k, classes, l2, trial, trialProbs);
       if (trialObjective <= objective + 1e-4 * t * slope + roundingOfLoss) {
         accepted = true;
         objective = trialObjective;
@@ -151,8 +183,11 @@ export function logisticRegression(x: usize, y: usize, n: i32, k: i32, classes: 
     }
     if (!accepted) break;
     memory.copy(weights, trial, dimBytes);
+    const taken = trialProbs;
+    trialProbs = probs;
+    probs = taken;
     centreOverClasses(weights, k, classes);
   }
-  setF64(logLoss, 0, penalisedLoss(x, y, n, k, classes, 0, weights, prob) / <f64>validRows);
+  setF64(logLoss, 0, penalisedLoss(x, y, n, k, classes, 0, weights, probs) / <f64>validRows);
   return status;
 }

@@ -380,22 +380,31 @@ function logisticFamily(data: PreparedData, kernels: Kernels, penalty: number): 
       const k = width(parents);
       const rows = given ?? observedRows(data, [node, ...parents]);
       if (rows.length === 0 || classes < 2) return 0;
-      const x = new Float64Array(rows.length * k);
-      const y = new Int32Array(rows.length);
-      Array.from(rows).forEach((row, i) => {
-        y[i] = child[row]!;
-        let col = 0;
-        x[i * k + col++] = 1;
-        for (const v of parents) {
-          if (data.kinds[v] === 'continuous') {
-            const s = scale[v]!;
-            x[i * k + col++] = (data.values[v]![row]! - s.mean) / s.std;
-          } else {
-            const code = data.codes[v]![row]!;
-            for (let level = 1; level < data.levels[v]!; level++) x[i * k + col++] = code === level ? 1 : 0;
+      const m = rows.length;
+      const x = new Float64Array(m * k);
+      const y = new Int32Array(m);
+      // Filled a column at a time: the intercept, then each parent's standardised value or its indicators.
+      for (let i = 0; i < m; i++) {
+        y[i] = child[rows[i]!]!;
+        x[i * k] = 1;
+      }
+      let col = 1;
+      for (const v of parents) {
+        if (data.kinds[v] === 'continuous') {
+          const { mean, std } = scale[v]!;
+          const values = data.values[v]!;
+          for (let i = 0; i < m; i++) x[i * k + col] = (values[rows[i]!]! - mean) / std;
+          col++;
+        } else {
+          const codes = data.codes[v]!;
+          // Indicators of the levels after the first: columns col .. col + levels - 2 (zero-filled already).
+          for (let i = 0; i < m; i++) {
+            const code = codes[rows[i]!]!;
+            if (code >= 1) x[i * k + col + code - 1] = 1;
           }
+          col += Math.max(data.levels[v]! - 1, 0);
         }
-      });
+      }
       const fit = kernels.logisticRegression(x, y, rows.length, k, classes, 1e-4, 50);
       return -fit.logLoss * (given ? rows.length : n);
     },
