@@ -72,7 +72,7 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     const reopenable = data.mode === 'discrete' ? reopenablePairs(data, candidates, excluded) : undefined;
     const countOrderSearch = data.mode === 'discrete' && data.completeShare === 1;
     const mixedOrderSearch = data.mode === 'mixed' && data.completeShare === 1;
-    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative, moments: gaussianMoments(data), reopenable, countOrderSearch, mixedOrderSearch });
+    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative, moments: gaussianMoments(data), reopenable, countOrderSearch, mixedOrderSearch, ...(countOrderSearch ? { categories: data.levels } : {}) });
     dag = search.dag;
     timedOut = search.timedOut;
   }
