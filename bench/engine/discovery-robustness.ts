@@ -148,10 +148,16 @@ const READING = [
     'number column: SHD 16 (a DAG 30 units below the truth) -> 0.',
   '- Left: on seed 302 the score itself prefers a wrong DAG (by 6 units over the one found without the added column, by 8 over the truth), ' +
     'which a sparse column, one missing cell or the row number lead the search to (SHD 1 -> 13). A categorical column in number data, or a ' +
-    'number column in categorical data, makes the data mixed, which changes how every family is scored (mixed data: BIC for counts, no order ' +
-    'search): 2 and 3 of the five graphs change. On dense graphs that is the largest gap found: one independent 3-category column added to ' +
-    'the 20-variable graphs takes them from SHD 0 to about 90, because mixed data get no order search (its Gaussian view wants one column ' +
-    'per variable; a category is a block of indicators). An order search over blocks is the next step.',
+    'number column in categorical data, makes the data mixed, which changes how every family is scored (mixed data: BIC for counts and ' +
+    'logistic regressions), so 2 and 3 of the five graphs change.',
+  '- Mixed data (later the same day, against c2228ab, the build before): the order search did not run on mixed data (its Gaussian view ' +
+    'wants one column per variable; a category is a block of indicators), and one independent 3-category column took the dense 20-variable ' +
+    'graphs from SHD 0 to 91 and 89. It now runs on complete mixed data on the scorer\'s gains: 0 and 0 (the third table). A categorical ' +
+    'node\'s family with a number parent is a logistic fit, so its grow and shrink steps fit only the candidate that the degenerate Gaussian ' +
+    'score (on the indicators\' covariance) ranks first, random orders are tried only when the first start improved on the edge searches, ' +
+    'and the logistic kernel is 2.1x faster (each row\'s outer product formed once). Dense mixed graphs (the last table): SHD 1, 21, 21, 45 ' +
+    '-> 1, 9, 0, 24 at 2.3-4.9 s each (before: 1.6-3.3 s); six sparser 20-variable mixed graphs (expected degree 4, 30% categorical, 5,000 rows): summed SHD ' +
+    '26 -> 6 and 7.9 -> 6.6 s. Mixed data with missing values still get the edge searches only.',
 ].join('\n');
 
 function main(): void {
