@@ -59,11 +59,13 @@ export interface ScoreSearchInput {
   reopenable?: Uint8Array;
   /** Run the order search on count scores too (over the candidates and the reopenable pairs near the result).
    * Complete discrete data only: with missing values each family's score rests on the rows that observe it, and the
-   * order search compares sums of such scores (the edge searches compare moves on common rows instead). */
+   * order search compares sums of such scores (the edge searches compare moves on common rows instead). Measured
+   * with 10% of the values missing at random: 20 discrete 8-variable graphs, summed SHD 22 without it, 53 with it. */
   countOrderSearch?: boolean;
   /** Run the order search on the scorer's gains (mixed data), over the candidates. A categorical node's family with
    * a number parent is a logistic fit, so random orders are tried only when the start from the edge searches' DAG
-   * improved on it (the sign of a graph where edge moves stop short). */
+   * improved on it (the sign of a graph where edge moves stop short). Complete data only, as countOrderSearch: with
+   * 10% of the values missing, six 20-variable mixed graphs went from summed SHD 26 to 34 with it. */
   mixedOrderSearch?: boolean;
   /** The number of categories of each variable (count scores, with `reopenable`): enables the search for families
    * whose parents act only together (jointFamilies). */
