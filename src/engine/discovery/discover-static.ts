@@ -68,11 +68,12 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     // the covariance; count and logistic scores pass over the rows, and on bnlearn insurance a restart found a DAG
     // 172 BIC units better that is further from the truth (SHD 10 -> 14).
     const restarts = data.mode === 'continuous';
-    // Widening on count scores only: a logistic family (mixed data) costs an iterative fit per pair.
-    const reopenable = data.mode === 'discrete' ? reopenablePairs(data, candidates, excluded) : undefined;
-    const countOrderSearch = data.mode === 'discrete' && data.completeShare === 1;
-    const mixedOrderSearch = data.mode === 'mixed' && data.completeShare === 1;
-    const search = searchBestDag({ p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative, moments: gaussianMoments(data), reopenable, countOrderSearch, mixedOrderSearch, ...(countOrderSearch ? { categories: data.levels } : {}) });
+    const scoreOrderSearch = data.completeShare < 1 ? undefined : data.mode === 'discrete' ? 'counts' : data.mode === 'mixed' ? 'mixed' : undefined;
+    const reopenable = data.mode === 'discrete' || scoreOrderSearch === 'mixed' ? reopenablePairs(data, candidates, excluded) : undefined;
+    const search = searchBestDag({
+      p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative,
+      moments: gaussianMoments(data), reopenable, scoreOrderSearch, ...(scoreOrderSearch === 'counts' ? { categories: data.levels } : {}),
+    });
     dag = search.dag;
     timedOut = search.timedOut;
   }

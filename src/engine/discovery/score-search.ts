@@ -15,14 +15,14 @@
  * candidate pairs are the marginally dependent ones (as in max-min hill climbing), which leaves out a parent whose
  * effect averages out over its co-parents (X independent of Y, but not given Y's other parents; bnlearn hepar2 has
  * several): `reopenable` pairs whose addition to the result raises the score given the child's parents there become
- * candidates (widenCandidates adds them to `candidates` in place), and hill climbing continues. On complete
- * discrete data the order search then runs on count scores too, over the candidates and the reopenable pairs within
- * two steps in the pattern or the result (countSearchCandidates), from the edge searches' DAG only: on data sampled
- * from bnlearn's networks it finds DAGs that score higher than the edge searches' (win95pts at 1,000 rows: SHD 42
- * and 50 -> 31 and 29). Before it, on complete discrete data, families whose parents act only together are sought
- * by backward elimination (jointFamilies; bnlearn andes: SHD 37 -> 14). On complete mixed data it runs over the candidates from the edge searches' DAG, and from
- * random orders only when that start scored higher than the edge searches (dense graphs: one 3-category column
- * among 20 number variables of degree 6 left the edge searches at SHD 91, the order search at 0).
+ * candidates (widenCandidates adds them to `candidates` in place), and hill climbing continues. Then, on complete
+ * discrete data, families whose parents act only together are sought by backward elimination (jointFamilies;
+ * bnlearn andes: SHD 37 -> 14), and the order search runs on count scores, over the candidates and the reopenable
+ * pairs within two steps in the pattern or the result (orderSearchCandidates), from the edge searches' DAG only: on
+ * data sampled from bnlearn's networks it finds DAGs that score higher than the edge searches' (win95pts at 1,000
+ * rows: SHD 42 and 50 -> 31 and 29). On complete mixed data the order search runs over the same pairs, from the
+ * edge searches' DAG and from random orders when that start scored higher than the edge searches (one 3-category
+ * column among 20 number variables of degree 6 left the edge searches at SHD 91, the order search at 0).
  */
 import { consistentExtension, reaches, topologicalOrder } from '../graph/dag.js';
 import { clonePdag, emptyPdag, isDirected, parentsOf, type Pdag, removeEdge, setDirected } from '../graph/pdag.js';
@@ -54,19 +54,21 @@ export interface ScoreSearchInput {
   informative: Uint8Array;
   /** Gaussian moments of the variables (continuous data): enables the order search. */
   moments?: GaussianMoments;
-  /** 1 at i * p + j: a pair left out of the candidates that may join them when i improves j's family in the
-   * result (widenCandidates). Given on count scores (discrete data). */
+  /** 1 at i * p + j: a pair left out of the candidates (count and logistic families are bounded by the marginal
+   * screen) that the order search on scores may use near the result (orderSearchCandidates), and that on count
+   * scores may join the candidates when i improves j's family in the result (widenCandidates). */
   reopenable?: Uint8Array;
-  /** Run the order search on count scores too (over the candidates and the reopenable pairs near the result).
-   * Complete discrete data only: with missing values each family's score rests on the rows that observe it, and the
-   * order search compares sums of such scores (the edge searches compare moves on common rows instead). Measured
-   * with 10% of the values missing at random: 20 discrete 8-variable graphs, summed SHD 22 without it, 53 with it. */
-  countOrderSearch?: boolean;
-  /** Run the order search on the scorer's gains (mixed data), over the candidates. A categorical node's family with
-   * a number parent is a logistic fit, so random orders are tried only when the start from the edge searches' DAG
-   * improved on it (the sign of a graph where edge moves stop short). Complete data only, as countOrderSearch: with
-   * 10% of the values missing, six 20-variable mixed graphs went from summed SHD 26 to 34 with it. */
-  mixedOrderSearch?: boolean;
+  /**
+   * The order search without Gaussian moments, on the scorer's gains, over the candidates and the reopenable pairs
+   * near the result. On count scores (discrete data) one start, from the edge searches' DAG (a family costs a pass
+   * over the rows). On mixed data a categorical node's family with a number parent is a logistic fit, so random
+   * orders are tried only when the start from the edge searches' DAG improved on it (the sign of a graph where edge
+   * moves stop short). Complete data only: with missing values each family's score rests on the rows that observe
+   * it, and the order search compares sums of such scores (the edge searches compare moves on common rows instead).
+   * Measured with 10% of the values missing at random: 20 discrete 8-variable graphs, summed SHD 22 without it and
+   * 53 with it; six 20-variable mixed graphs, 26 and 34.
+   */
+  scoreOrderSearch?: 'counts' | 'mixed';
   /** The number of categories of each variable (count scores, with `reopenable`): enables the search for families
    * whose parents act only together (jointFamilies). */
   categories?: Int32Array;
@@ -103,23 +105,24 @@ export function searchBestDag(input: ScoreSearchInput): ScoreSearchResult {
     : { dag: fromPattern.dag, score: patternScore, timedOut, start: 'pc' };
   if (timedOut) return chosen;
   if (input.restarts) chosen = perturbAndClimb(input, chosen);
-  if (input.reopenable) chosen = widenCandidates(input, input.reopenable, chosen);
+  // Widening on count scores only: a logistic family (mixed data) costs an iterative fit per pair.
+  if (input.reopenable && input.scoreOrderSearch !== 'mixed') chosen = widenCandidates(input, input.reopenable, chosen);
   if (input.reopenable && input.categories && !chosen.timedOut) chosen = jointFamilies(input, input.categories, input.reopenable, chosen);
   if (chosen.timedOut || p > ORDER_SEARCH_MAX_VARIABLES) return chosen;
   if (input.moments) return orderSearches(input, input.moments, chosen);
-  if (input.mixedOrderSearch) return orderSearches(input, undefined, chosen, ORDER_STARTS, 'after a gain');
-  // On count scores a family costs a pass over the rows: only the start from the edge searches' DAG runs.
-  if (input.countOrderSearch && input.reopenable) return orderSearches({ ...input, candidates: countSearchCandidates(input, input.reopenable, chosen.dag) }, undefined, chosen, 1);
-  return chosen;
+  if (!input.scoreOrderSearch || !input.reopenable) return chosen;
+  const near = { ...input, candidates: orderSearchCandidates(input, input.reopenable, chosen.dag) };
+  return input.scoreOrderSearch === 'counts' ? orderSearches(near, undefined, chosen, 1) : orderSearches(near, undefined, chosen, ORDER_STARTS, 'after a gain');
 }
 
 /**
- * The pairs the order search over count scores may make parents: the hill climb's candidates, and any pair the
- * search may reopen whose ends lie within two steps of each other in the PC pattern or the DAG found so far. On
- * count scores the marginal screen that bounds the climb drops parents whose effect averages out over a co-parent;
- * an order move rewires a node's family at once, so such a parent can join with the co-parent that reveals it.
+ * The pairs the order search on scores may make parents: the hill climb's candidates, and any pair the search may
+ * reopen whose ends lie within two steps of each other in the PC pattern or the DAG found so far. The marginal
+ * screen that bounds the climb on count and logistic families drops parents whose effect averages out over a
+ * co-parent or cancels along another path; an order move rewires a node's family at once, so such a parent can join
+ * with the co-parent that reveals it (dense mixed graphs: SHD 34 -> 2 over four, against the candidates alone).
  */
-function countSearchCandidates(input: ScoreSearchInput, reopenable: Uint8Array, dag: Pdag): Uint8Array {
+function orderSearchCandidates(input: ScoreSearchInput, reopenable: Uint8Array, dag: Pdag): Uint8Array {
   const { p, candidates } = input;
   const open = Uint8Array.from(candidates, (c, k) => (c === 1 || reopenable[k] === 1 ? 1 : 0));
   const near = withinTwoSteps(p, open, [input.pattern, dag]);
@@ -131,7 +134,7 @@ function countSearchCandidates(input: ScoreSearchInput, reopenable: Uint8Array, 
  * Families whose parents act only together. A parent that matters only jointly with others (a noisy AND of several
  * inputs: in bnlearn andes a node is true with probability 0.1 unless all five of its binary parents are true) gains
  * less alone than it costs, so the searches that add one edge at a time never start such a family. For each node
- * the pairs the count order search may use (countSearchCandidates) that keep the graph acyclic join its family at
+ * the pairs the order search on count scores may use (orderSearchCandidates) that keep the graph acyclic join its family at
  * once, ranked by their gain alone and while the family's table has at least one row per cell; they then leave it
  * one at a time, the one whose removal leaves the best score first (backward elimination, which finds the joint
  * effects forward selection misses). The best family met on the way replaces the node's when it scores higher, and
@@ -140,7 +143,7 @@ function countSearchCandidates(input: ScoreSearchInput, reopenable: Uint8Array, 
 function jointFamilies(input: ScoreSearchInput, categories: Int32Array, reopenable: Uint8Array, start: ScoreSearchResult): ScoreSearchResult {
   const { p, scorer, knowledge, candidates, budget } = input;
   const dag = clonePdag(start.dag);
-  const open = countSearchCandidates(input, reopenable, start.dag);
+  const open = orderSearchCandidates(input, reopenable, start.dag);
   const found: Array<{ node: number; added: number[]; improvement: number }> = [];
   for (let j = 0; j < p && !budget.checkpoint(); j++) {
     if (input.informative[j] !== 1) continue;
