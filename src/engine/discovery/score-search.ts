@@ -133,12 +133,12 @@ function orderSearchCandidates(input: ScoreSearchInput, reopenable: Uint8Array, 
 /**
  * Families whose parents act only together. A parent that matters only jointly with others (a noisy AND of several
  * inputs: in bnlearn andes a node is true with probability 0.1 unless all five of its binary parents are true) gains
- * less alone than it costs, so the searches that add one edge at a time never start such a family. For each node
- * the pairs the order search on count scores may use (orderSearchCandidates) that keep the graph acyclic join its family at
- * once, ranked by their gain alone and while the family's table has at least one row per cell; they then leave it
- * one at a time, the one whose removal leaves the best score first (backward elimination, which finds the joint
- * effects forward selection misses). The best family met on the way replaces the node's when it scores higher, and
- * hill climbing resumes from the changed graph.
+ * less alone than it costs, so the searches that add one edge at a time never start such a family. For each node,
+ * its candidate parents among the pairs the order search may use (orderSearchCandidates) that keep the graph acyclic
+ * join its family at once, ranked by their gain alone and while the family's table has at least one row per cell;
+ * they then leave it one at a time, the one whose removal leaves the best score first (backward elimination, which
+ * finds the joint effects forward selection misses). The best family met on the way replaces the node's when it
+ * scores higher (the largest improvements first, none that would close a cycle), and hill climbing resumes.
  */
 function jointFamilies(input: ScoreSearchInput, categories: Int32Array, reopenable: Uint8Array, start: ScoreSearchResult): ScoreSearchResult {
   const { p, scorer, knowledge, candidates, budget } = input;
