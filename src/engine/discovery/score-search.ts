@@ -130,15 +130,20 @@ function orderSearchCandidates(input: ScoreSearchInput, reopenable: Uint8Array, 
   return near;
 }
 
+/** Candidates a node's joint family starts from at most: backward elimination costs the square of their number in
+ * family scores, each a pass over the rows (andes, 10k rows, seed 1: SHD 34 with 10, 26 with 14 or no limit). */
+const JOINT_POOL_MAX = 14;
+
 /**
  * Families whose parents act only together. A parent that matters only jointly with others (a noisy AND of several
  * inputs: in bnlearn andes a node is true with probability 0.1 unless all five of its binary parents are true) gains
  * less alone than it costs, so the searches that add one edge at a time never start such a family. For each node,
  * its candidate parents among the pairs the order search may use (orderSearchCandidates) that keep the graph acyclic
- * join its family at once, ranked by their gain alone and while the family's table has at least one row per cell;
- * they then leave it one at a time, the one whose removal leaves the best score first (backward elimination, which
- * finds the joint effects forward selection misses). The best family met on the way replaces the node's when it
- * scores higher (the largest improvements first, none that would close a cycle), and hill climbing resumes.
+ * join its family at once, ranked by their gain alone, while the family's table has at least one row per cell (and
+ * at most JOINT_POOL_MAX of them); they then leave it one at a time, the one whose removal leaves the best score
+ * first (backward elimination, which finds the joint effects forward selection misses). The best family met on the
+ * way replaces the node's when it scores higher (the largest improvements first, none that would close a cycle),
+ * and hill climbing resumes.
  */
 function jointFamilies(input: ScoreSearchInput, categories: Int32Array, reopenable: Uint8Array, start: ScoreSearchResult): ScoreSearchResult {
   const { p, scorer, knowledge, candidates, budget } = input;
@@ -157,6 +162,7 @@ function jointFamilies(input: ScoreSearchInput, categories: Int32Array, reopenab
     let cells = categories[j]! * parents.reduce((c, v) => c * categories[v]!, 1);
     const pool: number[] = [];
     for (const { i } of ranked) {
+      if (pool.length === JOINT_POOL_MAX) break;
       if (cells * categories[i]! > scorer.n) continue;
       cells *= categories[i]!;
       pool.push(i);
