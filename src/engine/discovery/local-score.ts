@@ -369,6 +369,10 @@ function multinomialLogLik(cells: Int32Array, configs: number, r: number): { log
   return { logLik, used };
 }
 
+/** Weights (classes x design columns) of the largest logistic family fitted: its Newton step solves a system of this
+ * size, and each row adds to a Hessian of its square. */
+const MAX_LOGISTIC_WEIGHTS = 512;
+
 function logisticFamily(data: PreparedData, kernels: Kernels, penalty: number): Family {
   const { n } = data;
   const scale = data.values.map((values) => (values ? observedMeanAndStd(values) : null));
@@ -380,6 +384,14 @@ function logisticFamily(data: PreparedData, kernels: Kernels, penalty: number): 
       const k = width(parents);
       const rows = given ?? observedRows(data, [node, ...parents]);
       if (rows.length === 0 || classes < 2) return 0;
+      // A family of more weights than a fit can afford (a many-category child or parent: its Hessian has the square
+      // of their number of cells) is answered with the likelihood of no parents, a lower bound of its own: with its
+      // larger penalty it never beats having no parents, so the searches leave it out instead of failing.
+      if (classes * k > MAX_LOGISTIC_WEIGHTS) {
+        const cells = new Int32Array(classes);
+        for (const row of rows) cells[child[row]!]!++;
+        return multinomialLogLik(cells, 1, classes).logLik * (given ? 1 : n / rows.length);
+      }
       const m = rows.length;
       const x = new Float64Array(m * k);
       const y = new Int32Array(m);

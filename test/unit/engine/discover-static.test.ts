@@ -217,3 +217,24 @@ test('a node whose five parents act only together (a noisy AND among 120 other c
   assert.ok(parents >= 4, `${parents} of the 5 inputs found as parents of y: ${JSON.stringify(result.edges.filter((e) => !e.source.startsWith('n')))}`);
   assert.ok(result.edges.filter((e) => e.source.startsWith('n') || e.target.startsWith('n')).length <= 2);
 });
+
+test('a categorical column of 200 categories among numbers is searched (no logistic family too large to fit) and its effect found', () => {
+  // Before: a 200-class family with a number parent asked the logistic kernel for a Hessian of 40,000 squared cells,
+  // and discovery failed with a RangeError.
+  const n = 3000;
+  const rng = new Rng(5);
+  const store = Array.from({ length: n }, () => Math.floor(rng.uniform() * 200));
+  const level = Array.from({ length: 200 }, () => 1.5 * rng.normal());
+  const a = Array.from({ length: n }, () => rng.normal());
+  const b = a.map((v, r) => 0.8 * v + level[store[r]!]! + rng.normal());
+  const c = b.map((v) => 0.7 * v + rng.normal());
+  const frame = frameOf([
+    continuousColumn('a', a), continuousColumn('b', b), continuousColumn('c', c),
+    categoricalColumn('store', store.map((s) => `s${s}`)),
+    categoricalColumn('code', Array.from({ length: n }, () => `z${Math.floor(rng.uniform() * 200)}`)),
+  ]);
+  const result = discoverStatic(frame, {}, kernels);
+  const adjacent = (x: string, y: string) => result.cpdag.some((e) => (e.source === x && e.target === y) || (e.source === y && e.target === x));
+  assert.ok(adjacent('store', 'b') && adjacent('a', 'b') && adjacent('b', 'c'), JSON.stringify(result.cpdag));
+  assert.ok(!result.cpdag.some((e) => e.source === 'code' || e.target === 'code'), 'the unrelated 200-category column stays alone');
+});
