@@ -145,6 +145,9 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
   };
   const estimatedGain = (node: number, parents: readonly number[], extra: number) => {
     if (data.mode !== 'mixed' || data.kinds[node] !== 'categorical' || data.informative[node] !== 1) return null;
+    // A node of so many categories that no logistic family of it is fitted: its gains are cheap (and its indicator
+    // block would make each estimate a large factorisation).
+    if (data.levels[node]! * 2 > MAX_LOGISTIC_WEIGHTS) return null;
     const { cov, q } = data.moments!;
     const own = data.blocks[node]!;
     const cols = parents.flatMap((v) => data.blocks[v]!);
