@@ -217,19 +217,28 @@ function gaussianFamily(data: PreparedData, kernels: Kernels, penalty: number): 
 /** Maximised Gaussian log-likelihood of n rows whose residual variance is `variance`. */
 const gaussianLogLik = (n: number, variance: number) => (-n / 2) * (Math.log(2 * Math.PI * Math.max(variance, 1e-12)) + 1);
 
+/**
+ * The Cholesky factor (k x k, row-major) of the covariance of `members`, read from a covariance matrix; when that is
+ * singular (a member determined by the others), of the matrix ridged by 1e-10, 1e-8, ... of each diagonal entry.
+ */
+export function ridgedCholesky(cov: Float64Array, q: number, members: readonly number[], kernels: Kernels): Float64Array {
+  const k = members.length;
+  const matrix = new Float64Array(k * k);
+  for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) matrix[a * k + b] = cov[members[a]! * q + members[b]!]!;
+  let factor = kernels.cholesky(matrix, k);
+  for (let ridge = 1e-10; factor.status !== 0 && ridge < 1; ridge *= 100) {
+    for (let a = 0; a < k; a++) matrix[a * k + a] = cov[members[a]! * q + members[a]!]! * (1 + ridge) + ridge;
+    factor = kernels.cholesky(matrix, k);
+  }
+  return factor.l;
+}
+
 /** Var(y | cols) from a covariance matrix: S_yy - S_yP S_PP^-1 S_Py through a Cholesky factor of S_PP. */
 export function residualVariance(cov: Float64Array, q: number, y: number, cols: readonly number[], kernels: Kernels): number {
   const syy = cov[y * q + y]!;
   const k = cols.length;
   if (k === 0) return syy;
-  const spp = new Float64Array(k * k);
-  for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) spp[a * k + b] = cov[cols[a]! * q + cols[b]!]!;
-  let factor = kernels.cholesky(spp, k);
-  for (let ridge = 1e-10; factor.status !== 0 && ridge < 1; ridge *= 100) {
-    for (let a = 0; a < k; a++) spp[a * k + a] = cov[cols[a]! * q + cols[a]!]! * (1 + ridge) + ridge;
-    factor = kernels.cholesky(spp, k);
-  }
-  const { l } = factor;
+  const l = ridgedCholesky(cov, q, cols, kernels);
   // Forward substitution L z = S_Py; the explained variance is |z|^2.
   const z = new Float64Array(k);
   let explained = 0;
@@ -244,20 +253,13 @@ export function residualVariance(cov: Float64Array, q: number, y: number, cols: 
 
 /**
  * log det Cov(ys | cols) from a covariance matrix: one Cholesky factor of the members ordered cols then ys, whose
- * last diagonal entries factor the Schur complement (ridged as residualVariance does when the members are singular).
+ * last diagonal entries factor the Schur complement.
  */
 function conditionalLogDet(cov: Float64Array, q: number, ys: readonly number[], cols: readonly number[], kernels: Kernels): number {
-  const members = [...cols, ...ys];
-  const k = members.length;
-  const matrix = new Float64Array(k * k);
-  for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) matrix[a * k + b] = cov[members[a]! * q + members[b]!]!;
-  let factor = kernels.cholesky(matrix, k);
-  for (let ridge = 1e-10; factor.status !== 0 && ridge < 1; ridge *= 100) {
-    for (let a = 0; a < k; a++) matrix[a * k + a] = cov[members[a]! * q + members[a]!]! * (1 + ridge) + ridge;
-    factor = kernels.cholesky(matrix, k);
-  }
+  const k = cols.length + ys.length;
+  const l = ridgedCholesky(cov, q, [...cols, ...ys], kernels);
   let logDet = 0;
-  for (let a = cols.length; a < k; a++) logDet += 2 * Math.log(Math.max(factor.l[a * k + a]!, 1e-150));
+  for (let a = cols.length; a < k; a++) logDet += 2 * Math.log(Math.max(l[a * k + a]!, 1e-150));
   return logDet;
 }
 

@@ -6,7 +6,7 @@
  * Magee 1990; for Gaussian variables it equals the absolute partial correlation).
  */
 import type { Kernels } from '../../compute/kernels.js';
-import type { LocalScorer } from './local-score.js';
+import { type LocalScorer, ridgedCholesky } from './local-score.js';
 import type { PreparedData } from './prepare.js';
 
 export function edgeStrength(data: PreparedData, scorer: LocalScorer, kernels: Kernels, source: number, target: number, parents: readonly number[]): number {
@@ -30,14 +30,7 @@ export function edgeStrength(data: PreparedData, scorer: LocalScorer, kernels: K
 /** Coefficients of the regression of column y on columns `cols`, from a covariance matrix (Cholesky solve). */
 export function regressionCoefficients(cov: Float64Array, q: number, y: number, cols: readonly number[], kernels: Kernels): Float64Array {
   const k = cols.length;
-  const a = new Float64Array(k * k);
-  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) a[i * k + j] = cov[cols[i]! * q + cols[j]!]!;
-  let factor = kernels.cholesky(a, k);
-  for (let ridge = 1e-10; factor.status !== 0 && ridge < 1; ridge *= 100) {
-    for (let i = 0; i < k; i++) a[i * k + i] = cov[cols[i]! * q + cols[i]!]! * (1 + ridge) + ridge;
-    factor = kernels.cholesky(a, k);
-  }
-  const { l } = factor;
+  const l = ridgedCholesky(cov, q, cols, kernels);
   const z = new Float64Array(k);
   for (let i = 0; i < k; i++) {
     let s = cov[cols[i]! * q + y]!;
