@@ -138,3 +138,17 @@ test('the fitted model survives a structured clone (it can cross into and out of
   const model = fitCbn(mixedFrame(300, 8), edges, { nonlinear: true }, kernels);
   assert.deepEqual(structuredClone(model), model);
 });
+
+test('a logistic model too large to fit (a 300-category variable given a 100-category parent and a number) is refused with a clear 422, not a kernel failure', () => {
+  const rng = new Rng(8);
+  const n = 2000;
+  const frame = frameOf([
+    continuousColumn('x', Array.from({ length: n }, () => rng.normal())),
+    categoricalColumn('region', Array.from({ length: n }, () => `r${Math.floor(rng.uniform() * 100)}`)),
+    categoricalColumn('sku', Array.from({ length: n }, () => `s${Math.floor(rng.uniform() * 300)}`)),
+  ]);
+  assert.throws(
+    () => fitCbn(frame, [{ source: 'x', target: 'sku' }, { source: 'region', target: 'sku' }], {}, kernels),
+    (error: unknown) => error instanceof AppError && error.code === 'validation_failed' && /sku has 300 categories/.test(error.message) && /merge rare categories/.test(error.message),
+  );
+});
