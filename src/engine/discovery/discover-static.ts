@@ -4,8 +4,9 @@
  * (tabu hill climbing from the PC pattern, and GES from the empty graph refined by the same hill climbing;
  * score-search.ts) picks the DAG, on continuous data refined further by seeded perturbation restarts and by the best
  * order score search (order-search.ts; past 100 variables it replaces GES and the restarts, over neighbourhoods), on
- * complete discrete and mixed data by the order search from the edge searches' DAG (score-search.ts says when it
- * tries more starts). The answer is that DAG with edge strengths, and its CPDAG.
+ * discrete and mixed data by the order search from the edge searches' DAG (score-search.ts says when it tries more
+ * starts; with missing values it runs on the complete rows alone, when they are at least 90% of the rows). The
+ * answer is that DAG with edge strengths, and its CPDAG.
  *
  * Missing values (nothing is imputed into the data): the Gaussian statistics use the EM maximum-likelihood
  * covariance (tests take the smallest pairwise count as n), G-square drops the rows missing in a test's variables
@@ -16,6 +17,7 @@
  * here; bootstrap resamples carry their own seed (bootstrap.ts).
  */
 import type { Kernels } from '../../compute/kernels.js';
+import { completeRows, selectRows } from '../frame.js';
 import { cpdagOfDag } from '../graph/cpdag.js';
 import { applyMeekRules } from '../graph/meek.js';
 import { clonePdag, isDirected, type Pdag, parentsOf, pdagToEdges, setDirected, setUndirected } from '../graph/pdag.js';
@@ -25,7 +27,7 @@ import { ciTesterFor } from './ci-tests.js';
 import { copyStrength } from './copies.js';
 import { startingDag } from './dag-from-pdag.js';
 import { buildKnowledge, type Knowledge, skeletonMasks } from './knowledge.js';
-import { localScorerFor } from './local-score.js';
+import { type LocalScorer, localScorerFor } from './local-score.js';
 import type { GaussianMoments } from './order-search.js';
 import { applyKnowledge, orientSkeleton } from './orient-pc.js';
 import { pcStableSkeleton } from './pc-skeleton.js';
@@ -35,6 +37,9 @@ import { edgeStrength } from './strength.js';
 
 export const DEFAULT_ALPHA = 0.05;
 export const DEFAULT_TIME_BUDGET_MS = 60_000;
+/** Least share of complete rows for the order search on count or mixed scores to run on data with missing values
+ * (on the complete rows alone): one missing cell among 100,000 took dense mixed graphs from SHD 0 to 21-45. */
+const COMPLETE_ROWS_FOR_ORDER_SEARCH = 0.9;
 
 export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels: Kernels, hooks: WorkHooks = {}): DiscoveryResult {
   const budget = new WorkBudget(options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS, hooks);
@@ -68,11 +73,14 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     // the covariance; count and logistic scores pass over the rows, and on bnlearn insurance a restart found a DAG
     // 172 BIC units better that is further from the truth (SHD 10 -> 14).
     const restarts = data.mode === 'continuous';
-    const scoreOrderSearch = data.completeShare < 1 ? undefined : data.mode === 'discrete' ? 'counts' : data.mode === 'mixed' ? 'mixed' : undefined;
+    const onCompleteRows = data.completeShare < 1 && data.completeShare >= COMPLETE_ROWS_FOR_ORDER_SEARCH;
+    const scoreOrderSearch = data.completeShare < 1 && !onCompleteRows ? undefined : data.mode === 'discrete' ? 'counts' : data.mode === 'mixed' ? 'mixed' : undefined;
     const reopenable = data.mode === 'discrete' || scoreOrderSearch === 'mixed' ? reopenablePairs(data, candidates, excluded) : undefined;
     const search = searchBestDag({
       p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative,
-      moments: gaussianMoments(data), reopenable, scoreOrderSearch, ...(scoreOrderSearch === 'counts' ? { categories: data.levels } : {}),
+      moments: gaussianMoments(data), reopenable, scoreOrderSearch,
+      ...(scoreOrderSearch === 'counts' && !onCompleteRows ? { categories: data.levels } : {}),
+      ...(scoreOrderSearch && onCompleteRows ? { completeRowsScorer: completeRowsScorer(frame, data, kernels) } : {}),
     });
     dag = search.dag;
     timedOut = search.timedOut;
@@ -142,6 +150,14 @@ function reopenablePairs(data: PreparedData, candidates: Uint8Array, excluded: U
     if (i !== j && candidates[k] === 0 && excluded[k] === 0 && data.informative[i] === 1 && data.informative[j] === 1) out[k] = 1;
   }
   return out;
+}
+
+/** The local scorer of the rows where every variable searched is observed, over the same variables searched. */
+function completeRowsScorer(frame: Frame, data: PreparedData, kernels: Kernels): LocalScorer {
+  const rows = completeRows(frame, data.names.filter((_, j) => data.informative[j] === 1));
+  const subset = prepareForDiscovery(selectRows(frame, rows), kernels);
+  // A variable searched in the whole data but constant on these rows scores nothing here, as a copy does.
+  return localScorerFor({ ...subset, informative: Uint8Array.from(data.informative, (v, j) => v & subset.informative[j]!) }, kernels);
 }
 
 /** The covariance view the order search needs: continuous data with one column per variable searched, else none. */

@@ -14,7 +14,7 @@ import { structuralHammingDistance } from '../../../src/engine/graph/metrics.js'
 import { isDirected, parentsOf, pdagFromEdges, pdagToEdges } from '../../../src/engine/graph/pdag.js';
 import { Rng } from '../../../src/engine/random.js';
 import { modelEdges, randomModel, sampleModel } from '../../../src/engine/simulate.js';
-import type { EdgeRef } from '../../../src/engine/types.js';
+import type { ContinuousColumn, EdgeRef } from '../../../src/engine/types.js';
 import { truthCpdag } from './fixtures.js';
 
 /** Order search inputs over generated linear-Gaussian data (every pair a candidate). */
@@ -119,6 +119,17 @@ test('on mixed data the order search finds dense graphs the edge searches stop s
   const screened = randomModel(15, 6, 703, { categoricalShare: 0.3 });
   const shdScreened = structuralHammingDistance(discoverStatic(sampleModel(screened, 3000, 803), {}, kernels).cpdag, truthCpdag(screened));
   assert.equal(shdScreened, 0);
+});
+
+test('one missing cell does not switch the order search off on mixed data: it runs on the complete rows', () => {
+  // Before: any missing value left mixed data to the edge searches (this graph: SHD 0 complete, 24 with one cell missing).
+  const model = randomModel(15, 6, 703, { categoricalShare: 0.3 });
+  const frame = sampleModel(model, 3000, 803);
+  const j = frame.columns.findIndex((c) => c.kind === 'continuous');
+  const values = Float64Array.from((frame.columns[j] as ContinuousColumn).values);
+  values[17] = Number.NaN;
+  const holed = frameOf(frame.columns.map((c, k) => (k === j ? { ...c, values } : c)));
+  assert.equal(structuralHammingDistance(discoverStatic(holed, {}, kernels).cpdag, truthCpdag(model)), 0);
 });
 
 test('the estimated gain of a categorical node (mixed data) ranks a parent above a variable it does not depend on, and is absent where a fit is cheap', () => {
