@@ -79,7 +79,7 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     const search = searchBestDag({
       p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative,
       moments: gaussianMoments(data), reopenable, scoreOrderSearch,
-      ...(scoreOrderSearch === 'counts' && !onCompleteRows ? { categories: data.levels } : {}),
+      ...(scoreOrderSearch === 'counts' ? { categories: data.levels } : {}),
       ...(scoreOrderSearch && onCompleteRows ? { completeRowsScorer: completeRowsScorer(frame, data, kernels) } : {}),
     });
     dag = search.dag;

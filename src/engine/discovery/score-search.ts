@@ -74,7 +74,7 @@ export interface ScoreSearchInput {
    * comparison with the edge searches' DAG then use, so that every family rests on the same rows. */
   completeRowsScorer?: LocalScorer;
   /** The number of categories of each variable (count scores, with `reopenable`): enables the search for families
-   * whose parents act only together (jointFamilies). */
+   * whose parents act only together (jointFamilies; with missing values on completeRowsScorer's rows). */
   categories?: Int32Array;
 }
 
@@ -154,7 +154,9 @@ const JOINT_POOL_MAX = 14;
  * and hill climbing resumes.
  */
 function jointFamilies(input: ScoreSearchInput, categories: Int32Array, reopenable: Uint8Array, start: ScoreSearchResult): ScoreSearchResult {
-  const { p, scorer, knowledge, candidates, budget } = input;
+  const { p, knowledge, candidates, budget } = input;
+  // Families of one node with different parents are compared: with missing values, on the complete rows alone.
+  const scorer = input.completeRowsScorer ?? input.scorer;
   const dag = clonePdag(start.dag);
   const open = orderSearchCandidates(input, reopenable, start.dag);
   const found: Array<{ node: number; added: number[]; improvement: number }> = [];
@@ -207,9 +209,11 @@ function jointFamilies(input: ScoreSearchInput, categories: Int32Array, reopenab
     changed = true;
   }
   if (!changed) return start;
-  const climbed = hillClimb(p, scorer, { candidates, knowledge, start: dag, budget });
-  const score = dagScore(climbed.dag, scorer);
-  return score > start.score + 1e-9 * Math.abs(start.score) ? { ...start, dag: climbed.dag, score, timedOut: climbed.timedOut } : start;
+  const climbed = hillClimb(p, input.scorer, { candidates, knowledge, start: dag, budget });
+  const before = scorer === input.scorer ? start.score : dagScore(start.dag, scorer);
+  const after = dagScore(climbed.dag, scorer);
+  if (!(after > before + 1e-9 * Math.abs(before))) return start;
+  return { ...start, dag: climbed.dag, score: scorer === input.scorer ? after : dagScore(climbed.dag, input.scorer), timedOut: climbed.timedOut };
 }
 
 /** Rounds of candidate widening at most (each usually adds a handful of pairs; the second rarely any). */
