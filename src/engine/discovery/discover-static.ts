@@ -73,14 +73,13 @@ export function discoverStatic(frame: Frame, options: DiscoveryOptions, kernels:
     // the covariance; count and logistic scores pass over the rows, and on bnlearn insurance a restart found a DAG
     // 172 BIC units better that is further from the truth (SHD 10 -> 14).
     const restarts = data.mode === 'continuous';
-    const onCompleteRows = data.completeShare < 1 && data.completeShare >= COMPLETE_ROWS_FOR_ORDER_SEARCH;
-    const scoreOrderSearch = data.completeShare < 1 && !onCompleteRows ? undefined : data.mode === 'discrete' ? 'counts' : data.mode === 'mixed' ? 'mixed' : undefined;
+    const scoreOrderSearch = data.completeShare < COMPLETE_ROWS_FOR_ORDER_SEARCH ? undefined : data.mode === 'discrete' ? 'counts' : data.mode === 'mixed' ? 'mixed' : undefined;
     const reopenable = data.mode === 'discrete' || scoreOrderSearch === 'mixed' ? reopenablePairs(data, candidates, excluded) : undefined;
     const search = searchBestDag({
       p, scorer, knowledge, candidates, pinned, pattern, budget, progressSpan: [0.62, 0.95], restarts, informative: data.informative,
       moments: gaussianMoments(data), reopenable, scoreOrderSearch,
       ...(scoreOrderSearch === 'counts' ? { categories: data.levels } : {}),
-      ...(scoreOrderSearch && onCompleteRows ? { completeRowsScorer: completeRowsScorer(frame, data, kernels) } : {}),
+      ...(scoreOrderSearch && data.completeShare < 1 ? { completeRowsScorer: completeRowsScorer(frame, data, kernels) } : {}),
     });
     dag = search.dag;
     timedOut = search.timedOut;

@@ -143,6 +143,7 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     }
     return value;
   };
+  const logDetCache = new Map<string, number>();
   const estimatedGain = (node: number, parents: readonly number[], extra: number) => {
     if (data.mode !== 'mixed' || data.kinds[node] !== 'categorical' || data.informative[node] !== 1) return null;
     // A node of so many categories that no logistic family of it is fitted: its gains are cheap (and its indicator
@@ -151,7 +152,13 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     const { cov, q } = data.moments!;
     const own = data.blocks[node]!;
     const cols = parents.flatMap((v) => data.blocks[v]!);
-    const before = conditionalLogDet(cov, q, own, cols, kernels);
+    // A grow step estimates every candidate against the same parents: their log-determinant is factored once.
+    const key = keyOf(node, parents);
+    let before = logDetCache.get(key);
+    if (before === undefined) {
+      before = conditionalLogDet(cov, q, own, cols, kernels);
+      logDetCache.set(key, before);
+    }
     const after = conditionalLogDet(cov, q, own, [...cols, ...data.blocks[extra]!], kernels);
     return (-data.n / 2) * (after - before) - penalty * own.length * data.blocks[extra]!.length;
   };

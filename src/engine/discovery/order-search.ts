@@ -254,11 +254,12 @@ class GrowShrink {
   private shrinkCandidates(node: number, parents: readonly number[]): number[] {
     const { p, scorer, knowledge } = this.input;
     const open = parents.flatMap((w, a) => (knowledge.required[w * p + node] === 1 ? [] : [a]));
-    if (open.length <= 1 || scorer.estimatedGain(node, [], parents[open[0]!]!) === null) return open;
+    if (open.length <= 1) return open;
     let least = -1;
     let leastEstimate = Number.POSITIVE_INFINITY;
     for (const a of open) {
-      const estimate = scorer.estimatedGain(node, parents.filter((_, b) => b !== a), parents[a]!)!;
+      const estimate = scorer.estimatedGain(node, parents.filter((_, b) => b !== a), parents[a]!);
+      if (estimate === null) return open;
       if (estimate < leastEstimate) {
         leastEstimate = estimate;
         least = a;
@@ -275,11 +276,12 @@ class GrowShrink {
   private growCandidates(node: number, pool: readonly number[], parents: readonly number[]): number[] {
     const open = pool.filter((w) => !parents.includes(w));
     const { scorer } = this.input;
-    if (open.length <= 1 || scorer.estimatedGain(node, parents, open[0]!) === null) return open;
+    if (open.length <= 1) return open;
     let best = -1;
     let bestEstimate = 0;
     for (const w of open) {
-      const estimate = scorer.estimatedGain(node, parents, w)!;
+      const estimate = scorer.estimatedGain(node, parents, w);
+      if (estimate === null) return open;
       if (estimate > bestEstimate) {
         bestEstimate = estimate;
         best = w;

@@ -5,6 +5,7 @@
  * indicator columns of its categories after the first -- with its covariance.
  */
 import type { Kernels } from '../../compute/kernels.js';
+import { completeRows } from '../frame.js';
 import type { Frame } from '../types.js';
 import { type CopyKnowledge, exactCopies } from './copies.js';
 import { columnMoments, type Moments } from './moments.js';
@@ -92,7 +93,7 @@ export function prepareForDiscovery(frame: Frame, kernels: Kernels, options: Pre
     for (let j = 0; j < p; j++) blocks.push([]);
   }
   const moments = mode === 'discrete' ? null : columnMoments(embedded, n, kernels);
-  const complete = completeShare(frame, informative);
+  const complete = n === 0 ? 1 : completeRows(frame, names.filter((_, j) => informative[j] === 1)).length / n;
   return {
     names, p, n, mode, kinds, levels, informative, values, codes, blocks, moments,
     completeShare: complete, copyOf, observed: complete < 1 ? new PairCounts({ n, p, kinds, values, codes }) : null,
@@ -126,23 +127,5 @@ function indicator(codes: Int32Array, k: number): Float64Array {
   const out = new Float64Array(codes.length);
   for (let r = 0; r < codes.length; r++) out[r] = codes[r]! < 0 ? Number.NaN : codes[r] === k ? 1 : 0;
   return out;
-}
-
-/** The share of rows where every variable searched is observed. */
-function completeShare(frame: Frame, informative: Uint8Array): number {
-  if (frame.nRows === 0) return 1;
-  const searched = frame.columns.filter((_, j) => informative[j] === 1);
-  let complete = 0;
-  for (let r = 0; r < frame.nRows; r++) {
-    let ok = true;
-    for (const c of searched) {
-      if (c.kind === 'continuous' ? Number.isNaN(c.values[r]!) : c.codes[r]! < 0) {
-        ok = false;
-        break;
-      }
-    }
-    if (ok) complete++;
-  }
-  return complete / frame.nRows;
 }
 
