@@ -5,7 +5,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { KindEngine } from '../src/compute/kind-engine.js';
 import type { Kernels } from '../src/compute/kernels.js';
-import type { EngineResults, EngineTask, MetricReply, TaskReply, WorkerMessage } from '../src/compute/protocol.js';
+import type { EngineResults, EngineTask, MetricReply, TaskReply, WireTask, WorkerMessage } from '../src/compute/protocol.js';
+import { ModelCache } from '../src/compute/shared-models.js';
 import { ScoredRowEncoder } from '../src/compute/scored-rows.js';
 import { loadWasmKernels } from '../src/compute/wasm.js';
 import { type FamilyEngine, type InferenceContext, rowResultsOf } from '../src/engine/inference/outcome.js';
@@ -18,11 +19,16 @@ import { AppError } from '../src/errors.js';
 let kernels: Kernels | null = null;
 const wasm = (): Kernels => (kernels ??= loadWasmKernels());
 
-/** Progress is posted at most this often: a discovery may report thousands of times. */
+/** Progress is posted at most this often, the first time when a task has run this long: a discovery may report
+ * thousands of times, and a task done sooner is reported by its answer (a small run's progress message cost the main
+ * thread a job write). */
 const PROGRESS_INTERVAL_MS = 200;
 
+/** The models this worker has read (a task names its model by reference: compute/shared-models.ts). */
+const models = new ModelCache();
+
 /** Every task answers its value, or the user-facing failure (an AppError) as {code, message} (TaskReply). */
-export default async function run(task: EngineTask): Promise<TaskReply<EngineResults[EngineTask['kind']]>> {
+export default async function run(task: WireTask): Promise<TaskReply<EngineResults[EngineTask['kind']]>> {
   try {
     return { value: await dispatch(task) };
   } catch (error) {
@@ -33,7 +39,8 @@ export default async function run(task: EngineTask): Promise<TaskReply<EngineRes
   }
 }
 
-async function dispatch(task: EngineTask): Promise<EngineResults[EngineTask['kind']]> {
+async function dispatch(wire: WireTask): Promise<EngineResults[EngineTask['kind']]> {
+  const task = ('model' in wire ? { ...wire, model: models.read(wire.model) } : wire) as EngineTask;
   switch (task.kind) {
     case 'step': {
       const engine = await load<KindEngine>(task.engine);
@@ -97,7 +104,7 @@ function answer<T>(port: MessagePort | undefined, seed: number, question: (conte
 }
 
 function throttledProgress(port: MessagePort | undefined): (fraction: number, state: string) => void {
-  let last = 0;
+  let last = Date.now();
   return (fraction, state) => {
     const now = Date.now();
     if (port === undefined || now - last < PROGRESS_INTERVAL_MS) return;

@@ -3,7 +3,8 @@ import { Piscina } from 'piscina';
 import type { Frame } from '../engine/types.js';
 import { AppError } from '../errors.js';
 import type { KindEngine, KindEngineRef } from './kind-engine.js';
-import type { EngineResults, EngineTask, MetricReply, ProgressMessage, TaskReply, WorkerMessage } from './protocol.js';
+import type { EngineResults, EngineTask, MetricReply, ProgressMessage, TaskReply, WireTask, WorkerMessage } from './protocol.js';
+import { ModelSharing } from './shared-models.js';
 
 /** Workers idle this long are stopped; the next task starts one again (~30 ms). */
 const IDLE_TIMEOUT_MS = 60_000;
@@ -23,7 +24,8 @@ export interface RunOptions {
  * share the workers in submission order. Aborting a task's signal stops its worker.
  */
 export class ComputePool {
-  private readonly pool: Piscina<EngineTask, unknown>;
+  private readonly pool: Piscina<WireTask, unknown>;
+  private readonly models = new ModelSharing();
 
   constructor(readonly size: number) {
     this.pool = new Piscina({
@@ -34,7 +36,8 @@ export class ComputePool {
     });
   }
 
-  async run<K extends EngineTask['kind']>(task: Extract<EngineTask, { kind: K }>, options: RunOptions = {}): Promise<EngineResults[K]> {
+  async run<K extends EngineTask['kind']>(engineTask: Extract<EngineTask, { kind: K }>, options: RunOptions = {}): Promise<EngineResults[K]> {
+    const task = this.wire(engineTask);
     const talks = task.kind === 'question' || task.kind === 'score' || options.onProgress !== undefined;
     if (!talks) return unwrap((await this.pool.run(task, { signal: options.signal ?? null })) as TaskReply<EngineResults[K]>);
     const channel = new MessageChannel();
@@ -47,6 +50,11 @@ export class ComputePool {
     } finally {
       channel.port1.close();
     }
+  }
+
+  /** The task as it crosses to a worker: its model by reference to the model's bytes in shared memory. */
+  private wire(task: EngineTask): WireTask {
+    return 'model' in task ? { ...task, model: this.models.share(task.model as object) } : task;
   }
 
   /** A twin kind's learning step, typed by its engine module (src/compute/kind-engine.ts). */

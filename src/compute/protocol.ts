@@ -7,10 +7,12 @@ import type { UnknownEnvironmentRows } from '../engine/inference/score.js';
 import type { ProblemCode } from '../errors.js';
 import type { PanelModel } from '../engine/panel/model.js';
 import type { CbnModel, Frame } from '../engine/types.js';
+import type { SharedModel } from './shared-models.js';
 
 /**
  * The typed task protocol between the main thread and pool workers (workers/engine.ts). Frames travel on
- * SharedArrayBuffer-backed typed arrays, so a task costs a structured clone of its small members only.
+ * SharedArrayBuffer-backed typed arrays, and models once per model (WireTask), so a task costs a structured clone of
+ * its small members only.
  */
 export type EngineTask =
   /** A twin kind's learning step (src/compute/kind-engine.ts): `step` of the module `engine`. */
@@ -27,6 +29,9 @@ export type EngineTask =
    * rows carry their environment (ROW_ENVIRONMENT) and each is scored by its environment's network.
    */
   | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; firstRow: number; seed: number; unknownEnvironments?: UnknownEnvironmentRows; port?: MessagePort };
+
+/** A task as it reaches a worker: its model, if it has one, as the SharedModel of compute/shared-models.ts. */
+export type WireTask = EngineTask extends infer T ? (T extends { model: unknown } ? Omit<T, 'model'> & { model: SharedModel } : T) : never;
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
 export type ClassOfModel = Omit<ClassInput, 'kernels'>;

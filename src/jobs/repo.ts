@@ -50,10 +50,17 @@ export class JobRepo {
     return newestFirstPage<JobRow>(scope, page);
   }
 
-  /** The oldest queued jobs of the types this process can run: candidates for a claim. */
+  /**
+   * Candidates for a claim: the oldest `limit` queued jobs of each of `types`, all in queue order (a type with none
+   * queued is absent). One index range per type (jobs_status_type_created), so the cost is types x limit rows
+   * whatever the backlog of types not asked for (`type IN (...)` ordered by time read every queued job of every type).
+   */
   async queued(limit: number, types: string[]): Promise<Array<{ id: string; type: string }>> {
-    if (types.length === 0) return [];
-    return this.db.selectFrom('jobs').select(['id', 'type']).where('status', '=', 'queued').where('type', 'in', types).orderBy('created_at').orderBy('id').limit(limit).execute();
+    const perType = await Promise.all(
+      types.map((type) => this.db.selectFrom('jobs').select(['id', 'type', 'created_at']).where('status', '=', 'queued').where('type', '=', type).orderBy('created_at').orderBy('id').limit(limit).execute()),
+    );
+    const queue = perType.flat().sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return queue.map(({ id, type }) => ({ id, type }));
   }
 
   /** Whether the job is still `owner`'s running job. */
@@ -62,15 +69,18 @@ export class JobRepo {
     return row !== undefined;
   }
 
-  /** Takes a queued job for `owner`; false when another process (or a cancel) got there first. */
-  async claim(id: string, owner: string, now: string): Promise<boolean> {
-    const result = await this.db
+  /**
+   * Takes a queued job for `owner` and answers its row as claimed; undefined when another process (or a cancel) got
+   * there first. A run starts its phases anew (a run requeued keeps nothing of an earlier attempt).
+   */
+  claim(id: string, owner: string, now: string): Promise<JobRow | undefined> {
+    return this.db
       .updateTable('jobs')
-      .set({ status: 'running', owner, started_at: now, heartbeat_at: now })
+      .set({ status: 'running', owner, started_at: now, heartbeat_at: now, phase: null })
       .where('id', '=', id)
       .where('status', '=', 'queued')
+      .returningAll()
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
   }
 
   /** Records progress and that the owner is alive; false when the job is no longer this owner's running job. */

@@ -104,6 +104,15 @@ export class JobRunner {
   private lastSweep = 0;
   private filling: Promise<void> | null = null;
   private refill = false;
+  /**
+   * Types the last look found no queued job of. They are not asked for again until a job of the type is submitted in
+   * this process or the poll timer looks at every type (which is how jobs queued by other processes are found).
+   */
+  private readonly drained = new Set<string>();
+  /** When (in wakes) a job of each type was last submitted here: a look that began before it cannot call it drained. */
+  private readonly submittedAt = new Map<string, number>();
+  private wakes = 0;
+  private lookAtAll = true;
   private stopped = true;
   private logger: RunnerLogger | undefined;
   /** Webhooks on their way: sent in the background, awaited on stop. */
@@ -133,16 +142,29 @@ export class JobRunner {
     this.logger = logger;
     this.stopped = false;
     await this.recover(true);
-    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer = setInterval(() => {
+      this.lookAtAll = true;
+      this.wake();
+    }, this.pollMs);
     this.timer.unref();
     this.heartbeatTimer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.heartbeatTimer.unref();
     this.wake();
   }
 
-  /** Looks for work now (after a submit in this process, a job finishing, or the poll timer). */
-  wake(): void {
+  /**
+   * Looks for work now: after a job of `submitted` is submitted in this process (nothing to do while its lane is full:
+   * a job finishing there looks again), a job finishing, or the poll timer.
+   */
+  wake(submitted?: string): void {
     if (this.stopped) return;
+    this.wakes++;
+    if (submitted !== undefined) {
+      this.drained.delete(submitted);
+      this.submittedAt.set(submitted, this.wakes);
+      const registered = this.handlers.get(submitted);
+      if (registered !== undefined && !this.hasRoom(registered.lane)) return;
+    }
     if (this.filling !== null) {
       this.refill = true;
       return;
@@ -194,17 +216,25 @@ export class JobRunner {
 
   private async fill(): Promise<void> {
     if (Date.now() - this.lastSweep > this.staleMs / 2) await this.recover(false);
+    if (this.lookAtAll) {
+      this.lookAtAll = false;
+      this.drained.clear();
+    }
     while (!this.stopped) {
-      const open = [...this.handlers.entries()].filter(([, registered]) => this.hasRoom(registered.lane)).map(([type]) => type);
+      const open = [...this.handlers.entries()].filter(([type, registered]) => !this.drained.has(type) && this.hasRoom(registered.lane)).map(([type]) => type);
       if (open.length === 0) return;
+      const asked = this.wakes;
       const candidates = await this.repo.queued(Math.max(...open.map((type) => this.capacity(this.handlers.get(type)!.lane))) * 2, open);
+      for (const type of open) {
+        if ((this.submittedAt.get(type) ?? 0) <= asked && !candidates.some((candidate) => candidate.type === type)) this.drained.add(type);
+      }
       let claimed = false;
       for (const { id, type } of candidates) {
         const lane = this.handlers.get(type)?.lane ?? DEFAULT_LANE;
         if (this.running.has(id) || !this.hasRoom(lane)) continue;
-        if (!(await this.repo.claim(id, this.owner, nowIso()))) continue;
-        const job = await this.repo.findById(id);
-        if (job !== undefined) this.launch(job, lane);
+        const job = await this.repo.claim(id, this.owner, nowIso());
+        if (job === undefined) continue;
+        this.launch(job, lane);
         claimed = true;
       }
       if (!claimed) return;

@@ -62,7 +62,7 @@ export class JobService {
       phase: null,
     };
     await this.repo.insert(row, submission.input ?? null);
-    this.runner.wake();
+    this.runner.wake(row.type);
     return accepted(row);
   }
 

@@ -91,7 +91,8 @@ export class SimulationExecution {
     const { job, signal, params } = context;
     const input = (this.handoff.take(job.id) ?? JSON.parse((await this.runs.input(job.id)) ?? 'null')) as { type: string } | null;
     if (input === null) throw new JobError('The run has no scenario');
-    await this.phase(context, 'configuring', 0.01);
+    // The claim left the run `configuring` (no phase): nothing to write until its model is loaded.
+    context.progress(0.01, 'configuring');
     const twinId = job.resource_id ?? '';
     const version = await this.versions.get(job.organisation_id, twinId, params.versionId);
     if (version?.model == null) throw new JobError(`Twin version ${params.versionLabel} no longer has a trained model (deleted or relearned since the run was submitted)`);
@@ -171,7 +172,7 @@ export class SimulationExecution {
   }
 
   /** Moves the run to an in-flight phase; a run cancelled meanwhile stops here. */
-  private async phase(context: JobContext<RunParams>, phase: 'configuring' | 'configured' | 'running', fraction: number): Promise<void> {
+  private async phase(context: JobContext<RunParams>, phase: 'configured' | 'running', fraction: number): Promise<void> {
     context.signal.throwIfAborted();
     if (!(await this.runs.setPhase(context.job.id, context.job.owner ?? '', phase))) await context.ensureActive();
     context.progress(fraction, phase);

@@ -590,6 +590,8 @@ export function describeMetaStoreConformance(name: string, target: MetaStoreTarg
       const claims = await Promise.all([jobs.claim(first, 'p1', nowIso()), jobs.claim(first, 'p2', nowIso())]);
       assert.deepEqual(claims.filter(Boolean).length, 1, 'exactly one claim wins');
       const owner = claims[0] ? 'p1' : 'p2';
+      const claimed = claims.find(Boolean)!;
+      assert.deepEqual([claimed.id, claimed.status, claimed.owner, claimed.params], [first, 'running', owner, '{}'], 'the claim answers the row as claimed');
       assert.equal(await jobs.isRunningBy(first, owner), true);
       assert.equal(await jobs.heartbeat(first, owner === 'p1' ? 'p2' : 'p1', '{}', nowIso()), false, 'only the owner writes');
       const done = { status: 'completed' as const, progress: '{}', result: '{}', error: null, completedAt: nowIso() };
@@ -599,11 +601,38 @@ export function describeMetaStoreConformance(name: string, target: MetaStoreTarg
       assert.ok((await jobs.queued(10, ['twin_discover'])).some((job) => job.id === second));
       assert.equal((await jobs.queued(10, ['other_type'])).some((job) => job.id === second), false, 'a process only claims types it runs');
       const stale = new Date(Date.now() + 60_000).toISOString();
-      assert.equal(await jobs.claim(second, 'p3', nowIso()), true);
+      assert.equal((await jobs.claim(second, 'p3', nowIso()))?.owner, 'p3');
       const orphans = await jobs.orphaned(stale, null, ['twin_discover']);
       assert.ok(orphans.some((row) => row.id === second));
       assert.equal(await jobs.failOrphan(orphans.find((row) => row.id === second)!, 'gone', nowIso()), true);
       assert.equal((await jobs.findById(second))?.status, 'failed');
+    });
+
+    it('hands out the oldest queued jobs of each type asked for, all in queue order, past a backlog of other types', { skip }, async () => {
+      const jobs = new JobRepo(store.db);
+      const workspace = workspaceRow(tenant.organisationId, tenant.userId, unique('queue'));
+      await new WorkspaceRepo(store.db).insert(workspace, { workspace_id: workspace.id, user_id: tenant.userId, level: 'full', created_at: nowIso() });
+      const [a, b, other] = [unique('type_a'), unique('type_b'), unique('type_c')];
+      const job = (id: string, type: string, createdAt: string): JobRow => ({
+        id, organisation_id: tenant.organisationId, workspace_id: workspace.id, type, status: 'queued', resource_type: null,
+        resource_id: null, params: '{}', progress: '{}', result: null, error: null, webhook_url: null, created_by: tenant.userId,
+        created_at: createdAt, started_at: null, completed_at: null, owner: null, heartbeat_at: null, subtype: null, phase: null,
+      });
+      const at = (second: number) => `2020-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;
+      for (let i = 0; i < 30; i++) await jobs.insert(job(`job_${other}_${String(i).padStart(2, '0')}`, other, at(0)));
+      await jobs.insert(job(`job_${a}_1`, a, at(1)));
+      await jobs.insert(job(`job_${b}_1`, b, at(2)));
+      // A tie on created_at is broken by id, as the claim's order is.
+      await jobs.insert(job(`job_${b}_0`, b, at(3)));
+      await jobs.insert(job(`job_${a}_2`, a, at(3)));
+      await jobs.insert(job(`job_${a}_3`, a, at(4)));
+      const ids = async (limit: number, types: string[]) => (await jobs.queued(limit, types)).map((row) => row.id);
+      assert.deepEqual(await ids(10, [b, a]), [`job_${a}_1`, `job_${b}_1`, ...[`job_${a}_2`, `job_${b}_0`].sort(), `job_${a}_3`]);
+      assert.deepEqual(await ids(2, [a, b]), [`job_${a}_1`, `job_${b}_1`, ...[`job_${a}_2`, `job_${b}_0`].sort()], 'at most two of each type');
+      assert.deepEqual(await ids(2, [a]), [`job_${a}_1`, `job_${a}_2`]);
+      assert.deepEqual((await jobs.queued(2, [b, other])).map((row) => row.type), [other, other, b, b], 'the oldest first, whatever their type');
+      assert.deepEqual(await ids(5, [unique('type_none')]), [], 'a type with none queued is absent');
+      assert.deepEqual(await ids(5, []), []);
     });
 
     it('shows each instance the writes of another instance on the same database', { skip: needsShared }, async () => {

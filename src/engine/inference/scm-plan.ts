@@ -48,6 +48,22 @@ export type NodePlan = ContinuousPlan | CategoricalPlan;
 /** Fewer stored residuals than this and the noise is drawn as standard normal: too few to stand for a shape. */
 const MIN_QUANTILES = 30;
 
+/**
+ * A node's stored residuals as the plan draws and scores them. Kept per residual array: a parameter draw
+ * (uncertainty.ts) shares its node's residuals, so the 30 draws of an intervention compile them once, not 30 times.
+ */
+const residualShapes = new WeakMap<readonly number[], { quantiles: Float64Array; tail: TailDistribution }>();
+
+function residualShape(q: readonly number[]): { quantiles: Float64Array; tail: TailDistribution } {
+  let shape = residualShapes.get(q);
+  if (shape === undefined) {
+    const quantiles = q.length >= MIN_QUANTILES ? Float64Array.from(q) : new Float64Array(0);
+    shape = { quantiles, tail: quantiles.length > 0 ? empiricalTail(quantiles) : standardNormalTail };
+    residualShapes.set(q, shape);
+  }
+  return shape;
+}
+
 export function compilePlans(model: CbnModel): NodePlan[] {
   const index = new Map(model.nodes.map((n, i) => [n.name, i]));
   const resolve = (name: string, child: string) => {
@@ -69,10 +85,9 @@ export function compilePlans(model: CbnModel): NodePlan[] {
   return model.nodes.map((node, i): NodePlan => {
     if (node.kind === 'continuous') {
       const terms = node.terms.map((t) => termPlan(t, node.name));
-      const q = node.residualQuantiles;
-      const quantiles = q.length >= MIN_QUANTILES ? Float64Array.from(q) : new Float64Array(0);
+      const { quantiles, tail } = residualShape(node.residualQuantiles);
       // No residual spread in training: the mechanism is deterministic and any deviation is unseen.
-      const noise = node.noiseStd === 0 ? pointMassTail(0) : quantiles.length > 0 ? empiricalTail(quantiles) : standardNormalTail;
+      const noise = node.noiseStd === 0 ? pointMassTail(0) : tail;
       return {
         kind: 'continuous', index: i, intercept: node.intercept, coefficients: Float64Array.from(node.coefficients), terms,
         noiseStd: node.noiseStd, scale: node.noiseStd > 0 ? node.noiseStd : 1, quantiles, noise,

@@ -338,6 +338,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('data_views_workspace_created').on('data_views').columns(['workspace_id', 'created_at', 'id']).execute();
     },
   },
+  '0014_jobs_queue_index': {
+    async up(db: Kysely<any>) {
+      // The claim's candidates, read per type in queue order: with (status, created_at) alone, a process whose lane for
+      // one type is full scanned every queued job of that type to find the others (O(backlog) per claim).
+      await db.schema.createIndex('jobs_status_type_created').on('jobs').columns(['status', 'type', 'created_at', 'id']).execute();
+    },
+  },
 };
 
 /** Names of the migration set, in order. */
