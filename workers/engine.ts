@@ -40,7 +40,7 @@ export default async function run(task: WireTask): Promise<TaskReply<EngineResul
 }
 
 async function dispatch(wire: WireTask): Promise<EngineResults[EngineTask['kind']]> {
-  const task = ('model' in wire ? { ...wire, model: models.read(wire.model) } : wire) as EngineTask;
+  const task = ('model' in wire ? { ...wire, model: wire.model === null ? null : models.read(wire.model) } : wire) as EngineTask;
   switch (task.kind) {
     case 'step': {
       const engine = await load<KindEngine>(task.engine);

@@ -54,7 +54,8 @@ export class ComputePool {
 
   /** The task as it crosses to a worker: its model by reference to the model's bytes in shared memory. */
   private wire(task: EngineTask): WireTask {
-    return 'model' in task ? { ...task, model: this.models.share(task.model as object) } : task;
+    if (!('model' in task)) return task;
+    return { ...task, model: typeof task.model === 'object' && task.model !== null ? this.models.share(task.model) : null };
   }
 
   /** A twin kind's learning step, typed by its engine module (src/compute/kind-engine.ts). */

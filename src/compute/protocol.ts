@@ -30,8 +30,8 @@ export type EngineTask =
    */
   | { kind: 'score'; model: CbnModel | PanelModel; question: ScoreQuestion; rows: Frame; firstRow: number; seed: number; unknownEnvironments?: UnknownEnvironmentRows; port?: MessagePort };
 
-/** A task as it reaches a worker: its model, if it has one, as the SharedModel of compute/shared-models.ts. */
-export type WireTask = EngineTask extends infer T ? (T extends { model: unknown } ? Omit<T, 'model'> & { model: SharedModel } : T) : never;
+/** A task as it reaches a worker: its model, if it is an object, as the SharedModel of compute/shared-models.ts. */
+export type WireTask = EngineTask extends infer T ? (T extends { model: unknown } ? Omit<T, 'model'> & { model: SharedModel | null } : T) : never;
 
 /** What a question needs of its version's class of DAGs (the kernels are the worker's own). */
 export type ClassOfModel = Omit<ClassInput, 'kernels'>;

@@ -40,7 +40,7 @@ export class ModelSharing {
 /** Models a worker keeps at most: a few twins' versions in use at once, each small next to its rows. */
 const KEPT_MODELS = 16;
 /** ... and at most this many bytes of them (a 500-variable twin's model is a few MB). */
-const KEPT_BYTES = 256 * 1024 * 1024;
+const KEPT_BYTES = 128 * 1024 * 1024;
 
 /** A worker's side: the models it has read, least recently used evicted first. */
 export class ModelCache {
@@ -54,8 +54,11 @@ export class ModelCache {
       this.models.set(handle.id, kept);
       return kept.model;
     }
-    // Read from a private copy: typed arrays read in place would be views on the shared buffer.
-    const model: unknown = deserialize(Buffer.from(new Uint8Array(handle.bytes)));
+    // Read from a copy of the model's own (not Node's pooled buffers): typed arrays are read as views on the bytes
+    // they are read from, which must be neither the shared buffer nor memory another object uses.
+    const copy = new Uint8Array(handle.bytes.byteLength);
+    copy.set(new Uint8Array(handle.bytes));
+    const model: unknown = deserialize(copy);
     const size = handle.bytes.byteLength;
     this.models.set(handle.id, { model, size });
     this.bytes += size;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { PageRequest } from '../lib/page.js';
 import { newestFirstPage } from '../store/meta/keyset.js';
 import type { MetaDb } from '../store/meta/port.js';
@@ -52,15 +53,20 @@ export class JobRepo {
 
   /**
    * Candidates for a claim: the oldest `limit` queued jobs of each of `types`, all in queue order (a type with none
-   * queued is absent). One index range per type (jobs_status_type_created), so the cost is types x limit rows
-   * whatever the backlog of types not asked for (`type IN (...)` ordered by time read every queued job of every type).
+   * queued is absent). One statement of one index range per type (jobs_queued_type_created, partial on the literal
+   * status), so the cost is types x limit rows whatever the backlog of types not asked for (`type IN (...)` ordered
+   * by time read every queued job of every type).
    */
   async queued(limit: number, types: string[]): Promise<Array<{ id: string; type: string }>> {
-    const perType = await Promise.all(
-      types.map((type) => this.db.selectFrom('jobs').select(['id', 'type', 'created_at']).where('status', '=', 'queued').where('type', '=', type).orderBy('created_at').orderBy('id').limit(limit).execute()),
-    );
-    const queue = perType.flat().sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return queue.map(({ id, type }) => ({ id, type }));
+    const ofType = (type: string) =>
+      this.db
+        .selectFrom((eb) => eb.selectFrom('jobs').select(['id', 'type', 'created_at']).where('status', '=', sql.lit('queued')).where('type', '=', type).orderBy('created_at').orderBy('id').limit(limit).as('queued'))
+        .selectAll();
+    const [first, ...rest] = types;
+    if (first === undefined) return [];
+    const rows = await rest.reduce((query, type) => query.unionAll(ofType(type)), ofType(first)).execute();
+    rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return rows.map(({ id, type }) => ({ id, type }));
   }
 
   /** Whether the job is still `owner`'s running job. */

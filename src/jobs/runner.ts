@@ -141,6 +141,8 @@ export class JobRunner {
   async start(logger?: RunnerLogger): Promise<void> {
     this.logger = logger;
     this.stopped = false;
+    // Jobs may have been queued while this runner was stopped: the first look asks for every type.
+    this.lookAtAll = true;
     await this.recover(true);
     this.timer = setInterval(() => {
       this.lookAtAll = true;
@@ -157,11 +159,13 @@ export class JobRunner {
    * a job finishing there looks again), a job finishing, or the poll timer.
    */
   wake(submitted?: string): void {
-    if (this.stopped) return;
     this.wakes++;
     if (submitted !== undefined) {
       this.drained.delete(submitted);
       this.submittedAt.set(submitted, this.wakes);
+    }
+    if (this.stopped) return;
+    if (submitted !== undefined) {
       const registered = this.handlers.get(submitted);
       if (registered !== undefined && !this.hasRoom(registered.lane)) return;
     }

@@ -341,8 +341,9 @@ const migrations: Record<string, Migration> = {
   '0014_jobs_queue_index': {
     async up(db: Kysely<any>) {
       // The claim's candidates, read per type in queue order: with (status, created_at) alone, a process whose lane for
-      // one type is full scanned every queued job of that type to find the others (O(backlog) per claim).
-      await db.schema.createIndex('jobs_status_type_created').on('jobs').columns(['status', 'type', 'created_at', 'id']).execute();
+      // one type is full scanned every queued job of that type to find the others (O(backlog) per claim). Partial:
+      // only queued jobs are in it, so it stays small however long the history of finished jobs grows.
+      await db.schema.createIndex('jobs_queued_type_created').on('jobs').columns(['type', 'created_at', 'id']).where(sql.ref('status'), '=', sql.lit('queued')).execute();
     },
   },
 };

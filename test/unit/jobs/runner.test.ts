@@ -103,3 +103,15 @@ test('a job another process queues is found by the poll, though its type was fou
   const elsewhere = await submit('quick', false);
   await until(() => ran.includes(elsewhere), 'the poll finds the job');
 });
+
+test('jobs queued while the runner is stopped run when it starts again, without waiting for the poll', async (t) => {
+  const { jobs, asked, ran, gates, submit } = await setUp(t, 3_600_000);
+  await jobs.start();
+  await until(() => asked.length === 1, 'the first look');
+  await jobs.stop();
+  // One submitted here (the runner is told), one queued by another process (it is not): both types were found empty.
+  const waiting = [await submit('quick'), await submit('slow', false)];
+  await jobs.start();
+  await until(() => waiting.every((id) => ran.includes(id)), 'both jobs run after the restart');
+  gates.shift()!();
+});

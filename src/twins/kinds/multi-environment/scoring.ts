@@ -34,13 +34,27 @@ export const panelScoring: KindScoring<PanelModel> = {
   },
 };
 
+/**
+ * A temporal panel as the static panel its rows are scored by (the histories left behind), one per model: the same
+ * object for every run of a version, so the workers keep it (compute/shared-models.ts) instead of reading it anew.
+ */
+const staticPanels = new WeakMap<TemporalPanelModel, PanelModel>();
+function staticPanelOf(model: TemporalPanelModel): PanelModel {
+  let panel = staticPanels.get(model);
+  if (panel === undefined) {
+    panel = { kind: 'panel', environmentColumns: model.environmentColumns, pooled: model.pooled, environments: model.environments.map(({ history: _history, ...environment }) => environment) };
+    staticPanels.set(model, panel);
+  }
+  return panel;
+}
+
 export const temporalPanelScoring: KindScoring<TemporalPanelModel> = {
   byReference: seriesRefusal,
   // The network over the lagged design as a static panel (the histories stay behind: the frames carry the past); by
   // reference, each environment's rows in time order, each chunk with the maxLag rows before it.
   scorer: (model) => ({
     network: model.pooled,
-    answering: { kind: 'panel', environmentColumns: model.environmentColumns, pooled: model.pooled, environments: model.environments.map(({ history: _history, ...environment }) => environment) },
+    answering: staticPanelOf(model),
     environments: panelRouting(model),
     // A row naming no environment of the twin has no past to follow.
     unknownEnvironments: 'unscorable',
