@@ -168,6 +168,12 @@ async function service(csv: string, unitsCsv: string): Promise<ServiceResult> {
     if (upload.status !== 201) throw new Error(`upload: ${upload.status} ${upload.body}`);
     const uploaded = JSON.parse(upload.body) as { data: { source: { documentCount: number } } };
 
+    // The plain source's ontology extraction (a job its upload queues) ends before the next upload starts, so the
+    // units file is timed alone, as the plain one was.
+    for (let i = 0; !['completed', 'failed'].includes((await json('GET', `/sources/${source}`)).data.ontologyStatus); i++) {
+      if (i > 600) throw new Error('the ontology extraction of the plain source did not end within a minute');
+      await new Promise((done) => setTimeout(done, 100));
+    }
     // The same client as the plain file: a fetch in this process would parse and send the body on the service's own thread.
     const unitsSource = (await json('POST', `/workspaces/${ws}/sources`, { name: 'Currency amounts' })).data.id as string;
     const unitsStarted = performance.now();
