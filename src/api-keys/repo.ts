@@ -1,6 +1,7 @@
 import type { MetaDb } from '../store/meta/port.js';
 import type { ApiKeysTable } from '../store/meta/schema.js';
 import type { PageRequest } from '../lib/page.js';
+import { listingTotal } from '../store/meta/keyset.js';
 
 export type ApiKeyRow = ApiKeysTable;
 
@@ -47,10 +48,10 @@ export class ApiKeyRepo {
     if (filter.scopeType === 'organisation') query = query.where('workspace_id', 'is', null);
     if (filter.scopeType === 'workspace') query = query.where('workspace_id', 'is not', null);
     if (filter.workspaceId !== undefined) query = query.where('workspace_id', '=', filter.workspaceId);
-    const { total } = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
     let rows = query.selectAll();
     if (page.after !== null) rows = rows.where('id', '<', String(page.after[0]));
-    return { rows: await rows.orderBy('id', 'desc').limit(page.limit + 1).execute(), total: Number(total) };
+    const result = await rows.orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return { rows: result, total: await listingTotal(query, page, result.length) };
   }
 
   /** Sets revoked_at once; a second revoke keeps the first timestamp. */

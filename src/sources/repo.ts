@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { PageRequest } from '../lib/page.js';
 import type { MetaDb } from '../store/meta/port.js';
 import type { SourcesTable } from '../store/meta/schema.js';
+import { listingTotal } from '../store/meta/keyset.js';
 
 export type SourceRow = SourcesTable;
 
@@ -83,7 +84,6 @@ export class SourceRepo {
       const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       query = query.where(sql<boolean>`name_key like ${pattern} escape '\\'`);
     }
-    const { total } = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
     const column = SORT_COLUMNS[order.key];
     let rows = query.selectAll();
     if (page.after !== null) {
@@ -92,7 +92,7 @@ export class SourceRepo {
       rows = rows.where((eb) => eb(eb.refTuple(column, 'id'), comparison, eb.tuple(value, id)));
     }
     const result = await rows.orderBy(column, order.direction).orderBy('id', order.direction).limit(page.limit + 1).execute();
-    return { rows: result, total: Number(total) };
+    return { rows: result, total: await listingTotal(query, page, result.length) };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { PageRequest } from '../lib/page.js';
-import { newestFirstPage } from '../store/meta/keyset.js';
+import { listingTotal, newestFirstPage } from '../store/meta/keyset.js';
 import type { MetaDb } from '../store/meta/port.js';
 import type { DigitalTwinsTable, TwinVersionsTable } from '../store/meta/schema.js';
 
@@ -117,14 +117,13 @@ export class TwinRepo {
   /** Keyset page of versions, newest version number first. */
   async listVersions(organisationId: string, twinId: string, page: PageRequest): Promise<{ rows: VersionRow[]; total: number }> {
     const base = this.db.selectFrom('twin_versions').where('organisation_id', '=', organisationId).where('twin_id', '=', twinId);
-    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
     let rows = base.selectAll();
     if (page.after !== null) {
       const [major, minor, patch] = page.after as [number, number, number];
       rows = rows.where((eb) => eb(eb.refTuple('version_major', 'version_minor', 'version_patch'), '<', eb.tuple(major, minor, patch)));
     }
     const result = await rows.orderBy('version_major', 'desc').orderBy('version_minor', 'desc').orderBy('version_patch', 'desc').limit(page.limit + 1).execute();
-    return { rows: result, total: Number(total) };
+    return { rows: result, total: await listingTotal(base, page, result.length) };
   }
 
   /** The version's revision alone (bumped on every write): whether a parsed copy is still the version. */

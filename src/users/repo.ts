@@ -1,6 +1,7 @@
 import type { PageRequest } from '../lib/page.js';
 import type { MetaDb } from '../store/meta/port.js';
 import type { UsersTable } from '../store/meta/schema.js';
+import { listingTotal } from '../store/meta/keyset.js';
 
 export type UserRow = UsersTable;
 
@@ -22,9 +23,9 @@ export class UserRepo {
 
   async list(organisationId: string, page: PageRequest): Promise<{ rows: UserRow[]; total: number }> {
     const base = this.db.selectFrom('users').where('organisation_id', '=', organisationId);
-    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
     let rows = base.selectAll();
     if (page.after !== null) rows = rows.where('id', '>', String(page.after[0]));
-    return { rows: await rows.orderBy('id', 'asc').limit(page.limit + 1).execute(), total: Number(total) };
+    const result = await rows.orderBy('id', 'asc').limit(page.limit + 1).execute();
+    return { rows: result, total: await listingTotal(base, page, result.length) };
   }
 }

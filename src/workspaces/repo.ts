@@ -1,6 +1,7 @@
 import type { MetaDb } from '../store/meta/port.js';
 import type { MembershipLevel, WorkspaceMembersTable, WorkspacesTable } from '../store/meta/schema.js';
 import type { PageRequest } from '../lib/page.js';
+import { listingTotal } from '../store/meta/keyset.js';
 
 export type WorkspaceRow = WorkspacesTable;
 export type MemberRow = WorkspaceMembersTable;
@@ -84,10 +85,10 @@ export class WorkspaceRepo {
 
   async listMembers(workspaceId: string, page: PageRequest): Promise<{ rows: MemberRow[]; total: number }> {
     const base = this.db.selectFrom('workspace_members').where('workspace_id', '=', workspaceId);
-    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
     let rows = base.selectAll();
     if (page.after !== null) rows = rows.where('user_id', '>', String(page.after[0]));
-    return { rows: await rows.orderBy('user_id', 'asc').limit(page.limit + 1).execute(), total: Number(total) };
+    const result = await rows.orderBy('user_id', 'asc').limit(page.limit + 1).execute();
+    return { rows: result, total: await listingTotal(base, page, result.length) };
   }
 
   /** Insert or change a membership (PUT semantics). */
