@@ -13,7 +13,7 @@ const LOGISTIC_L2 = 1e-3;
 const LOGISTIC_MAX_ITERATIONS = 100;
 /** Weights (categories x terms) of the largest logistic model fitted: each Newton step factors a matrix of their
  * number squared (2,048: 32 MB). Discovery never proposes more than a quarter of it; pinned parents can ask for more. */
-const MAX_WEIGHTS = 2048;
+export const MAX_LOGISTIC_WEIGHTS = 2048;
 
 export function fitLogistic(frame: Frame, column: CategoricalColumn, parents: readonly string[], kernels: Kernels) {
   const terms = termsFor(frame, parents, false) as { kind: 'linear' | 'indicator'; parents: string[]; category?: string }[];
@@ -22,8 +22,8 @@ export function fitLogistic(frame: Frame, column: CategoricalColumn, parents: re
   for (let r = 0; r < frame.nRows; r++) if (column.codes[r]! >= 0 && values.every((v) => !Number.isNaN(v[r]!))) rows.push(r);
   const k = terms.length + 1;
   const classes = column.categories.length;
-  if (classes * k > MAX_WEIGHTS) {
-    throw new AppError('validation_failed', `${column.name} has ${classes} categories and its parents give ${k - 1} terms: a logistic model of ${classes * k} weights is more than can be fitted (at most ${MAX_WEIGHTS}); merge rare categories, or pin fewer parents into it`);
+  if (classes * k > MAX_LOGISTIC_WEIGHTS) {
+    throw new AppError('validation_failed', `${column.name} has ${classes} categories and its parents give ${k - 1} terms: a logistic model of ${classes * k} weights is more than can be fitted (at most ${MAX_LOGISTIC_WEIGHTS}); merge rare categories, or pin fewer parents into it`);
   }
   if (rows.length === 0 || classes < 2) return { terms, weights: Array.from({ length: classes }, () => new Array<number>(k).fill(0)) };
   const centre = terms.map((t, i) => {

@@ -12,6 +12,7 @@ import type { PreparedData } from './prepare.js';
 import { observedMeanAndStd } from '../frame.js';
 import { isMissing } from './observed.js';
 import { MultinomialRegret } from './regret.js';
+import { MAX_LOGISTIC_WEIGHTS } from '../cbn/fit-logistic.js';
 
 /**
  * Extended BIC (Chen & Chen 2008) with gamma = 1: a node's parent set of size k also pays log C(p - 1, k), the
@@ -148,7 +149,7 @@ export function localScorerFor(data: PreparedData, kernels: Kernels): LocalScore
     if (data.mode !== 'mixed' || data.kinds[node] !== 'categorical' || data.informative[node] !== 1) return null;
     // A node of so many categories that no logistic family of it is fitted: its gains are cheap (and its indicator
     // block would make each estimate a large factorisation).
-    if (data.levels[node]! * 2 > MAX_LOGISTIC_WEIGHTS) return null;
+    if (data.levels[node]! * 2 > MAX_FAMILY_WEIGHTS) return null;
     const { cov, q } = data.moments!;
     const own = data.blocks[node]!;
     const cols = parents.flatMap((v) => data.blocks[v]!);
@@ -381,9 +382,9 @@ function multinomialLogLik(cells: Int32Array, configs: number, r: number): { log
   return { logLik, used };
 }
 
-/** Weights (classes x design columns) of the largest logistic family fitted: its Newton step solves a system of this
- * size, and each row adds to a Hessian of its square. */
-const MAX_LOGISTIC_WEIGHTS = 512;
+/** Weights (classes x design columns) of the largest logistic family discovery fits, a quarter of what a model fit
+ * takes (fit-logistic.ts): its Newton step solves a system of this size, and each row adds to a Hessian of its square. */
+const MAX_FAMILY_WEIGHTS = MAX_LOGISTIC_WEIGHTS / 4;
 
 function logisticFamily(data: PreparedData, kernels: Kernels, penalty: number): Family {
   const { n } = data;
@@ -399,7 +400,7 @@ function logisticFamily(data: PreparedData, kernels: Kernels, penalty: number): 
       // A family of more weights than a fit can afford (a many-category child or parent: its Hessian has the square
       // of their number of cells) is answered with the likelihood of no parents, a lower bound of its own: with its
       // larger penalty it never beats having no parents, so the searches leave it out instead of failing.
-      if (classes * k > MAX_LOGISTIC_WEIGHTS) {
+      if (classes * k > MAX_FAMILY_WEIGHTS) {
         const cells = new Int32Array(classes);
         for (const row of rows) cells[child[row]!]!++;
         return multinomialLogLik(cells, 1, classes).logLik * (given ? 1 : n / rows.length);
