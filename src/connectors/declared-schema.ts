@@ -21,6 +21,11 @@ export function declaredSchema(declared: DeclaredColumn[]): SchemaDecision {
     });
 }
 
+/** The declared columns the driver writes in the engine's canonical text (DeclaredColumn.canonical): parsed straight into their types. */
+export function canonicalFields(declared: DeclaredColumn[]): ReadonlySet<string> {
+  return new Set(declared.filter((column) => column.canonical === true).map((column) => column.name));
+}
+
 function typed(inferred: InferredColumn, column: DeclaredColumn): InferredColumn {
   const type: ColumnType = column.kind === 'text' ? (inferred.type === 'categorical' ? 'categorical' : 'text') : column.kind;
   if (type === inferred.type && type !== 'array' && type !== 'date' && type !== 'datetime') return inferred;

@@ -8,7 +8,7 @@ import { splitIntoParts } from '../tables/parts.js';
 import { receiveFile } from '../tables/receive.js';
 import type { SourceBatches } from '../sources/batches.js';
 import type { SourceService } from '../sources/service.js';
-import { declaredSchema } from './declared-schema.js';
+import { canonicalFields, declaredSchema } from './declared-schema.js';
 import { SourceError } from './drivers/port.js';
 import { withoutSecrets } from './secrets.js';
 import { CONNECTOR_IMPORT_JOB, type ConnectorService, type OpenedConnector, targetOf } from './service.js';
@@ -100,7 +100,7 @@ export class ConnectorImport {
           file,
           extract.format,
           {
-            ...(extract.declared === null ? {} : { decide: declaredSchema(extract.declared) }),
+            ...(extract.declared === null ? {} : { decide: declaredSchema(extract.declared), canonical: canonicalFields(extract.declared) }),
             beforeCommit: () => {
               if (signal.aborted) throw new JobError('The import was cancelled');
             },

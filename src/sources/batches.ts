@@ -13,7 +13,7 @@ import { AppError, notFound } from '../errors.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { newId, nowIso } from '../lib/ids.js';
 import type { InferredColumn } from '../tables/inference/infer-schema.js';
-import { type BatchRow, type IngestOptions, type SchemaDecision, fieldsOf, toCell } from '../tables/ingest.js';
+import { type BatchRow, type IngestOptions, fieldsOf, toCell } from '../tables/ingest.js';
 import type { FileOnDisk, TableLoader } from '../tables/loader.js';
 import type { UploadFormat } from '../tables/readers.js';
 import type { PartedFile } from '../tables/parts.js';
@@ -211,7 +211,7 @@ export class SourceBatches {
     input: { name: string; description: string; ontologyMode: 'auto' | 'manual'; recipe: Record<string, unknown> },
     file: { file: ReceivedFile } | { parts: PartedFile },
     format: UploadFormat,
-    options: { decide?: SchemaDecision; beforeCommit?: () => void },
+    options: Pick<IngestOptions, 'decide' | 'beforeCommit' | 'canonical'>,
   ): Promise<Source> {
     const row = newSourceRow({ organisationId: owner.organisationId }, owner.workspaceId, { name: input.name, description: input.description, dataFormat: 'Tabular', parentId: null, dataSource: 'connector' });
     const details = JSON.parse(row.details) as SourceDetails;

@@ -31,7 +31,14 @@ export interface IngestOptions {
   /** Called right before the rows are committed to the table (the writer checks it still holds the source). */
   beforeCommit?: () => void;
   decide?: SchemaDecision;
+  /**
+   * Fields whose cells the writer put in the engine's canonical text for their declared type (a typed source's driver:
+   * connectors/declared-schema.ts): the engine's parsers read them straight into that type (one-pass-ingest.ts).
+   */
+  canonical?: ReadonlySet<string>;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** A value of a record or file as the text cell inference reads (objects and arrays as JSON text). */
 export function toCell(value: unknown): string | null {
@@ -64,14 +71,15 @@ export async function ingestBatch(
   rowStart: number,
   options: IngestOptions = {},
 ): Promise<IngestedBatch> {
-  const { file, beforeCommit = () => undefined } = options;
+  const { file, beforeCommit = () => undefined, canonical = NONE } = options;
   const { columns, sample, rest, definitions } = await openBatch(store, table, existing, fields, rows, options.decide);
   if (file !== undefined && engineConvertible(columns)) {
     file.stopReading();
     try {
-      // One pass when some integer column takes its short path for plain digits (BENCHMARKS.md, data plane).
+      // One pass when some column is parsed straight into its type: an integer column of plain digits, or a
+      // canonical one (BENCHMARKS.md, data plane).
       const plainIntegers = plainIntegerColumns(columns, fields, sample.map((row) => row.cells));
-      const onePass = plainIntegers.size > 0 ? await ingestInOnePass(store, table, file, fields, columns, plainIntegers, ROW_COLUMN, rowStart, beforeCommit) : null;
+      const onePass = plainIntegers.size > 0 || canonical.size > 0 ? await ingestInOnePass(store, table, file, fields, columns, plainIntegers, canonical, ROW_COLUMN, rowStart, beforeCommit) : null;
       return { columns, rowCount: onePass ?? (await ingestInEngine(store, table, file, fields, columns, definitions, ROW_COLUMN, rowStart, beforeCommit)) };
     } catch (error) {
       if (existing === null) await store.dropTable(table).catch(() => undefined);
@@ -123,7 +131,7 @@ export async function ingestParts(
   rowStart: number,
   options: Omit<IngestOptions, 'file'> = {},
 ): Promise<IngestedBatch | null> {
-  const { beforeCommit = () => undefined } = options;
+  const { beforeCommit = () => undefined, canonical = NONE } = options;
   const { columns, sample } = await openBatch(store, table, existing, first.fields, first.rows, options.decide);
   first.close();
   let count = 0;
@@ -132,7 +140,7 @@ export async function ingestParts(
     const plainIntegers = plainIntegerColumns(columns, first.fields, sample.map((row) => row.cells));
     for (let part = await next(); part !== null; part = await next()) {
       if (!engineReads(part)) return await declined();
-      const rows = await ingestInOnePass(store, table, part, first.fields, columns, plainIntegers, ROW_COLUMN, rowStart + count, beforeCommit);
+      const rows = await ingestInOnePass(store, table, part, first.fields, columns, plainIntegers, canonical, ROW_COLUMN, rowStart + count, beforeCommit);
       if (rows === null) return await declined();
       count += rows;
     }

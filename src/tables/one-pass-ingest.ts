@@ -2,6 +2,7 @@ import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
 import { quoteColumn } from '../store/data/port.js';
 import { conversionOfText, nullishText, re2, storedValue, textName, trimmedText, valueName } from './engine-ingest.js';
 import type { InferredColumn } from './inference/infer-schema.js';
+import { YEAR_RANGE } from './inference/dates.js';
 import { INTERNAL_PREFIX } from './reserved.js';
 
 /**
@@ -18,8 +19,14 @@ import { INTERNAL_PREFIX } from './reserved.js';
  * column into Int128 directly (it holds every 64-bit integer, signed or not; the cast to Int64 refuses the others
  * as the converter does). Where two quotes follow each other the cell may be a quoted empty one, which that parser
  * reads as 0 where the converter reads missing: the column is then read as text, plain digits cast from it. The
- * float parser is never used: it reads "5." and "--12", which the converter refuses
+ * float parser is never used on cells a person wrote: it reads "5." and "--12", which the converter refuses
  * (test/integration/one-pass-ingest.test.ts checks every path on awkward cells).
+ *
+ * Canonical columns: a typed source's driver writes some columns in one exact form of their kind (a decimal as a
+ * plain number or NaN, a boolean as true or false, a datetime as `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC; see
+ * connectors/declared-schema.ts). The engine's parsers read those straight into their type, which costs about half
+ * of reading text and converting it. What the converter would refuse (an infinite number, a datetime outside the
+ * stored years) declines as any refused cell does, and so does a cell the parser cannot read.
  */
 
 /**
@@ -27,6 +34,47 @@ import { INTERNAL_PREFIX } from './reserved.js';
  * Int64 refuses what a 64-bit column cannot hold, as the converter does. Any other cell takes the full conversion.
  */
 const PLAIN_INTEGER = /^[+-]?\d{1,19}$/;
+
+/** A column the engine's parser reads straight into a type: that type, its stored value, and when it is refused. */
+interface ParsedColumn {
+  type: string;
+  value: (cell: string) => string;
+  refused: (cell: string, value: string) => string;
+}
+
+/**
+ * The instants at each end of the stored years. An engine whose DateTime64 is narrower than the parsed text clamps it
+ * to one of them, so a cell read as either is refused here (the whole file then takes the text path, which decides).
+ */
+const EDGE_INSTANTS = [`toDateTime64('${YEAR_RANGE.min}-01-01 00:00:00', 6, 'UTC')`, `toDateTime64('${YEAR_RANGE.max}-12-31 23:59:59.999999', 6, 'UTC')`];
+
+const PARSED: Record<'integer' | 'decimal' | 'boolean' | 'datetime', ParsedColumn> = {
+  integer: { type: 'Nullable(Int128)', value: (c) => `accurateCastOrNull(${c}, 'Int64')`, refused: (c, v) => `(${c} IS NOT NULL AND ${v} IS NULL)` },
+  // NaN is missing, as the converter reads that token; an infinity (a number past Float64's range) is refused.
+  decimal: { type: 'Nullable(Float64)', value: (c) => `if(isFinite(${c}), ${c}, NULL)`, refused: (c) => `(${c} IS NOT NULL AND isInfinite(assumeNotNull(${c})))` },
+  boolean: { type: 'Nullable(Bool)', value: (c) => c, refused: () => 'false' },
+  // Kept to the millisecond, the fraction cut toward the earlier instant as the converter cuts it (before 1970 too).
+  datetime: {
+    type: "Nullable(DateTime64(6, 'UTC'))",
+    value: (c) => `if(toYear(${c}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max} AND ${c} NOT IN (${EDGE_INSTANTS.join(', ')}), toDateTime64(toStartOfMillisecond(${c}), 3, 'UTC'), NULL)`,
+    refused: (c, v) => `(${c} IS NOT NULL AND ${v} IS NULL)`,
+  },
+};
+
+/**
+ * The columns of a file the engine's parsers read straight into a type; the others are read as text for the
+ * converter. Plain integer columns are parsed where the file has no two quotes in a row; canonical columns of a parsed
+ * kind always are (their writer never quotes them).
+ */
+function parsedColumns(columns: InferredColumn[], plainIntegers: ReadonlySet<string>, canonical: ReadonlySet<string>, doubledQuotes: boolean | undefined): Map<string, ParsedColumn> {
+  const parsed = new Map<string, ParsedColumn>();
+  for (const column of columns) {
+    if (column.unit !== null) continue;
+    if (column.type === 'integer' && plainIntegers.has(column.field) && doubledQuotes === false) parsed.set(column.field, PARSED.integer);
+    else if (canonical.has(column.field) && (column.type === 'decimal' || column.type === 'boolean' || column.type === 'datetime')) parsed.set(column.field, PARSED[column.type]);
+  }
+  return parsed;
+}
 
 /**
  * The columns with the integer short path: integers without a unit whose sampled cells are all empty or plain
@@ -58,22 +106,24 @@ export async function ingestInOnePass(
   file: { path: string; format: FileFormat; doubledQuotes?: boolean },
   fields: string[],
   columns: InferredColumn[],
-  plainIntegers: Set<string>,
+  plainIntegers: ReadonlySet<string>,
+  canonical: ReadonlySet<string>,
   rowColumn: string,
   rowStart: number,
   beforeCommit: () => void,
 ): Promise<number | null> {
   const byField = new Map(columns.map((column) => [column.field, column]));
-  const parsed = new Set(file.doubledQuotes === false ? plainIntegers : []);
+  const parsed = parsedColumns(columns, plainIntegers, canonical, file.doubledQuotes);
   const cell = (i: number) => quoteColumn(cellName(i));
   const text = (i: number) => quoteColumn(textName(i));
   const value = (i: number) => quoteColumn(valueName(i));
   const converted = (i: number) => {
-    if (parsed.has(fields[i]!)) return `accurateCastOrNull(${cell(i)}, 'Int64')`;
+    const reading = parsed.get(fields[i]!);
+    if (reading !== undefined) return reading.value(cell(i));
     const conversion = conversionOfText(byField.get(fields[i]!)!, text(i));
     return plainIntegers.has(fields[i]!) ? `if(match(${text(i)}, ${re2(PLAIN_INTEGER)}), accurateCastOrNull(toInt128OrNull(${text(i)}), 'Int64'), ${conversion})` : conversion;
   };
-  const refused = (i: number) => (parsed.has(fields[i]!) ? `(${cell(i)} IS NOT NULL AND ${value(i)} IS NULL)` : `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`);
+  const refused = (i: number) => parsed.get(fields[i]!)?.refused(cell(i), value(i)) ?? `(NOT ${nullishText(text(i))} AND ${value(i)} IS NULL)`;
   // One SELECT over the file (a server's input() is read by the INSERT's own SELECT): each cell trimmed once and
   // converted once, as WITH aliases the outputs and the check read.
   const aliases = [
@@ -85,7 +135,7 @@ export async function ingestInOnePass(
   const select = (source: string) =>
     `WITH ${aliases.join(', ')} SELECT {rowStart:UInt64} + rowNumberInAllBlocks() AS ${quoteColumn(rowColumn)}, ${outputs.join(', ')} FROM ${source} `
     + `WHERE throwIf(${quoteColumn(REFUSED)}, '${DECLINED}') = 0`;
-  const structure = fields.map((field, i) => ({ name: cellName(i), type: parsed.has(field) ? 'Nullable(Int128)' : 'Nullable(String)' }));
+  const structure = fields.map((field, i) => ({ name: cellName(i), type: parsed.get(field)?.type ?? 'Nullable(String)' }));
   beforeCommit();
   try {
     await store.insertFromFile(table, file.path, file.format, structure, select, { rowStart });

@@ -57,7 +57,7 @@ for (const [type, unit] of [['integer', null], ['decimal', null], ['decimal', 'U
       const table = { organisationId: org, tableId: newId('src') };
       await store.createTable(table, [{ name: ROW_COLUMN, type: 'UInt64' }, ...columns.map((c) => ({ name: c.field, type: storageType(c) }))], [ROW_COLUMN]);
       // Without two quotes in a row, a plain integer column is parsed straight into a number; with them, as text.
-      const rows = await ingestInOnePass(store, table, { path, format: 'CSVWithNames', doubledQuotes: text.includes('""') }, ['c', 'k'], columns, plainIntegers, ROW_COLUMN, 5, () => undefined);
+      const rows = await ingestInOnePass(store, table, { path, format: 'CSVWithNames', doubledQuotes: text.includes('""') }, ['c', 'k'], columns, plainIntegers, new Set(), ROW_COLUMN, 5, () => undefined);
       const stored = await store.query<{ r: string; c: string | null; k: string }>(org, (sql) => `SELECT toString(${sql.column(ROW_COLUMN)}) AS r, toString(c) AS c, k FROM ${sql.table(table.tableId)} ORDER BY ${sql.column(ROW_COLUMN)}`);
       await store.dropTable(table);
       return { cell, rows, stored };

@@ -185,7 +185,9 @@ export function openPostgresDriver(credentials: SqlCredentials, options: DriverO
         // Without the ranges (a query, a view, a small table, or a server that would not share its snapshot) one stream reads all.
         const readers = [client, ...ranges];
         const streams = readers.length === 1 ? [copy(client, '', true)] : readers.map((reader, i) => copy(reader, ` WHERE ${bounds[i]}`, i === 0));
-        return { stream: streams[0]!, ranges: streams.slice(1), format: 'csv', declared: declared.map(({ oid: _oid, category: _c, typname: _t, ...column }) => column), estimatedRows };
+        // A lone column's nulls are written "" (above), which no parser of a type reads as missing: it stays text.
+        const described = declared.map(({ oid: _oid, category: _c, typname, ...column }) => ({ ...column, ...(declared.length > 1 && rendersCanonical(column.kind, typname) && { canonical: true }) }));
+        return { stream: streams[0]!, ranges: streams.slice(1), format: 'csv', declared: described, estimatedRows };
       } catch (error) {
         await Promise.all([client, ...ranges].map(end));
         throw error instanceof SourceError ? error : new SourceError('query', messageOf(error, endpoint));
@@ -265,6 +267,20 @@ function render(column: DescribedColumn): string {
       return `CASE WHEN ${c} THEN 'true' WHEN NOT ${c} THEN 'false' END`;
     default:
       return column.typname === 'bytea' ? `translate(encode(${c}, 'base64'), E'\\n', '')` : c;
+  }
+}
+
+/** Whether render() writes a column of this kind and type in the engine's canonical text (DeclaredColumn.canonical). */
+function rendersCanonical(kind: DeclaredKind, typname: string): boolean {
+  switch (kind) {
+    case 'decimal':
+      return typname === 'numeric' || typname.startsWith('float');
+    case 'boolean':
+      return true;
+    case 'datetime':
+      return typname === 'timestamp' || typname === 'timestamptz';
+    default:
+      return false;
   }
 }
 
