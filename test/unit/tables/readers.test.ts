@@ -1,0 +1,54 @@
+/**
+ * The CSV reader parses the head of a file in one step and streams the rest (readers.ts): across that seam, records
+ * and their line numbers are csv-parse's own on the whole file, and a malformed record past the head is named at its
+ * line.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { openTable } from '../../../src/tables/readers.js';
+
+/** About 2.4 MB of records, some quoted with commas, quotes and line breaks, so records span the 1 MiB head's end. */
+function csv(rows: number, bad?: number): string {
+  const lines = ['id,note,amount'];
+  for (let i = 1; i <= rows; i++) lines.push(i === bad ? `${i},"unclosed` : i % 3 === 0 ? `${i},"line ${i}, ""quoted""\nsecond line ${'x'.repeat(i % 50)}",${i * 0.5}` : `${i},plain ${i},${i}`);
+  return `${lines.join('\n')}\n`;
+}
+
+test('records read across the end of the parsed head are those of csv-parse on the whole file, line numbers included', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'causa-readers-'));
+  t.after(() => rm(directory, { recursive: true, force: true }));
+  const text = csv(60_000);
+  assert.ok(Buffer.byteLength(text) > 2 * 1024 * 1024, 'the file is larger than the head');
+  const path = join(directory, 'rows.csv');
+  await writeFile(path, text);
+  const reader = await openTable(path, 'csv');
+  const read: Array<{ line: number; cells: string[] }> = [];
+  for await (const row of reader.rows) read.push({ line: row.line, cells: row.cells as string[] });
+  const expected = (parse(text, { info: true, skip_empty_lines: true }) as Array<{ record: string[]; info: { lines: number } }>).slice(1);
+  assert.deepEqual(reader.fields, ['id', 'note', 'amount']);
+  assert.equal(read.length, 60_000);
+  const differences = read.flatMap((row, i) => (row.line === expected[i]!.info.lines && JSON.stringify(row.cells) === JSON.stringify(expected[i]!.record) ? [] : [i]));
+  assert.deepEqual(differences.slice(0, 5), []);
+});
+
+test('a malformed record past the head is named at the line csv-parse names on the whole file', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'causa-readers-'));
+  t.after(() => rm(directory, { recursive: true, force: true }));
+  const text = csv(60_000, 50_000);
+  const path = join(directory, 'bad.csv');
+  await writeFile(path, text);
+  let expected = 0;
+  assert.throws(() => parse(text, { info: true, skip_empty_lines: true }), (error: { lines: number }) => ((expected = error.lines), true));
+  assert.ok(expected > 60_000, `past the head (line ${expected})`);
+  const reader = await openTable(path, 'csv');
+  const read = async () => {
+    for await (const _ of reader.rows) {
+      // read to the end
+    }
+  };
+  await assert.rejects(read, (error: Error) => error.message.startsWith(`Malformed file at line ${expected}:`));
+});
