@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parse } from 'csv-parse';
 import { AppError } from '../errors.js';
+import { readCsvHead } from './csv-head.js';
 import { MAX_RECORD_CHARS, jsonArrayObjects, ndjsonObjects, parquetObjects, readObjects } from './object-readers.js';
 import { type TableReader, malformed } from './table-reader.js';
 
@@ -18,45 +19,84 @@ export const UPLOAD_FORMATS = {
 export type UploadFormat = (typeof UPLOAD_FORMATS)[keyof typeof UPLOAD_FORMATS];
 
 /**
- * Bytes of a CSV file parsed at once, before the rest streams: enough for the sample a schema is decided from (10,000
- * records of 100 bytes). Parsed in one synchronous step, the sample is not read a record per turn of the event loop,
- * where every other stream of the process (an import's source, uploads) would get a turn between two records.
+ * Bytes of a CSV file read at once before the rest streams: enough for the sample a schema is decided from (10,000
+ * records of 100 bytes). Read in one step, the sample is not read a record per turn of the event loop, where every
+ * other stream of the process (an import's source, uploads) would get a turn between two records.
  */
 const HEAD_BYTES = 1 << 20;
 
+type Records = AsyncIterator<{ record: string[]; info: { lines: number } }>;
+
 /** CSV and TSV: the first record names the columns; every record must have as many cells. */
 async function readDelimited(path: string, delimiter: string): Promise<TableReader> {
-  const parser = parse({ delimiter, bom: true, info: true, skip_empty_lines: true, relax_quotes: false, max_record_size: MAX_RECORD_CHARS });
-  // The parser reads the head in one write (its records wait in its buffer), then the rest of the file as it streams.
   const head = await readHead(path, HEAD_BYTES);
+  const complete = head.length < HEAD_BYTES;
+  // The common shape of file: its head read at once (csv-head.ts), the rest by csv-parse from where the head ends.
+  const fast = readCsvHead(head, delimiter, complete, MAX_RECORD_CHARS);
+  if (fast !== null) {
+    let rest: ReturnType<typeof createReadStream> | null = null;
+    const fields = headerFields(fast.records[0]!.cells);
+    return {
+      fields,
+      engineFormat: engineFormatOf(delimiter),
+      close: () => rest?.destroy(),
+      rows: (async function* rows() {
+        for (const { cells, line } of fast.records.slice(1)) yield { line, cells };
+        if (complete) return;
+        // The head ends at a line start; the rest is read with the line ends the head has (line feeds alone).
+        rest = createReadStream(path, { start: fast.bytes });
+        yield* checkedRows(fields, records(rest.pipe(parse({ ...PARSE_OPTIONS, delimiter, bom: false, record_delimiter: '\n' }))), fast.lines);
+      })(),
+    };
+  }
+  // Any other file: csv-parse reads the head in one write (its records wait in its buffer), then the rest as it streams.
+  const parser = parse({ ...PARSE_OPTIONS, delimiter, bom: true });
   parser.write(head);
-  const input = head.length < HEAD_BYTES ? null : createReadStream(path, { start: head.length });
+  const input = complete ? null : createReadStream(path, { start: head.length });
   if (input === null) parser.end();
   else input.pipe(parser);
-  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
-  const read = async () => {
-    try {
-      return await records.next();
-    } catch (error) {
-      throw malformed((error as { lines?: number }).lines ?? '?', (error as Error).message.replace(/^Invalid [^:]*: /, ''));
-    }
-  };
-  const header = await read();
+  const iterator = records(parser);
+  const header = await read(iterator, 0);
   if (header.done === true) throw new AppError('validation_failed', 'The file is empty');
-  const fields = header.value.record.map((field) => field.trim());
-  if (new Set(fields).size !== fields.length || fields.some((f) => f === '')) throw malformed(1, 'column names must be present and distinct');
+  const fields = headerFields(header.value.record);
   return {
     fields,
-    engineFormat: delimiter === ',' ? 'CSVWithNames' : null,
+    engineFormat: engineFormatOf(delimiter),
     close: () => (input === null ? parser.destroy() : input.destroy()),
-    rows: (async function* rows() {
-      for (let next = await read(); next.done !== true; next = await read()) {
-        const { record, info } = next.value;
-        if (record.length !== fields.length) throw malformed(info.lines, `${record.length} cells where the header has ${fields.length}`);
-        yield { line: info.lines, cells: record };
-      }
-    })(),
+    rows: checkedRows(fields, iterator, 0),
   };
+}
+
+const PARSE_OPTIONS = { info: true, skip_empty_lines: true, relax_quotes: false, max_record_size: MAX_RECORD_CHARS } as const;
+
+const engineFormatOf = (delimiter: string) => (delimiter === ',' ? 'CSVWithNames' : null);
+
+const records = (parser: ReturnType<typeof parse>) => parser[Symbol.asyncIterator]() as Records;
+
+/** The next record; a parse error names its line, `lineOffset` lines after where this parser began. */
+async function read(iterator: Records, lineOffset: number) {
+  try {
+    return await iterator.next();
+  } catch (error) {
+    const line = (error as { lines?: number }).lines;
+    throw malformed(line === undefined ? '?' : line + lineOffset, (error as Error).message.replace(/^Invalid [^:]*: /, ''));
+  }
+}
+
+function headerFields(record: string[]): string[] {
+  const fields = record.map((field) => field.trim());
+  if (new Set(fields).size !== fields.length || fields.some((f) => f === '')) throw malformed(1, 'column names must be present and distinct');
+  return fields;
+}
+
+/** The records of a parser as rows, each as long as the header, lines counted on from `lineOffset`. */
+async function* checkedRows(fields: string[], iterator: Records, lineOffset: number) {
+  for (let next = await read(iterator, lineOffset); next.done !== true; next = await read(iterator, lineOffset)) {
+    const { record, info } = next.value;
+    const line = info.lines + lineOffset;
+    if (record.length !== fields.length) throw malformed(line, `${record.length} cells where the header has ${fields.length}`);
+    yield { line, cells: record };
+  }
 }
 
 /** The first `bytes` bytes of a file (all of it when shorter). */
