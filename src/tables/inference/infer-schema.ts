@@ -56,7 +56,7 @@ export function inferColumn(field: string, cells: Array<string | null>): Inferre
     categories: null,
     aliases: [],
     description: null,
-    displayWidth: values.length === 0 ? null : Math.min(DISPLAY_WIDTH_MAX, Math.max(...values.map((v) => v.length))),
+    displayWidth: values.length === 0 ? null : Math.min(DISPLAY_WIDTH_MAX, values.reduce((longest, v) => Math.max(longest, v.length), 0)),
     originalFormat: null,
     displayFormat: null,
     unit: null,
@@ -70,21 +70,23 @@ export function inferColumn(field: string, cells: Array<string | null>): Inferre
   const fits = new Set<ColumnType>(['text']);
   if (counts.size <= 1000) fits.add('categorical');
 
-  const lower = values.map((v) => v.toLowerCase());
+  // What each test below decides rests on the distinct values alone, in order of first appearance: each is read once.
+  const distinct = [...counts.keys()];
+  const lower = distinct.map((v) => v.toLowerCase());
   if (lower.every((v) => TRUE_TOKENS.has(v) || FALSE_TOKENS.has(v) || v === '1' || v === '0')) fits.add('boolean');
   // Leading zeros (007, 02134) mark codes and postcodes: as numbers they would lose them.
-  const numbers = values.some((v) => LEADING_ZERO.test(v)) ? [null] : values.map(parseNumber);
+  const numbers = distinct.some((v) => LEADING_ZERO.test(v)) ? [null] : distinct.map(parseNumber);
   const numeric = numbers.every((n): n is ParsedNumber => n !== null) && new Set(numbers.map((n) => n!.unit)).size === 1 ? (numbers as ParsedNumber[]) : null;
   if (numeric !== null) {
     fits.add('decimal');
     if (numeric.every((n) => n.integer) && numeric[0]!.unit === null) fits.add('integer');
   }
-  const date = numeric === null ? detectDateFormat(values) : null;
+  const date = numeric === null ? detectDateFormat(distinct) : null;
   if (date !== null) {
     fits.add(date.format.kind);
-    if (date.format.kind === 'datetime' && values.every((v) => !/[T ]\d{2}:/.test(v) || /[T ]00:00(:00(\.0+)?)?(Z|[+-]00:?00)?$/.test(v))) fits.add('date');
+    if (date.format.kind === 'datetime' && distinct.every((v) => !/[T ]\d{2}:/.test(v) || /[T ]00:00(:00(\.0+)?)?(Z|[+-]00:?00)?$/.test(v))) fits.add('date');
   }
-  const json = jsonKind(values);
+  const json = jsonKind(distinct);
   if (json !== null) fits.add(json.kind);
 
   const onlyZeroOne = lower.every((v) => v === '1' || v === '0');

@@ -25,7 +25,8 @@ export const DOT_GROUPED_DECIMAL_COMMA = /^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$/;
 export const DECIMAL_COMMA = /^[+-]?\d+,\d+$/;
 const PLAIN_INTEGER = /^[+-]?\d+$/;
 const DIGIT = /\d/;
-const NEVER_IN_A_NUMBER = /[:/]/;
+/** A colon or a slash (times, dates), or a minus after a digit (ISO dates, ranges): in no number form below. */
+const NEVER_IN_A_NUMBER = /[:/]|\d-/;
 
 /** Strips accounting parentheses (negative), a currency symbol or code (either side) or a trailing percent sign. */
 function splitUnit(text: string): { body: string; unit: string | null } {
@@ -60,7 +61,7 @@ function normalise(body: string): { text: string; grouping: ParsedNumber['groupi
 export function parseNumber(text: string): ParsedNumber | null {
   // Most cells inferred are plain numbers, hold no digit at all, or are times and dates; these are answered before
   // the unit forms are tried (a plain number has no space, unit or grouping; every number form needs a digit and
-  // none holds a colon or a slash).
+  // none holds a colon, a slash or a minus after a digit).
   if (PLAIN.test(text)) {
     const value = Number(text);
     return Number.isFinite(value) ? { value, integer: PLAIN_INTEGER.test(text), grouping: 'none', decimalComma: false, unit: null } : null;
