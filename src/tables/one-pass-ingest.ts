@@ -22,8 +22,8 @@ import { INTERNAL_PREFIX } from './reserved.js';
  * float parser is never used on cells a person wrote: it reads "5." and "--12", which the converter refuses
  * (test/integration/one-pass-ingest.test.ts checks every path on awkward cells).
  *
- * Canonical columns: a typed source's driver writes some columns in one exact form of their kind (a decimal as a
- * plain number or NaN, a boolean as true or false, a datetime as `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC; see
+ * Canonical columns: a typed source's driver writes some columns in one exact form of their kind (an integer as its
+ * digits, a decimal as a plain number or NaN, a boolean as true or false, a datetime as `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC; see
  * connectors/declared-schema.ts). The engine's parsers read those straight into their type, which costs about half
  * of reading text and converting it. What the converter would refuse (an infinite number, a datetime outside the
  * stored years) declines as any refused cell does, and so does a cell the parser cannot read.
@@ -71,7 +71,7 @@ function parsedColumns(columns: InferredColumn[], plainIntegers: ReadonlySet<str
   for (const column of columns) {
     if (column.unit !== null) continue;
     if (column.type === 'integer' && plainIntegers.has(column.field) && doubledQuotes === false) parsed.set(column.field, PARSED.integer);
-    else if (canonical.has(column.field) && (column.type === 'decimal' || column.type === 'boolean' || column.type === 'datetime')) parsed.set(column.field, PARSED[column.type]);
+    else if (canonical.has(column.field) && (column.type === 'integer' || column.type === 'decimal' || column.type === 'boolean' || column.type === 'datetime')) parsed.set(column.field, PARSED[column.type]);
   }
   return parsed;
 }

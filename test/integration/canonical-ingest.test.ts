@@ -1,5 +1,5 @@
 /**
- * Canonical columns (one-pass-ingest.ts): the cells PostgreSQL's driver writes for decimal, boolean and datetime
+ * Canonical columns (one-pass-ingest.ts): the cells PostgreSQL's driver writes for integer, decimal, boolean and datetime
  * columns, parsed straight into their types, against the same cells read as text and converted (the path every
  * import took before). Each edge value is stored alone between two plain rows: either both paths store the same
  * value, or the parsed path declines (and leaves nothing), and it never takes a cell the text path refuses.
@@ -24,6 +24,7 @@ import { postgresSchema, text } from '../helpers/connectors.js';
 
 /** Edge values of each canonical column; every row sets one column and leaves the others null. */
 const EDGES: Record<string, string[]> = {
+  count: ['9223372036854775807', "'-9223372036854775808'", '0', "'-1'"],
   price: ['12345678901234.5678901234', '-0.5', '0', "'NaN'", '0.000000000000000000000000000001', '1e400', '-1e400', '9007199254740993'],
   ratio: ["'NaN'", "'Infinity'", "'-Infinity'", '1e308', '4.9e-324', "'-0'", '0.1', '-2.5e-10'],
   small: ['3.4028235e38', '1.17549435e-38', '0.1', "'NaN'"],
@@ -34,8 +35,8 @@ const EDGES: Record<string, string[]> = {
   ],
   local: ["'2024-02-29 12:00:00.5'", "'1900-01-01 00:00:00.000001'", "'2299-12-31 23:59:59'"],
 };
-const TYPES: Record<string, string> = { price: 'numeric', ratio: 'double precision', small: 'real', paid: 'boolean', at: 'timestamptz', local: 'timestamp' };
-const PLAIN = { k: "'plain'", price: '1.5', ratio: '2.5', small: '0.25', paid: 'true', at: "'2024-01-01 00:00:00+00'", local: "'2024-01-01 00:00:00'" };
+const TYPES: Record<string, string> = { count: 'bigint', price: 'numeric', ratio: 'double precision', small: 'real', paid: 'boolean', at: 'timestamptz', local: 'timestamp' };
+const PLAIN = { k: "'plain'", count: '7', price: '1.5', ratio: '2.5', small: '0.25', paid: 'true', at: "'2024-01-01 00:00:00+00'", local: "'2024-01-01 00:00:00'" };
 
 test('canonical columns of a PostgreSQL extract, parsed into their types, store what their text converts to, or decline', async (t) => {
   const created = await postgresSchema(t, 'causa_canonical');
@@ -53,7 +54,7 @@ test('canonical columns of a PostgreSQL extract, parsed into their types, store 
   const extract = await driver.extract({ kind: 'query', query: `SELECT k, ${names.join(', ')} FROM ${schema}.edges ORDER BY n` }, new AbortController().signal);
   const csv = await text(extract.stream);
   const canonical = canonicalFields(extract.declared!);
-  assert.deepEqual([...canonical].sort(), [...names].sort(), 'the driver declares every decimal, boolean and datetime column canonical');
+  assert.deepEqual([...canonical].sort(), [...names].sort(), 'the driver declares every integer, decimal, boolean and datetime column canonical');
 
   const lines = csv.trimEnd().split('\n');
   const records: string[][] = parse(csv);
@@ -71,7 +72,7 @@ test('canonical columns of a PostgreSQL extract, parsed into their types, store 
   const load = async (path: string, parsed: ReadonlySet<string>) => {
     const table = { organisationId: org, tableId: newId('src') };
     await store.createTable(table, [{ name: ROW_COLUMN, type: 'UInt64' }, ...columns.map((c) => ({ name: c.field, type: storageType(c) }))], [ROW_COLUMN]);
-    const rows = await ingestInOnePass(watched, table, { path, format: 'CSVWithNames', doubledQuotes: false }, fields, columns, new Set(), parsed, ROW_COLUMN, 0, () => undefined);
+    const rows = await ingestInOnePass(watched, table, { path, format: 'CSVWithNames', doubledQuotes: true }, fields, columns, new Set(), parsed, ROW_COLUMN, 0, () => undefined);
     const stored = await store.query<Record<string, string | null>>(org, (sql) => `SELECT ${fields.map((f) => `toString(${sql.column(f)}) AS ${sql.column(f)}`).join(', ')} FROM ${sql.table(table.tableId)} ORDER BY ${sql.column(ROW_COLUMN)}`);
     await store.dropTable(table);
     return { rows, stored };
@@ -96,5 +97,5 @@ test('canonical columns of a PostgreSQL extract, parsed into their types, store 
   // Every value of the stored range takes the parsed path; the refused ones (+-1e400, 1850, 2300, BC, 10000) and the
   // two instants at the ends of the stored years decline.
   assert.equal(taken, lines.length - 2 - 8, `cells taken by the parsed path: ${taken}`);
-  assert.ok(structures.some((s) => s.includes('Float64') && s.includes('Bool') && s.includes('DateTime64')), `canonical columns parsed into their types: ${structures[0]}`);
+  assert.ok(structures.some((s) => s.includes('Int128') && s.includes('Float64') && s.includes('Bool') && s.includes('DateTime64')), `canonical columns parsed into their types: ${structures[0]}`);
 });

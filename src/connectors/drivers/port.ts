@@ -73,7 +73,7 @@ export interface DeclaredColumn {
   elementKind?: 'integer' | 'decimal' | 'boolean' | 'text';
   /**
    * The driver writes every cell of this column in the engine's canonical text for its kind, unquoted, a null as an
-   * empty field: a decimal as a plain number or NaN, a boolean as true or false, a datetime as
+   * empty field: an integer as its digits, a decimal as a plain number or NaN, a boolean as true or false, a datetime as
    * `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC. The load then parses it straight into its type (tables/one-pass-ingest.ts).
    */
   canonical?: boolean;

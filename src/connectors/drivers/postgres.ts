@@ -273,6 +273,8 @@ function render(column: DescribedColumn): string {
 /** Whether render() writes a column of this kind and type in the engine's canonical text (DeclaredColumn.canonical). */
 function rendersCanonical(kind: DeclaredKind, typname: string): boolean {
   switch (kind) {
+    case 'integer':
+      return true;
     case 'decimal':
       return typname === 'numeric' || typname.startsWith('float');
     case 'boolean':
