@@ -35,7 +35,7 @@ const JS_SPACE = '[\\\\t\\\\n\\\\x{0B}\\\\f\\\\r \\\\x{A0}\\\\x{1680}\\\\x{2000}
  * inside), so lambdas sit only behind the `if` that sends a row down the unit path.
  */
 let lambdas = 0;
-function bind(expression: string, body: (name: string) => string): string {
+export function bind(expression: string, body: (name: string) => string): string {
   const name = `_v${lambdas++}`;
   return `arrayElement(arrayMap(${name} -> ${body(name)}, [${expression}]), 1)`;
 }
@@ -199,10 +199,12 @@ export function conversionOfText(column: InferredColumn, text: string): string {
       case 'datetime': {
         const format = DATE_FORMATS.find((f) => f.name === column.originalFormat && f.kind === 'datetime');
         if (format !== undefined && format !== ISO_DATETIME_FORMAT) return datetimeIn(format, text);
-        // ISO-8601, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC.
+        // ISO-8601, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC. The engine's parser
+        // cuts the fraction at the millisecond; the converter rounds it, so the cut value moves by the difference.
         const stamp = `parseDateTime64BestEffortOrNull(${text}, 3, 'UTC')`;
         const day = `substring(${text}, 1, 10)`;
-        return `if(match(${text}, ${re2(ISO_INSTANT)}) AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${stamp}, NULL)`;
+        const rounded = bind(`regexpExtract(${text}, ${re2(/\.(\d+)/)}, 1)`, (digits) => `addMilliseconds(${stamp}, ${roundedMillis(digits)} - toInt64OrZero(substring(concat(${digits}, '000'), 1, 3)))`);
+        return `if(match(${text}, ${re2(ISO_INSTANT)}) AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${rounded}, NULL)`;
       }
       case 'array': {
         // A JSON array whose elements are of the column's kind or null (each element's text against the kind's
@@ -236,13 +238,24 @@ function datetimeIn(format: DateFormat, text: string): string {
     return bind(`toDate32OrNull(${iso})`, (day) => {
       const valid = `match(${text}, ${pattern}) AND toString(${day}) = ${iso} AND toYear(${day}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max} `
         + `AND ${number('hour')} <= 23 AND ${number('minute')} <= 59 AND ${number('second')} <= 60`;
-      const millis = bind(`toFloat64(concat('0.', ${part('fraction')}, '0')) * 1000`, (f) => `toInt64(if(${f} - floor(${f}) >= 0.5, ceil(${f}), floor(${f})))`);
+      const millis = roundedMillis(part('fraction'));
       const zone = bind(`replaceOne(${part('zone')}, ':', '')`, (z) => `if(${z} IN ('', 'Z'), 0, if(startsWith(${z}, '-'), -1, 1) * (toInt64OrZero(substring(${z}, 2, 2)) * 60 + toInt64OrZero(substring(${z}, 4, 2))))`);
       const epoch = `toInt64(dateDiff('day', toDate32('1970-01-01'), ${day})) * 86400000 + ${number('hour')} * 3600000 + ${number('minute')} * 60000 + ${number('second')} * 1000 + ${millis} - ${zone} * 60000`;
       return `if(${valid}, fromUnixTimestamp64Milli(${epoch}, 'UTC'), NULL)`;
     });
   });
 }
+
+/**
+ * The milliseconds of `fraction` (a Float64 expression: a fraction of a second), rounded as the converter rounds them:
+ * times 1000, to the nearest integer, ties up (Math.round).
+ */
+export function millisOf(fraction: string): string {
+  return bind(`${fraction} * 1000`, (f) => `toInt64(if(${f} - floor(${f}) >= 0.5, ceil(${f}), floor(${f})))`);
+}
+
+/** millisOf a fraction of a second written with `digits` (none: 0), read as the converter reads it (the double of "0.<digits>"). */
+const roundedMillis = (digits: string) => millisOf(`toFloat64(concat('0.', ${digits}, '0'))`);
 
 /**
  * `body` given a format's pattern as an re2 literal, the named parts of `text` (by position in it) and its day as ISO

@@ -1,6 +1,6 @@
 import type { DataStore, FileFormat, TableRef } from '../store/data/port.js';
 import { quoteColumn } from '../store/data/port.js';
-import { conversionOfText, nullishText, re2, storedValue, textName, trimmedText, valueName } from './engine-ingest.js';
+import { bind, conversionOfText, millisOf, nullishText, re2, storedValue, textName, trimmedText, valueName } from './engine-ingest.js';
 import type { InferredColumn } from './inference/infer-schema.js';
 import { YEAR_RANGE } from './inference/dates.js';
 import { INTERNAL_PREFIX } from './reserved.js';
@@ -53,13 +53,19 @@ const PARSED: Record<'integer' | 'decimal' | 'boolean' | 'datetime', ParsedColum
   // NaN is missing, as the converter reads that token; an infinity (a number past Float64's range) is refused.
   decimal: { type: 'Nullable(Float64)', value: (c) => `if(isFinite(${c}), ${c}, NULL)`, refused: (c) => `(${c} IS NOT NULL AND isInfinite(assumeNotNull(${c})))` },
   boolean: { type: 'Nullable(Bool)', value: (c) => c, refused: () => 'false' },
-  // Kept to the millisecond, the fraction cut toward the earlier instant as the converter cuts it (before 1970 too).
+  // Kept to the millisecond, the fraction of its second rounded as the converter rounds it (engine-ingest.ts millisOf).
   datetime: {
     type: "Nullable(DateTime64(6, 'UTC'))",
-    value: (c) => `if(toYear(${c}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max} AND ${c} NOT IN (${EDGE_INSTANTS.join(', ')}), toDateTime64(toStartOfMillisecond(${c}), 3, 'UTC'), NULL)`,
+    value: (c) => `if(toYear(${c}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max} AND ${c} NOT IN (${EDGE_INSTANTS.join(', ')}), ${toMillis(c)}, NULL)`,
     refused: (c, v) => `(${c} IS NOT NULL AND ${v} IS NULL)`,
   },
 };
+
+/** A DateTime64(6) `c` to the millisecond: its second, and the microseconds past it (before 1970 too) as a rounded fraction. */
+function toMillis(c: string): string {
+  return bind(`toUnixTimestamp64Micro(assumeNotNull(${c}))`, (micro) =>
+    bind(`(${micro} % 1000000 + 1000000) % 1000000`, (past) => `fromUnixTimestamp64Milli(intDiv(${micro} - ${past}, 1000) + ${millisOf(`toFloat64(${past}) / 1000000`)}, 'UTC')`));
+}
 
 /**
  * The columns of a file the engine's parsers read straight into a type; the others are read as text for the
