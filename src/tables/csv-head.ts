@@ -3,7 +3,8 @@
  * fields quoted RFC 4180 style (a quote doubled inside quotes) or not at all. It answers exactly the records and
  * line numbers csv-parse answers for the same bytes with the reader's options (readers.ts), or null wherever the head
  * holds anything else (a carriage return, an empty line, a quote inside an unquoted field or not followed by a field's
- * end, records of different lengths, a record past the size limit): csv-parse then reads the whole file, as always.
+ * end, records of different lengths): csv-parse then reads the whole file, as always. (Its record size limit, 16 MiB,
+ * is far past a head's size.)
  * test/unit/tables/csv-head.test.ts compares both on generated files. csv-parse spends about 10 us per record (with
  * the line numbers the reader needs); this reads the 10,000-record sample a schema is decided from in a few
  * milliseconds, before any other stream of the process gets a turn.
@@ -27,7 +28,7 @@ export interface CsvHead {
  * its last record may end without a line feed). Null when the head holds anything this reader leaves to csv-parse,
  * or not one complete record.
  */
-export function readCsvHead(head: Buffer, delimiter: string, complete: boolean, maxRecordChars: number): CsvHead | null {
+export function readCsvHead(head: Buffer, delimiter: string, complete: boolean): CsvHead | null {
   if (head.includes(CR)) return null;
   const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
   const text = head.toString('utf8', bom);
@@ -39,7 +40,7 @@ export function readCsvHead(head: Buffer, delimiter: string, complete: boolean, 
   while (at < n) {
     const record = readRecord(text, at, separator, complete);
     if (record === undefined) break; // the head ends inside this record: the rest of the file reads it
-    if (record === null || record.end - at > maxRecordChars) return null;
+    if (record === null) return null;
     if (records.length > 0 && record.cells.length !== records[0]!.cells.length) return null;
     lines += record.lineFeeds;
     records.push({ cells: record.cells, line: record.ended ? lines : lines + 1 });

@@ -199,11 +199,12 @@ export function conversionOfText(column: InferredColumn, text: string): string {
       case 'datetime': {
         const format = DATE_FORMATS.find((f) => f.name === column.originalFormat && f.kind === 'datetime');
         if (format !== undefined && format !== ISO_DATETIME_FORMAT) return datetimeIn(format, text);
-        // ISO-8601, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC. The engine's parser
-        // cuts the fraction at the millisecond; the converter rounds it, so the cut value moves by the difference.
-        const stamp = `parseDateTime64BestEffortOrNull(${text}, 3, 'UTC')`;
+        // ISO-8601, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC. The engine parses the
+        // text without its fraction of a second, which is added rounded as the converter rounds it.
+        const fraction = re2(/\.(\d+)/);
+        const stamp = `parseDateTime64BestEffortOrNull(replaceRegexpOne(${text}, ${fraction}, ''), 3, 'UTC')`;
         const day = `substring(${text}, 1, 10)`;
-        const rounded = bind(`regexpExtract(${text}, ${re2(/\.(\d+)/)}, 1)`, (digits) => `addMilliseconds(${stamp}, ${roundedMillis(digits)} - toInt64OrZero(substring(concat(${digits}, '000'), 1, 3)))`);
+        const rounded = `addMilliseconds(${stamp}, ${roundedMillis(`regexpExtract(${text}, ${fraction}, 1)`)})`;
         return `if(match(${text}, ${re2(ISO_INSTANT)}) AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${rounded}, NULL)`;
       }
       case 'array': {

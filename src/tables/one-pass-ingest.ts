@@ -26,7 +26,8 @@ import { INTERNAL_PREFIX } from './reserved.js';
  * digits, a decimal as a plain number or NaN, a boolean as true or false, a datetime as `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC; see
  * connectors/declared-schema.ts). The engine's parsers read those straight into their type, which costs about half
  * of reading text and converting it. What the converter would refuse (an infinite number, a datetime outside the
- * stored years) declines as any refused cell does, and so does a cell the parser cannot read.
+ * stored years) declines as any refused cell does, and so does a cell the parser cannot read (PostgreSQL's BC dates,
+ * years past 9999) and a datetime in the first or last stored year.
  */
 
 /**
@@ -43,10 +44,11 @@ interface ParsedColumn {
 }
 
 /**
- * The instants at each end of the stored years. An engine whose DateTime64 is narrower than the parsed text clamps it
- * to one of them, so a cell read as either is refused here (the whole file then takes the text path, which decides).
+ * The years a parsed datetime is taken in: the stored years but the first and the last. An engine whose DateTime64 is
+ * narrower than the text may clamp a value into one of those two (to its first or last day, the time kept), so a cell
+ * read in either is refused here and the whole file takes the text path, which decides.
  */
-const EDGE_INSTANTS = [`toDateTime64('${YEAR_RANGE.min}-01-01 00:00:00', 6, 'UTC')`, `toDateTime64('${YEAR_RANGE.max}-12-31 23:59:59.999999', 6, 'UTC')`];
+const PARSED_YEARS = { min: YEAR_RANGE.min + 1, max: YEAR_RANGE.max - 1 };
 
 const PARSED: Record<'integer' | 'decimal' | 'boolean' | 'datetime', ParsedColumn> = {
   integer: { type: 'Nullable(Int128)', value: (c) => `accurateCastOrNull(${c}, 'Int64')`, refused: (c, v) => `(${c} IS NOT NULL AND ${v} IS NULL)` },
@@ -56,7 +58,7 @@ const PARSED: Record<'integer' | 'decimal' | 'boolean' | 'datetime', ParsedColum
   // Kept to the millisecond, the fraction of its second rounded as the converter rounds it (engine-ingest.ts millisOf).
   datetime: {
     type: "Nullable(DateTime64(6, 'UTC'))",
-    value: (c) => `if(toYear(${c}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max} AND ${c} NOT IN (${EDGE_INSTANTS.join(', ')}), ${toMillis(c)}, NULL)`,
+    value: (c) => `if(toYear(${c}) BETWEEN ${PARSED_YEARS.min} AND ${PARSED_YEARS.max}, ${toMillis(c)}, NULL)`,
     refused: (c, v) => `(${c} IS NOT NULL AND ${v} IS NULL)`,
   },
 };

@@ -23,7 +23,7 @@ export type UploadFormat = (typeof UPLOAD_FORMATS)[keyof typeof UPLOAD_FORMATS];
  * records of 100 bytes). Read in one step, the sample is not read a record per turn of the event loop, where every
  * other stream of the process (an import's source, uploads) would get a turn between two records.
  */
-const HEAD_BYTES = 1 << 20;
+export const HEAD_BYTES = 1 << 20;
 
 type Records = AsyncIterator<{ record: string[]; info: { lines: number } }>;
 
@@ -32,38 +32,51 @@ async function readDelimited(path: string, delimiter: string): Promise<TableRead
   const head = await readHead(path, HEAD_BYTES);
   const complete = head.length < HEAD_BYTES;
   // The common shape of file: its head read at once (csv-head.ts), the rest by csv-parse from where the head ends.
-  const fast = readCsvHead(head, delimiter, complete, MAX_RECORD_CHARS);
+  const fast = readCsvHead(head, delimiter, complete);
   if (fast !== null) {
-    let rest: ReturnType<typeof createReadStream> | null = null;
     const fields = headerFields(fast.records[0]!.cells);
+    let rest: ReturnType<typeof streamFrom> | null = null;
     return {
       fields,
       engineFormat: engineFormatOf(delimiter),
-      close: () => rest?.destroy(),
+      close: () => rest?.close(),
       rows: (async function* rows() {
         for (const { cells, line } of fast.records.slice(1)) yield { line, cells };
         if (complete) return;
         // The head ends at a line start; the rest is read with the line ends the head has (line feeds alone).
-        rest = createReadStream(path, { start: fast.bytes });
-        yield* checkedRows(fields, records(rest.pipe(parse({ ...PARSE_OPTIONS, delimiter, bom: false, record_delimiter: '\n' }))), fast.lines);
+        rest = streamFrom(path, fast.bytes, parse({ ...PARSE_OPTIONS, delimiter, bom: false, record_delimiter: '\n' }));
+        yield* checkedRows(fields, records(rest.parser), fast.lines);
       })(),
     };
   }
   // Any other file: csv-parse reads the head in one write (its records wait in its buffer), then the rest as it streams.
   const parser = parse({ ...PARSE_OPTIONS, delimiter, bom: true });
   parser.write(head);
-  const input = complete ? null : createReadStream(path, { start: head.length });
-  if (input === null) parser.end();
-  else input.pipe(parser);
+  const input = complete ? (parser.end(), null) : streamFrom(path, head.length, parser);
+  const close = () => (input === null ? parser.destroy() : input.close());
   const iterator = records(parser);
-  const header = await read(iterator, 0);
-  if (header.done === true) throw new AppError('validation_failed', 'The file is empty');
-  const fields = headerFields(header.value.record);
+  try {
+    const header = await read(iterator, 0);
+    if (header.done === true) throw new AppError('validation_failed', 'The file is empty');
+    const fields = headerFields(header.value.record);
+    return { fields, engineFormat: engineFormatOf(delimiter), close, rows: checkedRows(fields, iterator, 0) };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
+/** The file from byte `start` on into `parser` (a read error fails the parser); `close` stops both. */
+function streamFrom(path: string, start: number, parser: ReturnType<typeof parse>) {
+  const input = createReadStream(path, { start });
+  input.on('error', (error) => parser.destroy(error));
+  input.pipe(parser);
   return {
-    fields,
-    engineFormat: engineFormatOf(delimiter),
-    close: () => (input === null ? parser.destroy() : input.destroy()),
-    rows: checkedRows(fields, iterator, 0),
+    parser,
+    close: () => {
+      input.destroy();
+      parser.destroy();
+    },
   };
 }
 
@@ -73,13 +86,17 @@ const engineFormatOf = (delimiter: string) => (delimiter === ',' ? 'CSVWithNames
 
 const records = (parser: ReturnType<typeof parse>) => parser[Symbol.asyncIterator]() as Records;
 
-/** The next record; a parse error names its line, `lineOffset` lines after where this parser began. */
+/**
+ * The next record; a parse error names its line, `lineOffset` lines after where this parser began (csv-parse's own
+ * message names it too: moved the same way).
+ */
 async function read(iterator: Records, lineOffset: number) {
   try {
     return await iterator.next();
   } catch (error) {
     const line = (error as { lines?: number }).lines;
-    throw malformed(line === undefined ? '?' : line + lineOffset, (error as Error).message.replace(/^Invalid [^:]*: /, ''));
+    const message = (error as Error).message.replace(/^Invalid [^:]*: /, '').replace(/\b(at|on) line (\d+)/g, (_, word: string, n: string) => `${word} line ${Number(n) + lineOffset}`);
+    throw malformed(line === undefined ? '?' : line + lineOffset, message);
   }
 }
 

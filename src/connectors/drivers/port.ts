@@ -72,9 +72,10 @@ export interface DeclaredColumn {
   /** Arrays: the kind of their elements. */
   elementKind?: 'integer' | 'decimal' | 'boolean' | 'text';
   /**
-   * The driver writes every cell of this column in the engine's canonical text for its kind, unquoted, a null as an
+   * The driver writes the cells of this column in the engine's canonical text for its kind, unquoted, a null as an
    * empty field: an integer as its digits, a decimal as a plain number or NaN, a boolean as true or false, a datetime as
-   * `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC. The load then parses it straight into its type (tables/one-pass-ingest.ts).
+   * `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC. The load then parses it straight into its type (tables/one-pass-ingest.ts);
+   * a cell in another form (PostgreSQL's `... BC`, a year past 9999) makes the load take the text path instead.
    */
   canonical?: boolean;
 }

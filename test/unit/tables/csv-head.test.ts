@@ -1,7 +1,8 @@
 /**
  * The fast reading of a CSV file's head (csv-head.ts) against csv-parse with the reader's options, on generated
  * files: well-formed ones (quoted fields with delimiters, doubled quotes and line breaks, empty fields, multi-byte
- * text, a BOM, a last record without its line feed) and damaged ones (stray quotes and carriage returns, empty lines,
+ * text, a BOM, a last record without its line feed; heads cut anywhere, and a whole file read as a head that may go
+ * on) and damaged ones (stray quotes and carriage returns, empty lines,
  * short records). Wherever it answers, its records, line numbers and the point the rest starts from are csv-parse's;
  * where it declines, csv-parse reads the file. It must answer for most well-formed files, or the test fails.
  */
@@ -55,9 +56,8 @@ test('the head reads as csv-parse reads the same bytes, or declines', () => {
     const damaged = k % 2 === 1;
     const bytes = Buffer.from(file(rng, delimiter, damaged));
     // The whole file, and a head cut anywhere in it (the rest of the file follows).
-    for (const cut of [bytes.length, rng.int(bytes.length + 1)]) {
-      const complete = cut === bytes.length;
-      const head = readCsvHead(bytes.subarray(0, cut), delimiter, complete, 1 << 20);
+    for (const [cut, complete] of [[bytes.length, true], [bytes.length, false], [rng.int(bytes.length + 1), false]] as const) {
+      const head = readCsvHead(bytes.subarray(0, cut), delimiter, complete);
       const whole = csvParse(bytes, delimiter);
       // Files with an empty line (a one-column record with an empty cell) are left to csv-parse, which skips it.
       const plain = complete && !damaged && !bytes.includes('\n\n');

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { openTable } from '../../../src/tables/readers.js';
+import { readFile } from 'node:fs/promises';
+import { readCsvHead } from '../../../src/tables/csv-head.js';
+import { HEAD_BYTES, openTable } from '../../../src/tables/readers.js';
 
 /** About 2.4 MB of records, some quoted with commas, quotes and line breaks, so records span the 1 MiB head's end. */
 function csv(rows: number, bad?: number): string {
@@ -26,6 +28,8 @@ for (const ends of ['\n', '\r\n']) test(`records read across the end of the head
   assert.ok(Buffer.byteLength(text) > 2 * 1024 * 1024, 'the file is larger than the head');
   const path = join(directory, 'rows.csv');
   await writeFile(path, text);
+  // Line feeds alone: the head reader answers for this file's head (so the seam is crossed); with carriage returns it declines.
+  assert.equal(readCsvHead(Buffer.from(text).subarray(0, HEAD_BYTES), ',', false) !== null, ends === '\n');
   const reader = await openTable(path, 'csv');
   const read: Array<{ line: number; cells: string[] }> = [];
   for await (const row of reader.rows) read.push({ line: row.line, cells: row.cells as string[] });
@@ -43,13 +47,37 @@ test('a malformed record past the head is named at the line csv-parse names on t
   const path = join(directory, 'bad.csv');
   await writeFile(path, text);
   let expected = 0;
-  assert.throws(() => parse(text, { info: true, skip_empty_lines: true }), (error: { lines: number }) => ((expected = error.lines), true));
+  let words = '';
+  assert.throws(() => parse(text, { info: true, skip_empty_lines: true }), (error: { lines: number; message: string }) => ((expected = error.lines), (words = error.message.replace(/^Invalid [^:]*: /, '')), true));
   assert.ok(expected > 60_000, `past the head (line ${expected})`);
+  assert.match(words, new RegExp(`line ${expected}`), 'csv-parse names the line in its words too');
   const reader = await openTable(path, 'csv');
   const read = async () => {
     for await (const _ of reader.rows) {
       // read to the end
     }
   };
-  await assert.rejects(read, (error: Error) => error.message.startsWith(`Malformed file at line ${expected}:`));
+  await assert.rejects(read, (error: Error) => error.message === `Malformed file at line ${expected}: ${words}`);
+});
+
+test('a file of exactly the head\'s size is read whole, whether its last record ends with a line feed or not', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'causa-readers-'));
+  t.after(() => rm(directory, { recursive: true, force: true }));
+  for (const ended of [true, false]) {
+    let text = csv(20_000);
+    text = text.slice(0, text.lastIndexOf('\n', HEAD_BYTES - 40) + 1);
+    const last = `9999999,${'y'.repeat(HEAD_BYTES - Buffer.byteLength(text) - (ended ? 11 : 10))},1`;
+    text += ended ? `${last}\n` : last;
+    assert.equal(Buffer.byteLength(text), HEAD_BYTES);
+    const path = join(directory, `exact-${ended}.csv`);
+    await writeFile(path, text);
+    assert.equal((await readFile(path)).length, HEAD_BYTES);
+    const reader = await openTable(path, 'csv');
+    const read: Array<{ line: number; cells: string[] }> = [];
+    for await (const row of reader.rows) read.push({ line: row.line, cells: row.cells as string[] });
+    const expected = (parse(text, { info: true, skip_empty_lines: true }) as Array<{ record: string[]; info: { lines: number } }>).slice(1).map(({ record, info }) => ({ line: info.lines, cells: record }));
+    assert.equal(read.length, expected.length);
+    assert.deepEqual(read.at(-1), expected.at(-1));
+    assert.equal(JSON.stringify(read), JSON.stringify(expected));
+  }
 });
