@@ -199,12 +199,14 @@ export function conversionOfText(column: InferredColumn, text: string): string {
       case 'datetime': {
         const format = DATE_FORMATS.find((f) => f.name === column.originalFormat && f.kind === 'datetime');
         if (format !== undefined && format !== ISO_DATETIME_FORMAT) return datetimeIn(format, text);
-        // ISO-8601, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC. The engine parses the
-        // text without its fraction of a second, which is added rounded as the converter rounds it.
+        // ISO-8601, a real calendar day (2023-02-30 is not), zone offsets applied, no zone = UTC. A fraction finer than
+        // the millisecond is rounded as the converter rounds it: such a text is parsed without its fraction, which is
+        // added rounded (the engine's parser would cut it); any other is the parser's to read.
+        const stamp = `parseDateTime64BestEffortOrNull(${text}, 3, 'UTC')`;
         const fraction = re2(/\.(\d+)/);
-        const stamp = `parseDateTime64BestEffortOrNull(replaceRegexpOne(${text}, ${fraction}, ''), 3, 'UTC')`;
+        const whole = `parseDateTime64BestEffortOrNull(replaceRegexpOne(${text}, ${fraction}, ''), 3, 'UTC')`;
+        const rounded = `if(match(${text}, ${re2(/\.\d{4}/)}), addMilliseconds(${whole}, ${roundedMillis(`regexpExtract(${text}, ${fraction}, 1)`)}), ${stamp})`;
         const day = `substring(${text}, 1, 10)`;
-        const rounded = `addMilliseconds(${stamp}, ${roundedMillis(`regexpExtract(${text}, ${fraction}, 1)`)})`;
         return `if(match(${text}, ${re2(ISO_INSTANT)}) AND toString(toDate32OrNull(${day})) = ${day} AND toYear(${stamp}) BETWEEN ${YEAR_RANGE.min} AND ${YEAR_RANGE.max}, ${rounded}, NULL)`;
       }
       case 'array': {
