@@ -50,8 +50,11 @@ interface ParsedColumn {
  */
 const PARSED_YEARS = { min: YEAR_RANGE.min + 1, max: YEAR_RANGE.max - 1 };
 
-const PARSED: Record<'integer' | 'decimal' | 'boolean' | 'datetime', ParsedColumn> = {
-  integer: { type: 'Nullable(Int128)', value: (c) => `accurateCastOrNull(${c}, 'Int64')`, refused: (c, v) => `(${c} IS NOT NULL AND ${v} IS NULL)` },
+/** Refused when a cell read is given no value. */
+const lost = (c: string, v: string) => `(${c} IS NOT NULL AND ${v} IS NULL)`;
+
+const PARSED: Partial<Record<InferredColumn['type'], ParsedColumn>> = {
+  integer: { type: 'Nullable(Int128)', value: (c) => `accurateCastOrNull(${c}, 'Int64')`, refused: lost },
   // NaN is missing, as the converter reads that token; an infinity (a number past Float64's range) is refused.
   decimal: { type: 'Nullable(Float64)', value: (c) => `if(isFinite(${c}), ${c}, NULL)`, refused: (c) => `(${c} IS NOT NULL AND isInfinite(assumeNotNull(${c})))` },
   boolean: { type: 'Nullable(Bool)', value: (c) => c, refused: () => 'false' },
@@ -59,7 +62,7 @@ const PARSED: Record<'integer' | 'decimal' | 'boolean' | 'datetime', ParsedColum
   datetime: {
     type: "Nullable(DateTime64(6, 'UTC'))",
     value: (c) => `if(toYear(${c}) BETWEEN ${PARSED_YEARS.min} AND ${PARSED_YEARS.max}, ${toMillis(c)}, NULL)`,
-    refused: (c, v) => `(${c} IS NOT NULL AND ${v} IS NULL)`,
+    refused: lost,
   },
 };
 
@@ -78,8 +81,9 @@ function parsedColumns(columns: InferredColumn[], plainIntegers: ReadonlySet<str
   const parsed = new Map<string, ParsedColumn>();
   for (const column of columns) {
     if (column.unit !== null) continue;
-    if (column.type === 'integer' && plainIntegers.has(column.field) && doubledQuotes === false) parsed.set(column.field, PARSED.integer);
-    else if (canonical.has(column.field) && (column.type === 'integer' || column.type === 'decimal' || column.type === 'boolean' || column.type === 'datetime')) parsed.set(column.field, PARSED[column.type]);
+    const reading = PARSED[column.type];
+    if (reading === undefined) continue;
+    if (canonical.has(column.field) || (column.type === 'integer' && plainIntegers.has(column.field) && doubledQuotes === false)) parsed.set(column.field, reading);
   }
   return parsed;
 }
